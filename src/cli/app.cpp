@@ -1,0 +1,126 @@
+#include "cli/app.hpp"
+
+#include "cli/options.hpp"
+#include "util/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace cachewise::cli {
+
+ingest::InputFormat
+GlobalOptions::parsed_input_format() const
+{
+    if (const auto f = ingest::parse_input_format(input_format)) {
+        return *f;
+    }
+    throw Error(fmt::format("--input-format: unknown format \"{}\" (expected auto, request, "
+                            "exchange, sse or claude-code)",
+                            input_format));
+}
+
+report::Format
+GlobalOptions::parsed_format() const
+{
+    if (format == "text") {
+        return report::Format::text;
+    }
+    if (format == "json") {
+        return report::Format::json;
+    }
+    throw Error(fmt::format("--format: unknown format \"{}\" (expected text or json)", format));
+}
+
+std::shared_ptr<const ruleset::Rules>
+GlobalOptions::load_rules() const
+{
+    std::optional<std::string> dir = rules_dir;
+    if (!dir) {
+        if (const char* env = std::getenv("CACHEWISE_RULES"); env != nullptr && *env != '\0') {
+            dir = env;
+        }
+    }
+    return ruleset::load_rules(dir);
+}
+
+void
+report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summary)
+{
+    if (global.quiet) {
+        return;
+    }
+    for (const auto& e : summary.errors) {
+        fmt::print(stderr, "cachewise: skipped {}\n", e.str());
+    }
+    if (summary.error_count > summary.errors.size()) {
+        fmt::print(stderr, "cachewise: ... and {} more broken records\n",
+                   summary.error_count - summary.errors.size());
+    }
+}
+
+int
+load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary)
+{
+    if (summary.requests == 0) {
+        fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
+                   summary.error_count > 0 ? fmt::format(" ({} broken records)", summary.error_count) : "");
+        return static_cast<int>(ExitCode::usage);
+    }
+    if (global.strict && summary.error_count > 0) {
+        fmt::print(stderr, "cachewise: error: {} broken records (--strict)\n", summary.error_count);
+        return static_cast<int>(ExitCode::usage);
+    }
+    return 0;
+}
+
+int
+run(int argc, char** argv)
+{
+    CLI::App app{"cachewise: find why LLM prompt caches miss, what it costs, and how to fix it",
+                 "cachewise"};
+    app.require_subcommand(0, 1);
+    app.fallthrough(); // global options may follow the command
+    app.set_version_flag("--version", version_text(), "Print the version and the compiled-in features");
+
+    GlobalOptions global;
+    app.add_option("--rules", global.rules_dir,
+                   "Directory of rules files replacing the built-in ones (also $CACHEWISE_RULES)")
+        ->type_name("DIR");
+    app.add_option("--input-format", global.input_format,
+                   "Input format: auto, request, exchange, sse, claude-code (default auto)")
+        ->type_name("FORMAT");
+    app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
+    app.add_option("--format", global.format, "Output format: text or json (default text)")
+        ->type_name("FORMAT");
+    app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
+
+    ChainOptions chain;
+    add_chain_command(app, global, chain);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        // CLI11 returns 0 for --help and --version; every real parse error is a usage error.
+        return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+    }
+
+    try {
+        if (app.got_subcommand("chain")) {
+            return run_chain(global, chain);
+        }
+        std::cout << app.help();
+        return static_cast<int>(ExitCode::usage);
+    } catch (const Error& e) {
+        fmt::print(stderr, "cachewise: error: {}\n", e.what());
+        return static_cast<int>(e.code());
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "cachewise: error: out of memory\n");
+        return static_cast<int>(ExitCode::usage);
+    }
+}
+
+} // namespace cachewise::cli

@@ -1,0 +1,63 @@
+#include "cli/options.hpp"
+#include "util/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+namespace cachewise::cli {
+
+void
+add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options)
+{
+    (void)global;
+    auto* cmd = app.add_subcommand(
+        "chain", "Print each request's segments in render order with tokens, breakpoints and identity chain");
+    cmd->add_option("LOG", options.inputs,
+                    "Log files or directories (walked recursively); - reads standard input")
+        ->required();
+    cmd->add_option("--request", options.request,
+                    "Only the request with this id, or the N-th request (1-based)")
+        ->type_name("ID|N");
+}
+
+int
+run_chain(const GlobalOptions& global, const ChainOptions& options)
+{
+    const auto rules = global.load_rules();
+    ingest::LoadOptions load_options;
+    load_options.format = global.parsed_input_format();
+    const auto printer = report::make_chain_printer(global.parsed_format(), std::cout);
+
+    std::optional<std::uint64_t> index;
+    if (options.request && !options.request->empty() &&
+        std::all_of(options.request->begin(), options.request->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        index = std::stoull(*options.request);
+    }
+    std::uint64_t seen = 0;
+    std::uint64_t printed = 0;
+    ingest::Loader loader(*rules, load_options);
+    const auto summary = loader.load(options.inputs, [&](model::Request&& request) {
+        ++seen;
+        if (options.request && request.id != *options.request && (!index || *index != seen)) {
+            return;
+        }
+        ++printed;
+        printer->request(request);
+    });
+    printer->finish(summary);
+    std::cout.flush();
+    report_load_errors(global, summary);
+    const int status = load_exit_status(global, summary);
+    if (status != 0) {
+        return status;
+    }
+    if (options.request && printed == 0) {
+        throw Error(fmt::format("--request {}: no such request ({} requests read)", *options.request, seen));
+    }
+    return 0;
+}
+
+} // namespace cachewise::cli

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "ingest/loader.hpp"
+#include "report/chain_printer.hpp"
+#include "ruleset/rules.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace cachewise::cli {
+
+// Options every command shares.
+struct GlobalOptions {
+    std::optional<std::string> rules_dir; // --rules, else $CACHEWISE_RULES, else built-in
+    std::string input_format = "auto";
+    bool strict = false;
+    std::string format = "text";
+    bool quiet = false;
+
+    [[nodiscard]] ingest::InputFormat parsed_input_format() const;
+    [[nodiscard]] report::Format parsed_format() const;
+    [[nodiscard]] std::shared_ptr<const ruleset::Rules> load_rules() const;
+};
+
+struct ChainOptions {
+    std::vector<std::string> inputs;
+    std::optional<std::string> request;
+};
+
+void add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options);
+int run_chain(const GlobalOptions& global, const ChainOptions& options);
+
+// Prints the load errors to stderr (text) and decides the exit status shared
+// by every command that reads logs: 2 when nothing usable was read, or when
+// --strict and any record was broken.
+int load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary);
+void report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summary);
+
+std::string version_text();
+
+} // namespace cachewise::cli

@@ -1,0 +1,314 @@
+#include "ingest/claude_code.hpp"
+
+#include "ingest/anthropic_response.hpp"
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace cachewise::ingest {
+
+using model::Role;
+
+struct ClaudeCodeReader::Entry {
+    std::string uuid;
+    std::string parent;
+    std::string session;
+    std::string agent;
+    std::string request_id;
+    std::string model;
+    std::string version;
+    Role role = Role::none;
+    bool message = false; // false: a bookkeeping line that only links the chain
+    bool sidechain = false;
+    bool images = false;
+    std::optional<model::Usage> usage;
+    std::optional<Timestamp> timestamp;
+    std::vector<model::Segment> segments;
+    std::uint64_t line = 0;
+};
+
+namespace {
+
+std::string
+string_member(od::value v, std::string_view name)
+{
+    const auto t = get(v.type(), "a value");
+    if (t == od::json_type::null) {
+        return {};
+    }
+    if (t != od::json_type::string) {
+        throw FieldError(std::string(name), fmt::format("expected a string, found {}", describe(t)));
+    }
+    return std::string(get(v.get_string(), "a string"));
+}
+
+bool
+contains(std::string_view haystack, std::string_view needle)
+{
+    return haystack.find(needle) != std::string_view::npos;
+}
+
+} // namespace
+
+bool
+looks_like_claude_code(std::string_view first_line)
+{
+    return (contains(first_line, "\"sessionId\"") && contains(first_line, "\"parentUuid\"")) ||
+           (contains(first_line, "\"type\":\"summary\"") && contains(first_line, "\"leafUuid\"")) ||
+           contains(first_line, "\"type\":\"file-history-snapshot\"");
+}
+
+ClaudeCodeReader::ClaudeCodeReader(AnthropicRequestParser& parser, const ruleset::Rules& rules,
+                                   std::string file)
+    : m_parser(&parser), m_rules(&rules), m_file(std::move(file))
+{
+}
+
+ClaudeCodeReader::~ClaudeCodeReader() = default;
+
+ClaudeCodeReader::LineKind
+ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t number)
+{
+    if (text.find_first_not_of(" \t") == std::string_view::npos) {
+        return LineKind::blank;
+    }
+    // Snapshots and summaries can be hundreds of megabytes and are never part
+    // of a prompt: only lines that link into the message chain are parsed.
+    if (!contains(text, "\"parentUuid\"")) {
+        return LineKind::bookkeeping;
+    }
+    od::document doc = get(parser.iterate(text.data(), text.size(), text.size() + 64), "JSON");
+    od::object object;
+    if (const auto error = doc.get_object().get(object); error) {
+        throw FieldError("", fmt::format("expected a JSON object: {}", simdjson::error_message(error)));
+    }
+    Entry e;
+    e.line = number;
+    std::string type;
+    bool synthetic = false;
+    for (auto field : object) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        if (key == "type") {
+            type = string_member(v, "type");
+        } else if (key == "uuid") {
+            e.uuid = string_member(v, "uuid");
+        } else if (key == "parentUuid") {
+            e.parent = string_member(v, "parentUuid");
+        } else if (key == "sessionId") {
+            e.session = string_member(v, "sessionId");
+        } else if (key == "agentId") {
+            e.agent = string_member(v, "agentId");
+        } else if (key == "requestId") {
+            e.request_id = string_member(v, "requestId");
+        } else if (key == "version") {
+            e.version = string_member(v, "version");
+        } else if (key == "isSidechain") {
+            bool b = false;
+            if (v.get_bool().get(b) == simdjson::SUCCESS) {
+                e.sidechain = b;
+            }
+        } else if (key == "isApiErrorMessage") {
+            bool b = false;
+            if (v.get_bool().get(b) == simdjson::SUCCESS && b) {
+                synthetic = true;
+            }
+        } else if (key == "timestamp") {
+            const std::string ts = string_member(v, "timestamp");
+            if (!ts.empty()) {
+                auto parsed = parse_rfc3339(ts);
+                if (!parsed) {
+                    throw FieldError("timestamp", parsed.error());
+                }
+                e.timestamp = *parsed;
+            }
+        } else if (key == "message" && (type.empty() || type == "user" || type == "assistant")) {
+            // The message comes before or after "type"; its content is rendered
+            // now (the document is read once) and dropped if the type says so.
+            within("message", [&] {
+                if (get(v.type(), "an object") != od::json_type::object) {
+                    throw FieldError("", "expected an object");
+                }
+                bool has_content = false;
+                std::string role;
+                for (auto f : get(v.get_object(), "an object")) {
+                    const auto k = key_of(f);
+                    od::value mv = get(f.value(), "a value");
+                    if (k == "role") {
+                        role = string_member(mv, "role");
+                    } else if (k == "model") {
+                        e.model = string_member(mv, "model");
+                    } else if (k == "usage") {
+                        e.usage = within("usage", [&] { return AnthropicResponseParser::parse_usage(mv); });
+                    } else if (k == "content") {
+                        within("content", [&] {
+                            m_parser->message_content(mv, Role::none, 0, e.segments, e.images);
+                        });
+                        has_content = true;
+                    }
+                }
+                if (role == "user") {
+                    e.role = Role::user;
+                } else if (role == "assistant") {
+                    e.role = Role::assistant;
+                } else {
+                    throw FieldError("role", fmt::format("expected \"user\" or \"assistant\", found \"{}\"", role));
+                }
+                if (!has_content) {
+                    throw FieldError("content", "missing");
+                }
+            });
+        }
+    }
+    e.message = (type == "user" || type == "assistant") && !e.segments.empty() && !synthetic &&
+                e.model != "<synthetic>";
+    if (e.uuid.empty()) {
+        if (type == "user" || type == "assistant") {
+            throw FieldError("uuid", "missing");
+        }
+        return LineKind::bookkeeping;
+    }
+    if (e.message && e.role == Role::assistant && !e.request_id.empty()) {
+        auto [it, inserted] = m_lines_of_request.try_emplace(e.request_id);
+        if (inserted) {
+            m_request_order.push_back(e.request_id);
+        }
+        it->second.push_back(m_entries.size());
+    }
+    for (auto& s : e.segments) {
+        s.role = e.role;
+    }
+    const bool is_message = e.message;
+    m_by_uuid[e.uuid] = m_entries.size();
+    m_entries.push_back(std::move(e));
+    return is_message ? LineKind::message : LineKind::bookkeeping;
+}
+
+void
+ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::Request& request)
+{
+    const Entry& first = m_entries[response_lines.front()];
+    // The prompt: every message from the root of the chain down to the line
+    // the response answers.
+    std::vector<std::size_t> chain;
+    std::string parent = first.parent;
+    while (!parent.empty() && chain.size() <= m_entries.size()) {
+        const auto it = m_by_uuid.find(parent);
+        if (it == m_by_uuid.end()) {
+            request.notes.push_back(fmt::format(
+                "history starts at a line whose parent {} is not in this file", parent));
+            break;
+        }
+        chain.push_back(it->second);
+        parent = m_entries[it->second].parent;
+    }
+    std::reverse(chain.begin(), chain.end());
+
+    const Entry& last = m_entries[response_lines.back()];
+    request.id = first.request_id;
+    request.file = m_file;
+    request.line = first.line;
+    request.model = first.model;
+    const std::string root = chain.empty() ? first.uuid : m_entries[chain.front()].uuid;
+    if (!first.agent.empty()) {
+        request.stream = fmt::format("{}/agent-{}", first.session, first.agent);
+    } else if (first.sidechain) {
+        request.stream = fmt::format("{}/sidechain-{}", first.session, root.substr(0, 8));
+    } else {
+        request.stream = first.session;
+    }
+    // Transcript times are when lines were written: the prompt's last line
+    // approximates the start, the first response line the first token.
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (m_entries[*it].timestamp) {
+            request.started_at = m_entries[*it].timestamp;
+            break;
+        }
+    }
+    request.first_token_at = first.timestamp;
+    request.ended_at = last.timestamp;
+    if (!request.started_at) {
+        request.started_at = first.timestamp;
+    }
+
+    // Usage: the same on every line of the response except output_tokens,
+    // which grows while it streams.
+    for (const auto i : response_lines) {
+        const auto& u = m_entries[i].usage;
+        if (!u) {
+            continue;
+        }
+        if (!request.usage) {
+            request.usage = u;
+        } else if (u->output_tokens) {
+            request.usage->output_tokens =
+                std::max(request.usage->output_tokens.value_or(0), *u->output_tokens);
+        }
+    }
+    if (request.usage) {
+        request.usage->origin = model::Usage::Origin::transcript;
+    }
+
+    model::Segment hidden;
+    hidden.kind = model::SegmentKind::unlogged;
+    hidden.path = model::SegmentPath{model::Level::tools, -1, -1};
+    hidden.content = hash_bytes(fmt::format("claude-code system prompt and tools, version {}", first.version));
+    hidden.cache_control_allowed = false;
+    request.segments.push_back(hidden);
+    request.notes.push_back("Claude Code transcripts do not log the system prompt and tool definitions: "
+                            "they are one segment, assumed identical for the same Claude Code version");
+
+    bool images = false;
+    int message = -1;
+    Role previous = Role::none;
+    int block = 0;
+    for (const auto i : chain) {
+        const Entry& e = m_entries[i];
+        if (!e.message) {
+            continue;
+        }
+        images = images || e.images;
+        // Consecutive lines of one role are one API message (a response is
+        // split into one line per content block; tool results likewise).
+        if (e.role != previous) {
+            ++message;
+            block = 0;
+            previous = e.role;
+        }
+        for (auto s : e.segments) {
+            s.path = model::SegmentPath{model::Level::messages, message, block, false};
+            if (s.message_start && block != 0) {
+                // Estimated as a message of its own; it continues one.
+                s.estimate -= static_cast<float>(m_rules->tokens.message_overhead.value);
+            }
+            s.message_start = block == 0;
+            ++block;
+            request.segments.push_back(s);
+        }
+    }
+    request.params.push_back(model::Param{"model", request.model, true, model::Level::tools});
+    request.params.push_back(model::Param{"images", images ? "yes" : "no", true, model::Level::messages});
+}
+
+void
+ClaudeCodeReader::finish(const std::function<void(model::Request&&)>& emit,
+                         std::unordered_set<std::string>& seen, std::uint64_t& duplicates)
+{
+    for (const auto& id : m_request_order) {
+        if (!seen.insert(id).second) {
+            ++duplicates;
+            continue;
+        }
+        model::Request request;
+        build(m_lines_of_request.at(id), request);
+        AnthropicRequestParser::finalize(request, *m_rules);
+        emit(std::move(request));
+    }
+}
+
+} // namespace cachewise::ingest

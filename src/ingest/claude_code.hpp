@@ -1,0 +1,63 @@
+#pragma once
+
+#include "ingest/anthropic_request.hpp"
+#include "model/request.hpp"
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace cachewise::ingest {
+
+// Reads one Claude Code transcript (<project>/<session>.jsonl or
+// <session>/subagents/agent-*.jsonl). A transcript has one line per content
+// block, not one per request: the request behind a response is the chain of
+// lines reached through parentUuid, grouped into alternating messages. Every
+// line of a response repeats that response's usage, so each requestId is
+// one request, counted once. The system prompt and the tools are not logged;
+// they become one `unlogged` segment whose tokens are what the reported total
+// leaves for them.
+class ClaudeCodeReader {
+public:
+    ClaudeCodeReader(AnthropicRequestParser& parser, const ruleset::Rules& rules, std::string file);
+    ~ClaudeCodeReader();
+    ClaudeCodeReader(const ClaudeCodeReader&) = delete;
+    ClaudeCodeReader& operator=(const ClaudeCodeReader&) = delete;
+
+    enum class LineKind { message, bookkeeping, blank };
+
+    // One line, padded for simdjson. Lines that are not messages (summaries,
+    // file-history snapshots, progress) are skipped without parsing unless
+    // they link messages together. Throws FieldError.
+    LineKind line(od::parser& parser, std::string_view text, std::uint64_t number);
+
+    // Builds this file's requests in order of first appearance. A request id
+    // already in `seen` (a resumed session repeats its history) is skipped and
+    // counted in `duplicates`.
+    void finish(const std::function<void(model::Request&&)>& emit,
+                std::unordered_set<std::string>& seen, std::uint64_t& duplicates);
+
+private:
+    struct Entry;
+    void build(const std::vector<std::size_t>& response_lines, model::Request& request);
+
+    AnthropicRequestParser* m_parser;
+    const ruleset::Rules* m_rules;
+    std::string m_file;
+    std::vector<Entry> m_entries;
+    std::unordered_map<std::string, std::size_t> m_by_uuid;
+    std::vector<std::string> m_request_order;
+    std::unordered_map<std::string, std::vector<std::size_t>> m_lines_of_request;
+};
+
+// True when a JSON object line looks like a Claude Code transcript line.
+bool looks_like_claude_code(std::string_view first_line);
+
+} // namespace cachewise::ingest

@@ -1,0 +1,402 @@
+#include "ingest/json_render.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+namespace cachewise::ingest {
+
+namespace {
+
+constexpr std::array<bool, 256>
+make_escape_table()
+{
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 0x20; ++c) {
+        t[static_cast<std::size_t>(c)] = true;
+    }
+    t['"'] = true;
+    t['\\'] = true;
+    return t;
+}
+
+constexpr auto k_needs_escape = make_escape_table();
+
+// Keys whose string values are not prompt text: type tags, media types,
+// opaque signatures and base64 payloads (estimated separately).
+bool
+is_uncounted_key(std::string_view key)
+{
+    return key == "type" || key == "media_type" || key == "data" || key == "signature";
+}
+
+// Members whose value the API renders into the prompt as JSON text, so their
+// key order is part of the prompt.
+bool
+is_payload_key(std::string_view key)
+{
+    return key == "input_schema" || key == "input";
+}
+
+std::string_view
+trim_token(std::string_view token)
+{
+    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
+                              token.back() == '\r' || token.back() == '\t')) {
+        token.remove_suffix(1);
+    }
+    return token;
+}
+
+bool
+is_json_number(std::string_view s)
+{
+    std::size_t i = 0;
+    const auto digit = [&](std::size_t k) { return k < s.size() && s[k] >= '0' && s[k] <= '9'; };
+    if (i < s.size() && s[i] == '-') {
+        ++i;
+    }
+    if (!digit(i)) {
+        return false;
+    }
+    if (s[i] == '0') {
+        ++i;
+    } else {
+        while (digit(i)) {
+            ++i;
+        }
+    }
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        if (!digit(i)) {
+            return false;
+        }
+        while (digit(i)) {
+            ++i;
+        }
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+            ++i;
+        }
+        if (!digit(i)) {
+            return false;
+        }
+        while (digit(i)) {
+            ++i;
+        }
+    }
+    return i == s.size();
+}
+
+} // namespace
+
+std::optional<model::CacheControl>
+parse_cache_control(od::value v)
+{
+    const auto type = get(v.type(), "a value");
+    if (type == od::json_type::null) {
+        return std::nullopt;
+    }
+    if (type != od::json_type::object) {
+        throw FieldError("", fmt::format("expected an object such as {{\"type\": \"ephemeral\"}}, found {}",
+                                         describe(type)));
+    }
+    model::CacheControl cc;
+    bool has_type = false;
+    for (auto field : get(v.get_object(), "an object")) {
+        const std::string_view key = get(field.unescaped_key(), "a key");
+        od::value member = get(field.value(), "a value");
+        if (key == "type") {
+            const auto t = get(member.get_string(), "a string");
+            if (t != "ephemeral") {
+                throw FieldError("type", fmt::format("expected \"ephemeral\" (the only cache type), found \"{}\"", t));
+            }
+            has_type = true;
+        } else if (key == "ttl") {
+            const auto ttl = within("ttl", [&] { return get(member.get_string(), "a string"); });
+            if (ttl == "5m") {
+                cc.ttl = model::Ttl::five_minutes;
+            } else if (ttl == "1h") {
+                cc.ttl = model::Ttl::one_hour;
+            } else {
+                throw FieldError("ttl", fmt::format("expected \"5m\" or \"1h\", found \"{}\"", ttl));
+            }
+        }
+    }
+    if (!has_type) {
+        throw FieldError("type", "missing (expected \"ephemeral\")");
+    }
+    return cc;
+}
+
+void
+append_json_string(std::string& out, std::string_view text)
+{
+    static constexpr char k_hex[] = "0123456789abcdef";
+    out.push_back('"');
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    while (p < end) {
+        const char* run = p;
+        while (p < end && !k_needs_escape[static_cast<unsigned char>(*p)]) {
+            ++p;
+        }
+        out.append(run, static_cast<std::size_t>(p - run));
+        if (p == end) {
+            break;
+        }
+        const auto c = static_cast<unsigned char>(*p++);
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        default:
+            out += "\\u00";
+            out.push_back(k_hex[c >> 4]);
+            out.push_back(k_hex[c & 0xF]);
+        }
+    }
+    out.push_back('"');
+}
+
+struct JsonRenderer::ObjectState {
+    std::string_view type;
+    std::string_view data;
+    bool has_data = false;
+    bool enabled_true = false;
+    std::size_t base64_bytes = 0; // base64 data found below, not yet attributed
+};
+
+std::string_view
+JsonRenderer::string(od::value v)
+{
+    // Fast path: a string without escapes is its own canonical form.
+    const std::string_view token = trim_token(v.raw_json_token());
+    if (token.size() >= 2 && std::memchr(token.data(), '\\', token.size()) == nullptr) {
+        return token.substr(1, token.size() - 2);
+    }
+    return get(v.get_string(), "a string");
+}
+
+void
+JsonRenderer::value(od::value v, bool payload, int depth, std::string_view via_key,
+                    RenderStats& stats, ObjectState* parent)
+{
+    const auto type = get(v.type(), "a JSON value");
+    switch (type) {
+    case od::json_type::object:
+        object(get(v.get_object(), "an object"), payload, depth, via_key, stats, parent);
+        return;
+    case od::json_type::array:
+        array(get(v.get_array(), "an array"), payload, depth, stats, parent);
+        return;
+    case od::json_type::string: {
+        const std::string_view s = string(v);
+        if (!payload && via_key == "content" && depth > 0) {
+            // A string `content` (tool_result) is the text block it stands for.
+            m_out += "[{\"text\":";
+            append_json_string(m_out, s);
+            m_out += ",\"type\":\"text\"}]";
+        } else {
+            append_json_string(m_out, s);
+        }
+        if (!payload && !is_uncounted_key(via_key)) {
+            stats.text_tokens += m_estimator->text(s);
+        }
+        if (parent != nullptr) {
+            if (via_key == "type") {
+                parent->type = s;
+            } else if (via_key == "data") {
+                parent->data = s;
+                parent->has_data = true;
+            }
+        }
+        if (depth == 1 && via_key == "text") {
+            stats.has_text = true;
+            stats.text_empty = s.empty();
+        }
+        return;
+    }
+    case od::json_type::number: {
+        const std::string_view token = trim_token(v.raw_json_token());
+        if (!is_json_number(token)) {
+            throw FieldError("", fmt::format("invalid number \"{}\"", token));
+        }
+        m_out += token;
+        return;
+    }
+    case od::json_type::boolean: {
+        const bool b = get(v.get_bool(), "true or false");
+        m_out += b ? "true" : "false";
+        if (b && via_key == "enabled" && parent != nullptr) {
+            parent->enabled_true = true;
+        }
+        return;
+    }
+    case od::json_type::null:
+        if (!get(v.is_null(), "null")) {
+            throw FieldError("", "invalid literal (expected null)");
+        }
+        m_out += "null";
+        return;
+    }
+}
+
+void
+JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via_key,
+                     RenderStats& stats, ObjectState* parent)
+{
+    if (depth >= k_max_depth) {
+        throw FieldError("", fmt::format("nested deeper than {} levels", k_max_depth));
+    }
+    if (m_fields.size() <= static_cast<std::size_t>(depth)) {
+        m_fields.resize(static_cast<std::size_t>(depth) + 1);
+    }
+    ObjectState state;
+    const std::size_t object_begin = m_out.size();
+    m_out.push_back('{');
+    // m_fields[depth] is reused by siblings at this depth, so take it by index
+    // after the children (which use deeper lists) are done.
+    m_fields[static_cast<std::size_t>(depth)].clear();
+    bool first = true;
+    for (auto field : o) {
+        const std::string_view key = get(field.unescaped_key(), "an object key");
+        od::value member = get(field.value(), "a value");
+        if (!payload && key == "cache_control") {
+            auto cc = within("cache_control", [&] { return parse_cache_control(member); });
+            (depth == 0 ? stats.cache_control : stats.nested_cache_control) = cc;
+            continue;
+        }
+        if (!first) {
+            m_out.push_back(',');
+        }
+        first = false;
+        const std::size_t begin = m_out.size();
+        append_json_string(m_out, key);
+        m_out.push_back(':');
+        const bool child_payload = payload || is_payload_key(key);
+        const std::size_t value_begin = m_out.size();
+        within(key, [&] { value(member, child_payload, depth + 1, key, stats, &state); });
+        if (child_payload && !payload) {
+            // A payload is prompt text as a whole: count its JSON.
+            stats.text_tokens += m_estimator->text(std::string_view(m_out).substr(value_begin));
+        }
+        m_fields[static_cast<std::size_t>(depth)].push_back(Field{key, begin, m_out.size()});
+    }
+    m_out.push_back('}');
+
+    auto& fields = m_fields[static_cast<std::size_t>(depth)];
+    if (!payload && fields.size() > 1 &&
+        !std::is_sorted(fields.begin(), fields.end(),
+                        [](const Field& a, const Field& b) { return a.key < b.key; })) {
+        std::sort(fields.begin(), fields.end(),
+                  [](const Field& a, const Field& b) { return a.key < b.key; });
+        m_scratch.assign("{");
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            if (i > 0) {
+                m_scratch.push_back(',');
+            }
+            m_scratch.append(m_out, fields[i].begin, fields[i].end - fields[i].begin);
+        }
+        m_scratch.push_back('}');
+        m_out.replace(object_begin, m_out.size() - object_begin, m_scratch);
+    }
+
+    // Attribute base64 data now that this object's type is known.
+    if (state.has_data) {
+        if (state.type == "base64") {
+            state.base64_bytes += state.data.size();
+        } else if (!payload) {
+            stats.text_tokens += m_estimator->text(state.data); // a plain-text source
+        }
+    }
+    if (state.type == "image") {
+        ++stats.images; // images are estimated per image, not by their bytes
+    } else if (state.type == "document") {
+        stats.document_base64_bytes += state.base64_bytes;
+    } else if (parent != nullptr) {
+        parent->base64_bytes += state.base64_bytes;
+    }
+    if (via_key == "citations" && state.enabled_true) {
+        stats.citations_enabled = true;
+    }
+    if (depth == 0) {
+        stats.type = std::string(state.type);
+    }
+}
+
+void
+JsonRenderer::array(od::array a, bool payload, int depth, RenderStats& stats, ObjectState* parent)
+{
+    if (depth >= k_max_depth) {
+        throw FieldError("", fmt::format("nested deeper than {} levels", k_max_depth));
+    }
+    m_out.push_back('[');
+    std::size_t i = 0;
+    for (auto element : a) {
+        od::value v = get(std::move(element), "an array element");
+        if (i > 0) {
+            m_out.push_back(',');
+        }
+        within("", i, [&] { value(v, payload, depth + 1, "", stats, parent); });
+        ++i;
+    }
+    m_out.push_back(']');
+}
+
+std::string_view
+JsonRenderer::render_block(od::value v, RenderStats& stats)
+{
+    m_out.clear();
+    stats = RenderStats{};
+    value(v, false, 0, "", stats, nullptr);
+    return m_out;
+}
+
+std::string
+JsonRenderer::render_param(od::value v)
+{
+    m_out.clear();
+    RenderStats ignored;
+    value(v, false, 0, "", ignored, nullptr);
+    return m_out;
+}
+
+std::string_view
+JsonRenderer::render_text_string(std::string_view text, RenderStats& stats)
+{
+    stats = RenderStats{};
+    m_out.assign("{\"text\":");
+    append_json_string(m_out, text);
+    m_out += ",\"type\":\"text\"}";
+    stats.text_tokens = m_estimator->text(text);
+    stats.type = "text";
+    stats.has_text = true;
+    stats.text_empty = text.empty();
+    return m_out;
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,83 @@
+#pragma once
+
+#include "model/segment.hpp"
+#include "model/tokens.hpp"
+
+#include <simdjson.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cachewise::ingest {
+
+namespace od = simdjson::ondemand;
+
+// What rendering one block learned on the way, for the token estimate and
+// the request model.
+struct RenderStats {
+    double text_tokens = 0;                 // estimator over counted strings and payload JSON
+    std::size_t images = 0;                 // image objects anywhere inside
+    std::size_t document_base64_bytes = 0;  // base64 data of documents
+    bool citations_enabled = false;         // {"citations": {"enabled": true}} inside
+    bool has_text = false;                  // a top-level "text" member
+    bool text_empty = false;                // ... and it is ""
+    std::optional<model::CacheControl> cache_control; // top-level cache_control
+    std::optional<model::CacheControl> nested_cache_control; // inside (tool_result content)
+    std::string type;                       // top-level "type"
+};
+
+// Renders JSON the way a provider sees it, for identity hashing. Whitespace
+// never matters; string escapes are normalised ("\u00e9" == "é"). Objects the
+// API parses into typed fields (blocks, tools, sources) render with sorted keys,
+// because their key order cannot reach the prompt; the free-form payloads that
+// are rendered into the prompt as JSON text (tool input_schema, tool_use
+// input) keep their key order, because there it does. `cache_control` is left
+// out: moving a breakpoint does not change the prefix.
+class JsonRenderer {
+public:
+    static constexpr int k_max_depth = 64;
+
+    explicit JsonRenderer(const model::TokenEstimator& estimator) : m_estimator(&estimator) {}
+
+    // Renders one block/tool/system entry; the view is valid until the next call.
+    std::string_view render_block(od::value value, RenderStats& stats);
+
+    // Canonical rendering of a parameter value (tool_choice, thinking, ...).
+    std::string render_param(od::value value);
+
+    // Renders a plain string as the text block the API turns it into:
+    // {"text":"...","type":"text"}.
+    std::string_view render_text_string(std::string_view text, RenderStats& stats);
+
+private:
+    struct Field {
+        std::string_view key;
+        std::size_t begin;
+        std::size_t end;
+    };
+    struct ObjectState; // per-object bookkeeping while rendering
+
+    void value(od::value v, bool payload, int depth, std::string_view via_key, RenderStats& stats,
+               ObjectState* parent);
+    void object(od::object o, bool payload, int depth, std::string_view via_key, RenderStats& stats,
+                ObjectState* parent);
+    void array(od::array a, bool payload, int depth, RenderStats& stats, ObjectState* parent);
+    // Returns the unescaped string (valid for the document's lifetime).
+    std::string_view string(od::value v);
+
+    const model::TokenEstimator* m_estimator;
+    std::string m_out;
+    std::string m_scratch;
+    std::vector<std::vector<Field>> m_fields; // one list per depth, reused
+};
+
+// Parses {"type": "ephemeral", "ttl": "5m"|"1h"}; null gives none. Throws FieldError.
+std::optional<model::CacheControl> parse_cache_control(od::value value);
+
+// Writes `text` as a JSON string with canonical escapes.
+void append_json_string(std::string& out, std::string_view text);
+
+
+} // namespace cachewise::ingest

@@ -1,0 +1,526 @@
+#include "ingest/loader.hpp"
+
+#include "ingest/anthropic_request.hpp"
+#include "ingest/anthropic_response.hpp"
+#include "ingest/claude_code.hpp"
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+#include "model/tokens.hpp"
+#include "util/error.hpp"
+#include "util/line_reader.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <unordered_set>
+
+namespace cachewise::ingest {
+
+namespace fs = std::filesystem;
+
+std::string_view
+to_string(InputFormat format)
+{
+    switch (format) {
+    case InputFormat::auto_detect:
+        return "auto";
+    case InputFormat::request:
+        return "request";
+    case InputFormat::exchange:
+        return "exchange";
+    case InputFormat::sse:
+        return "sse";
+    case InputFormat::claude_code:
+        return "claude-code";
+    }
+    return "?";
+}
+
+std::optional<InputFormat>
+parse_input_format(std::string_view name)
+{
+    for (auto f : {InputFormat::auto_detect, InputFormat::request, InputFormat::exchange,
+                   InputFormat::sse, InputFormat::claude_code}) {
+        if (to_string(f) == name) {
+            return f;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string
+InputError::str() const
+{
+    std::string where = line > 0 ? fmt::format("{}:{}", file, line) : file;
+    return field.empty() ? fmt::format("{}: {}", where, reason)
+                         : fmt::format("{}: {}: {}", where, field, reason);
+}
+
+std::vector<std::string>
+expand_inputs(const std::vector<std::string>& inputs)
+{
+    std::vector<std::string> files;
+    for (const auto& input : inputs) {
+        if (input == "-") {
+            files.push_back(input);
+            continue;
+        }
+        std::error_code ec;
+        const auto status = fs::status(input, ec);
+        if (ec || !fs::exists(status)) {
+            throw Error(fmt::format("{}: no such file or directory", input));
+        }
+        if (!fs::is_directory(status)) {
+            files.push_back(input);
+            continue;
+        }
+        std::vector<std::string> found;
+        for (auto it = fs::recursive_directory_iterator(
+                 input, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (!it->is_regular_file(ec)) {
+                continue;
+            }
+            const auto ext = it->path().extension().string();
+            if (ext == ".json" || ext == ".jsonl" || ext == ".ndjson" || ext == ".sse") {
+                found.push_back(it->path().string());
+            }
+        }
+        if (ec) {
+            throw Error(fmt::format("{}: cannot list directory: {}", input, ec.message()));
+        }
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    return files;
+}
+
+struct Loader::Impl {
+    const ruleset::Rules& rules;
+    LoadOptions options;
+    model::TokenEstimator estimator;
+    AnthropicRequestParser request_parser;
+    AnthropicResponseParser response_parser;
+    od::parser parser;
+    std::unordered_set<std::string> seen_request_ids;
+    LoadSummary summary;
+    const RequestCallback* on_request = nullptr;
+    const ErrorCallback* on_error = nullptr;
+
+    Impl(const ruleset::Rules& r, LoadOptions o)
+        : rules(r), options(o), estimator(r.tokens), request_parser(r, estimator)
+    {
+        request_parser.set_text_store(options.text_store);
+    }
+
+    void error(const std::string& file, std::uint64_t line, std::string field, std::string reason)
+    {
+        ++summary.error_count;
+        InputError e{file, line, std::move(field), std::move(reason)};
+        if (on_error != nullptr && *on_error) {
+            (*on_error)(e);
+        }
+        if (summary.errors.size() < LoadSummary::k_max_kept_errors) {
+            summary.errors.push_back(std::move(e));
+        }
+    }
+
+    void deliver(model::Request&& request)
+    {
+        ++summary.requests;
+        (*on_request)(std::move(request));
+    }
+
+    // Runs one record's parse, turning every failure into a reported error.
+    template <typename F> void guarded(const std::string& file, std::uint64_t line, F&& f)
+    {
+        try {
+            f();
+        } catch (const FieldError& e) {
+            error(file, line, e.field(), e.reason());
+        } catch (const simdjson::simdjson_error& e) {
+            error(file, line, "", fmt::format("not valid JSON: {}", e.what()));
+        }
+    }
+
+    static Timestamp time_value(od::value v)
+    {
+        od::json_type t{};
+        if (v.type().get(t) != simdjson::SUCCESS) {
+            throw FieldError("", "expected a time");
+        }
+        if (t == od::json_type::string) {
+            std::string_view s;
+            if (v.get_string().get(s) != simdjson::SUCCESS) {
+                throw FieldError("", "expected a time");
+            }
+            auto parsed = parse_rfc3339(s);
+            if (!parsed) {
+                throw FieldError("", parsed.error());
+            }
+            return *parsed;
+        }
+        if (t == od::json_type::number) {
+            double d = 0;
+            if (v.get_double().get(d) != simdjson::SUCCESS) {
+                throw FieldError("", "expected epoch seconds");
+            }
+            auto parsed = from_epoch_seconds(d);
+            if (!parsed) {
+                throw FieldError("", parsed.error());
+            }
+            return *parsed;
+        }
+        throw FieldError("", fmt::format("expected an RFC 3339 string or epoch seconds, found {}",
+                                         describe(t)));
+    }
+
+    // One exchange record or bare request body, as an object.
+    void record(od::object object, const std::string& file, std::uint64_t line)
+    {
+        model::Request request;
+        request.file = file;
+        request.line = line;
+        request_parser.begin(request);
+        bool wrapped = false;
+        bool bare = false;
+        std::optional<ResponseInfo> response;
+        std::string id;
+        std::string session;
+        for (auto field : object) {
+            std::string_view key;
+            if (const auto e = field.unescaped_key().get(key); e) {
+                throw FieldError("", fmt::format("invalid key: {}", simdjson::error_message(e)));
+            }
+            od::value v;
+            if (const auto e = field.value().get(v); e) {
+                throw FieldError(std::string(key), simdjson::error_message(e));
+            }
+            if (key == "request") {
+                within("request", [&] {
+                    od::object body;
+                    if (v.get_object().get(body) != simdjson::SUCCESS) {
+                        throw FieldError("", "expected a Messages API request object");
+                    }
+                    for (auto member : body) {
+                        std::string_view k;
+                        od::value mv;
+                        if (member.unescaped_key().get(k) || member.value().get(mv)) {
+                            throw FieldError("", "invalid member");
+                        }
+                        const std::string owned(k); // the key view does not outlive the member
+                        request_parser.member(owned, mv);
+                    }
+                });
+                wrapped = true;
+            } else if (key == "response") {
+                response = within("response", [&] { return response_parser.parse_value(v); });
+            } else if (key == "id") {
+                id = within("id", [&] {
+                    od::json_type t{};
+                    (void)v.type().get(t);
+                    if (t == od::json_type::string) {
+                        return std::string(v.get_string().value());
+                    }
+                    if (t == od::json_type::number) {
+                        return std::string(v.raw_json_token());
+                    }
+                    throw FieldError("", fmt::format("expected a string or a number, found {}", describe(t)));
+                });
+                while (!id.empty() && id.back() == ' ') {
+                    id.pop_back();
+                }
+            } else if (key == "session") {
+                session = within("session", [&] {
+                    std::string_view s;
+                    if (v.get_string().get(s)) {
+                        throw FieldError("", "expected a string");
+                    }
+                    return std::string(s);
+                });
+            } else if (key == "started_at") {
+                request.started_at = within("started_at", [&] { return time_value(v); });
+            } else if (key == "first_token_at") {
+                request.first_token_at = within("first_token_at", [&] { return time_value(v); });
+            } else if (key == "ended_at") {
+                request.ended_at = within("ended_at", [&] { return time_value(v); });
+            } else {
+                const std::string owned(key);
+                if (request_parser.member(owned, v)) {
+                    bare = true;
+                }
+            }
+        }
+        if (wrapped && bare) {
+            throw FieldError("request", "a record has either a \"request\" member or request fields "
+                                        "at the top level, not both");
+        }
+        if (!wrapped && !bare) {
+            throw FieldError("request", "missing (expected {\"request\": {...}, \"response\": {...}} "
+                                        "or a Messages API request body)");
+        }
+        request.id = id.empty() ? fmt::format("{}:{}", file, line) : id;
+        if (!session.empty()) {
+            request.stream = session;
+        }
+        if (response) {
+            if (!response->error.empty()) {
+                request.notes.push_back(fmt::format("the response was an error: {}", response->error));
+            }
+            request.usage = response->usage;
+            if (response->usage && response->usage->summed_from_iterations) {
+                request.notes.push_back("usage summed from usage.iterations[] (a compaction response)");
+            }
+        }
+        request_parser.finish();
+        deliver(std::move(request));
+    }
+
+    void json_line(std::string_view text, const std::string& file, std::uint64_t line)
+    {
+        ++summary.records;
+        guarded(file, line, [&] {
+            od::document doc;
+            if (const auto e = parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
+                                   .get(doc);
+                e) {
+                throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+            }
+            od::json_type t{};
+            if (const auto e = doc.type().get(t); e) {
+                throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+            }
+            if (t == od::json_type::array) {
+                // A JSON array of records.
+                std::size_t i = 0;
+                for (auto element : doc.get_array()) {
+                    od::object o;
+                    if (element.get_object().get(o)) {
+                        throw FieldError(fmt::format("[{}]", i), "expected a record object");
+                    }
+                    within("", i, [&] { record(o, file, line); });
+                    ++i;
+                }
+            } else if (t == od::json_type::object) {
+                record(doc.get_object().value(), file, line);
+            } else {
+                throw FieldError("", fmt::format("expected a JSON object, found {}", describe(t)));
+            }
+            // simdjson 3.0 does not flag text after a complete top-level object.
+            const char* rest = nullptr;
+            if (doc.current_location().get(rest) == simdjson::SUCCESS && rest != nullptr) {
+                throw FieldError("", fmt::format("unexpected text after the JSON value at column {}",
+                                                 rest - text.data() + 1));
+            }
+        });
+    }
+
+    void exchange_file(LineReader& reader, const std::string& file)
+    {
+        LineReader::Line line;
+        for (;;) {
+            auto more = reader.next(line);
+            if (!more) {
+                error(file, 0, "", more.error());
+                return;
+            }
+            if (!*more) {
+                return;
+            }
+            if (line.too_long) {
+                ++summary.records;
+                error(file, line.number, "",
+                      fmt::format("record longer than {} bytes, skipped", options.max_record_bytes));
+                continue;
+            }
+            if (line.text.find_first_not_of(" \t") == std::string_view::npos) {
+                ++summary.skipped;
+                continue;
+            }
+            json_line(line.text, file, line.number);
+        }
+    }
+
+    void document_file(LineReader& reader, const std::string& file)
+    {
+        auto text = reader.rest();
+        if (!text) {
+            error(file, 0, "", text.error());
+            return;
+        }
+        json_line(*text, file, 1);
+    }
+
+    void sse_file(LineReader& reader, const std::string& file)
+    {
+        ResponseInfo info;
+        LineReader::Line line;
+        std::uint64_t first_line = 0;
+        ++summary.records;
+        for (;;) {
+            auto more = reader.next(line);
+            if (!more) {
+                error(file, 0, "", more.error());
+                return;
+            }
+            if (!*more) {
+                break;
+            }
+            if (first_line == 0 && !line.text.empty()) {
+                first_line = line.number;
+            }
+            guarded(file, line.number, [&] { response_parser.sse_line(line.text, info); });
+        }
+        guarded(file, line.number, [&] { response_parser.sse_line("", info); });
+        if (!info.usage && info.error.empty()) {
+            error(file, 0, "", "no message_start or message_delta usage in this SSE stream");
+            return;
+        }
+        // Only a response was logged: the request is known by its usage alone.
+        model::Request request;
+        request.file = file;
+        request.line = first_line;
+        request.id = fmt::format("{}:{}", file, first_line);
+        request.model = info.model;
+        request.usage = info.usage;
+        request.prompt_logged = false;
+        request.notes.push_back("only the response (an SSE stream) was logged; the prompt is unknown");
+        if (!info.error.empty()) {
+            request.notes.push_back(fmt::format("the response was an error: {}", info.error));
+        }
+        deliver(std::move(request));
+    }
+
+    void claude_code_file(LineReader& reader, const std::string& file)
+    {
+        ClaudeCodeReader cc(request_parser, rules, file);
+        LineReader::Line line;
+        for (;;) {
+            auto more = reader.next(line);
+            if (!more) {
+                error(file, 0, "", more.error());
+                break;
+            }
+            if (!*more) {
+                break;
+            }
+            if (line.too_long) {
+                error(file, line.number, "",
+                      fmt::format("line longer than {} bytes, skipped", options.max_record_bytes));
+                continue;
+            }
+            try {
+                const auto kind = cc.line(parser, line.text, line.number);
+                if (kind == ClaudeCodeReader::LineKind::message) {
+                    ++summary.records;
+                } else {
+                    ++summary.skipped;
+                }
+            } catch (const FieldError& e) {
+                ++summary.records;
+                error(file, line.number, e.field(), e.reason());
+            } catch (const simdjson::simdjson_error& e) {
+                ++summary.records;
+                error(file, line.number, "", fmt::format("not valid JSON: {}", e.what()));
+            }
+        }
+        cc.finish([&](model::Request&& r) { deliver(std::move(r)); }, seen_request_ids,
+                  summary.duplicates);
+    }
+
+    // Picks a format from the first non-blank line (then rewinds to it).
+    InputFormat detect(LineReader& reader, const std::string& file)
+    {
+        LineReader::Line line;
+        for (;;) {
+            auto more = reader.next(line);
+            if (!more || !*more) {
+                return InputFormat::exchange; // empty or unreadable: reported by the reader
+            }
+            if (line.too_long) {
+                reader.unread();
+                return InputFormat::exchange;
+            }
+            const auto start = line.text.find_first_not_of(" \t\xEF\xBB\xBF");
+            if (start == std::string_view::npos) {
+                continue;
+            }
+            reader.unread();
+            const std::string_view text = line.text.substr(start);
+            if (text.rfind("event:", 0) == 0 || text.rfind("data:", 0) == 0 || text.front() == ':') {
+                return InputFormat::sse;
+            }
+            if (text.front() == '{' && looks_like_claude_code(text)) {
+                return InputFormat::claude_code;
+            }
+            if (text.front() == '{' || text.front() == '[') {
+                // One complete JSON value per line, or one document over many?
+                od::document doc;
+                if (parser.iterate(line.text.data(), line.text.size(),
+                                   line.text.size() + LineReader::k_padding)
+                        .get(doc) == simdjson::SUCCESS) {
+                    std::string_view raw;
+                    if (doc.raw_json().get(raw) == simdjson::SUCCESS) {
+                        return InputFormat::exchange;
+                    }
+                }
+                return InputFormat::request;
+            }
+            (void)file;
+            return InputFormat::exchange; // the per-line errors will say what is wrong
+        }
+    }
+
+    void file(const std::string& path)
+    {
+        ++summary.files;
+        auto opened = LineReader::open(path, options.max_record_bytes);
+        if (!opened) {
+            error(path, 0, "", opened.error());
+            return;
+        }
+        LineReader& reader = **opened;
+        const InputFormat format =
+            options.format == InputFormat::auto_detect ? detect(reader, path) : options.format;
+        switch (format) {
+        case InputFormat::request:
+            document_file(reader, path);
+            break;
+        case InputFormat::sse:
+            sse_file(reader, path);
+            break;
+        case InputFormat::claude_code:
+            claude_code_file(reader, path);
+            break;
+        case InputFormat::exchange:
+        case InputFormat::auto_detect:
+            exchange_file(reader, path);
+            break;
+        }
+        summary.bytes += reader.bytes_read();
+    }
+};
+
+Loader::Loader(const ruleset::Rules& rules, LoadOptions options)
+    : m_impl(std::make_unique<Impl>(rules, options))
+{
+}
+
+Loader::~Loader() = default;
+
+LoadSummary
+Loader::load(const std::vector<std::string>& inputs, const RequestCallback& on_request,
+             const ErrorCallback& on_error)
+{
+    m_impl->summary = LoadSummary{};
+    m_impl->on_request = &on_request;
+    m_impl->on_error = &on_error;
+    for (const auto& path : expand_inputs(inputs)) {
+        m_impl->file(path);
+    }
+    return m_impl->summary;
+}
+
+} // namespace cachewise::ingest

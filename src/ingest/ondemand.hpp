@@ -1,0 +1,66 @@
+#pragma once
+
+#include "ingest/field_error.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <string_view>
+
+namespace cachewise::ingest {
+
+namespace od = simdjson::ondemand;
+
+// Small helpers that turn simdjson's error codes into FieldErrors with a
+// message a user can act on.
+
+// Human name of a JSON type, for messages ("a string", "an array").
+std::string_view describe(od::json_type type);
+
+template <typename T>
+T
+get(simdjson::simdjson_result<T> result, std::string_view expected)
+{
+    T out{};
+    if (const auto error = std::move(result).get(out); error) {
+        throw FieldError("", fmt::format("expected {}: {}", expected, simdjson::error_message(error)));
+    }
+    return out;
+}
+
+inline od::json_type
+type_of(od::value& v)
+{
+    return get(v.type(), "a JSON value");
+}
+
+[[noreturn]] inline void
+wrong_type(std::string_view expected, od::json_type found)
+{
+    throw FieldError("", fmt::format("expected {}, found {}", expected, describe(found)));
+}
+
+// The unescaped key of an object member (consumes it: call once per member).
+template <typename Field>
+std::string_view
+key_of(Field& field)
+{
+    std::string_view key;
+    if (const auto error = field.unescaped_key().get(key); error) {
+        throw FieldError("", fmt::format("invalid object key: {}", simdjson::error_message(error)));
+    }
+    return key;
+}
+
+template <typename Field>
+od::value
+value_of(Field& field)
+{
+    od::value v;
+    if (const auto error = field.value().get(v); error) {
+        throw FieldError("", fmt::format("invalid value: {}", simdjson::error_message(error)));
+    }
+    return v;
+}
+
+} // namespace cachewise::ingest

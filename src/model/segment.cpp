@@ -1,0 +1,92 @@
+#include "model/segment.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::model {
+
+std::string_view
+to_string(SegmentKind kind)
+{
+    switch (kind) {
+    case SegmentKind::tool:
+        return "tool";
+    case SegmentKind::text:
+        return "text";
+    case SegmentKind::image:
+        return "image";
+    case SegmentKind::document:
+        return "document";
+    case SegmentKind::tool_use:
+        return "tool_use";
+    case SegmentKind::tool_result:
+        return "tool_result";
+    case SegmentKind::thinking:
+        return "thinking";
+    case SegmentKind::redacted_thinking:
+        return "redacted_thinking";
+    case SegmentKind::server_tool_use:
+        return "server_tool_use";
+    case SegmentKind::server_tool_result:
+        return "server_tool_result";
+    case SegmentKind::search_result:
+        return "search_result";
+    case SegmentKind::other:
+        return "other";
+    case SegmentKind::unlogged:
+        return "unlogged";
+    }
+    return "?";
+}
+
+std::string_view
+to_string(Role role)
+{
+    switch (role) {
+    case Role::none:
+        return "";
+    case Role::user:
+        return "user";
+    case Role::assistant:
+        return "assistant";
+    case Role::system:
+        return "system";
+    }
+    return "?";
+}
+
+std::string_view
+to_string(Ttl ttl)
+{
+    return ttl == Ttl::one_hour ? "1h" : "5m";
+}
+
+std::string_view
+to_string(TokenSource source)
+{
+    switch (source) {
+    case TokenSource::estimated:
+        return "estimated";
+    case TokenSource::calibrated:
+        return "calibrated";
+    case TokenSource::inferred:
+        return "inferred";
+    }
+    return "?";
+}
+
+std::string
+SegmentPath::str() const
+{
+    switch (level) {
+    case Level::tools:
+        return index < 0 ? std::string("(tools+system, not logged)") : fmt::format("tools[{}]", index);
+    case Level::system:
+        return whole_content ? std::string("system") : fmt::format("system[{}]", index);
+    case Level::messages:
+        return whole_content ? fmt::format("messages[{}].content", message)
+                             : fmt::format("messages[{}].content[{}]", message, index);
+    }
+    return "?";
+}
+
+} // namespace cachewise::model

@@ -1,0 +1,212 @@
+#include "model/tokens.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace cachewise::model {
+
+namespace {
+
+enum CharClass : unsigned char { k_letter, k_digit, k_space, k_punct, k_high };
+
+constexpr std::array<unsigned char, 256>
+make_classes()
+{
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        unsigned char cls = k_punct;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            cls = k_letter;
+        } else if (c >= '0' && c <= '9') {
+            cls = k_digit;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            cls = k_space;
+        } else if (c >= 0x80) {
+            cls = k_high;
+        }
+        t[static_cast<std::size_t>(c)] = cls;
+    }
+    return t;
+}
+
+constexpr auto k_classes = make_classes();
+
+bool
+is_cjk(std::uint32_t cp)
+{
+    return (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x3400 && cp <= 0x9FFF) ||
+           (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+           (cp >= 0x20000 && cp <= 0x2FFFF);
+}
+
+} // namespace
+
+TokenEstimator::TokenEstimator(const ruleset::TokenRules& rules)
+    : m_rules(&rules),
+      m_letters_free(rules.letters_free.value),
+      m_letters_extra(rules.letters_per_extra_token.value),
+      m_digits(rules.digits_per_token.value),
+      m_punct(rules.punctuation_per_token.value),
+      m_space_run(rules.whitespace_run_tokens.value),
+      m_cjk(rules.cjk_tokens_per_char.value),
+      m_other(rules.other_tokens_per_char.value),
+      m_block(rules.block_overhead.value),
+      m_message(rules.message_overhead.value),
+      m_tool(rules.tool_overhead.value),
+      m_image(rules.image_tokens.value),
+      m_document_bytes_per_token(rules.document_base64_bytes_per_token.value),
+      m_error_band(rules.error_band_percent.value / 100.0)
+{
+}
+
+double
+TokenEstimator::text(std::string_view utf8) const
+{
+    const auto* p = reinterpret_cast<const unsigned char*>(utf8.data());
+    const auto* const end = p + utf8.size();
+    double tokens = 0;
+    std::size_t punct = 0;
+    std::size_t cjk = 0;
+    std::size_t other = 0;
+    while (p < end) {
+        const unsigned char cls = k_classes[*p];
+        if (cls == k_letter) {
+            const auto* start = p;
+            while (p < end && k_classes[*p] == k_letter) {
+                ++p;
+            }
+            const double n = static_cast<double>(p - start);
+            tokens += 1.0 + std::max(0.0, n - m_letters_free) / m_letters_extra;
+        } else if (cls == k_digit) {
+            const auto* start = p;
+            while (p < end && k_classes[*p] == k_digit) {
+                ++p;
+            }
+            tokens += std::ceil(static_cast<double>(p - start) / m_digits);
+        } else if (cls == k_space) {
+            const auto* start = p;
+            while (p < end && k_classes[*p] == k_space) {
+                ++p;
+            }
+            // A lone space before a word merges into the word's token.
+            const bool merges = p - start == 1 && *start == ' ' && p < end &&
+                                (k_classes[*p] == k_letter || k_classes[*p] == k_digit);
+            if (!merges) {
+                tokens += m_space_run;
+            }
+        } else if (cls == k_punct) {
+            ++punct;
+            ++p;
+        } else {
+            // Decode just enough UTF-8 to tell CJK from other scripts; the
+            // input was validated when it was parsed.
+            std::uint32_t cp = 0;
+            int len = 1;
+            if ((*p & 0xE0) == 0xC0) {
+                cp = *p & 0x1F;
+                len = 2;
+            } else if ((*p & 0xF0) == 0xE0) {
+                cp = *p & 0x0F;
+                len = 3;
+            } else if ((*p & 0xF8) == 0xF0) {
+                cp = *p & 0x07;
+                len = 4;
+            }
+            for (int i = 1; i < len && p + i < end; ++i) {
+                cp = (cp << 6) | (p[i] & 0x3F);
+            }
+            p += len;
+            if (is_cjk(cp)) {
+                ++cjk;
+            } else {
+                ++other;
+            }
+        }
+    }
+    return tokens + static_cast<double>(punct) / m_punct + static_cast<double>(cjk) * m_cjk +
+           static_cast<double>(other) * m_other;
+}
+
+void
+assign_tokens(Request& request)
+{
+    auto& segs = request.segments;
+    const std::optional<std::int64_t> total =
+        request.usage ? request.usage->total_input() : std::nullopt;
+
+    std::vector<std::size_t> logged;
+    std::size_t unlogged = segs.size();
+    for (std::size_t i = 0; i < segs.size(); ++i) {
+        if (segs[i].kind == SegmentKind::unlogged) {
+            unlogged = i;
+        } else {
+            logged.push_back(i);
+        }
+    }
+    const auto round_all = [&](TokenSource source) {
+        for (auto i : logged) {
+            segs[i].tokens = std::llround(segs[i].estimate);
+            segs[i].token_source = source;
+        }
+    };
+
+    if (!total) {
+        round_all(TokenSource::estimated);
+        if (unlogged < segs.size()) {
+            segs[unlogged].tokens = 0; // unknown: nothing reports it
+            segs[unlogged].token_source = TokenSource::estimated;
+        }
+    } else {
+        double sum = 0;
+        for (auto i : logged) {
+            sum += segs[i].estimate;
+        }
+        std::int64_t target = *total;
+        bool scale = true;
+        if (unlogged < segs.size()) {
+            // The unlogged part takes the remainder unless the logged part
+            // alone already exceeds the total (then the estimates are scaled).
+            const auto rounded = std::llround(sum);
+            if (rounded <= *total) {
+                round_all(TokenSource::estimated);
+                segs[unlogged].tokens = *total - rounded;
+                segs[unlogged].token_source = TokenSource::inferred;
+                scale = false;
+            } else {
+                segs[unlogged].tokens = 0;
+                segs[unlogged].token_source = TokenSource::inferred;
+            }
+        }
+        if (scale && !logged.empty()) {
+            // Largest remainder: every share is floor(e*s), the rest goes to
+            // the largest fractions, so the sum is exact.
+            const double factor = sum > 0 ? static_cast<double>(target) / sum : 0.0;
+            std::vector<std::pair<double, std::size_t>> fractions;
+            fractions.reserve(logged.size());
+            std::int64_t assigned = 0;
+            for (auto i : logged) {
+                const double exact = sum > 0 ? segs[i].estimate * factor
+                                             : static_cast<double>(target) / static_cast<double>(logged.size());
+                const auto whole = static_cast<std::int64_t>(std::floor(exact));
+                segs[i].tokens = whole;
+                segs[i].token_source = TokenSource::calibrated;
+                assigned += whole;
+                fractions.emplace_back(exact - static_cast<double>(whole), i);
+            }
+            std::stable_sort(fractions.begin(), fractions.end(),
+                             [](const auto& a, const auto& b) { return a.first > b.first; });
+            for (std::size_t k = 0; assigned < target && k < fractions.size(); ++k, ++assigned) {
+                ++segs[fractions[k].second].tokens;
+            }
+        }
+    }
+    std::int64_t cumulative = 0;
+    for (auto& s : segs) {
+        cumulative += s.tokens;
+        s.cumulative_tokens = cumulative;
+    }
+}
+
+} // namespace cachewise::model

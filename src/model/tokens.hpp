@@ -1,0 +1,59 @@
+#pragma once
+
+#include "model/request.hpp"
+#include "ruleset/rules.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace cachewise::model {
+
+// Estimates token counts from text without a tokenizer: runs of letters,
+// digits, punctuation, whitespace and non-ASCII characters are priced by the
+// ratios in rules/tokens.json. Exact counts come from calibration against the
+// reported usage, never from here.
+class TokenEstimator {
+public:
+    explicit TokenEstimator(const ruleset::TokenRules& rules);
+
+    // Tokens of UTF-8 text, before the model multiplier.
+    [[nodiscard]] double text(std::string_view utf8) const;
+
+    [[nodiscard]] double block_overhead() const { return m_block; }
+    [[nodiscard]] double message_overhead() const { return m_message; }
+    [[nodiscard]] double tool_overhead() const { return m_tool; }
+    [[nodiscard]] double image() const { return m_image; }
+    [[nodiscard]] double document(std::size_t base64_bytes) const
+    {
+        return static_cast<double>(base64_bytes) / m_document_bytes_per_token;
+    }
+    [[nodiscard]] double error_band() const { return m_error_band; } // fraction, e.g. 0.2
+    [[nodiscard]] double multiplier_for(std::string_view model) const
+    {
+        return m_rules->multiplier_for(model);
+    }
+
+private:
+    const ruleset::TokenRules* m_rules;
+    double m_letters_free;
+    double m_letters_extra;
+    double m_digits;
+    double m_punct;
+    double m_space_run;
+    double m_cjk;
+    double m_other;
+    double m_block;
+    double m_message;
+    double m_tool;
+    double m_image;
+    double m_document_bytes_per_token;
+    double m_error_band;
+};
+
+// Rounds each segment's estimate to whole tokens, or, when the request's
+// usage reports a total, scales them so they sum to it exactly (largest
+// remainder). An `unlogged` segment takes what the logged ones leave.
+// Then fills cumulative_tokens.
+void assign_tokens(Request& request);
+
+} // namespace cachewise::model

@@ -1,0 +1,201 @@
+#include "report/chain_printer.hpp"
+
+#include "model/breakpoints.hpp"
+#include "report/request_json.hpp"
+#include "util/format.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace cachewise::report {
+
+namespace {
+
+std::string_view
+source_abbrev(model::TokenSource s)
+{
+    switch (s) {
+    case model::TokenSource::estimated:
+        return "est";
+    case model::TokenSource::calibrated:
+        return "cal";
+    case model::TokenSource::inferred:
+        return "inf";
+    }
+    return "?";
+}
+
+std::string
+usage_line(const model::Usage& u)
+{
+    const auto n = [](const std::optional<std::int64_t>& v) {
+        return v ? group_digits(*v) : std::string("?");
+    };
+    std::string split;
+    if (u.cache_write_5m || u.cache_write_1h) {
+        split = fmt::format(" (5m {}, 1h {})", n(u.cache_write_5m), n(u.cache_write_1h));
+    }
+    return fmt::format("read {} · write {}{} · fresh {} · output {} · total input {}{}",
+                       n(u.cache_read), group_digits(u.cache_write_total()), split, n(u.input_tokens),
+                       n(u.output_tokens), n(u.total_input()),
+                       u.summed_from_iterations ? " (summed from iterations)" : "");
+}
+
+class TextChainPrinter final : public ChainPrinter {
+public:
+    explicit TextChainPrinter(std::ostream& out) : m_out(out) {}
+
+    void request(const model::Request& r) override
+    {
+        if (m_count++ > 0) {
+            fmt::print(m_out, "\n");
+        }
+        fmt::print(m_out, "request {}\n", r.id);
+        fmt::print(m_out, "  source   {}:{}\n", r.file, r.line);
+        if (!r.stream.empty()) {
+            fmt::print(m_out, "  stream   {}\n", r.stream);
+        }
+        fmt::print(m_out, "  model    {}\n", r.model.empty() ? "(unknown)" : r.model);
+        if (r.started_at) {
+            fmt::print(m_out, "  started  {}\n", format_rfc3339(*r.started_at));
+        }
+        std::string params;
+        for (const auto& p : r.params) {
+            if (p.name == "model") {
+                continue;
+            }
+            params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name,
+                                  p.present ? p.value : std::string("-"));
+        }
+        if (!params.empty()) {
+            fmt::print(m_out, "  params   {}\n", params);
+        }
+        const auto automatic = model::automatic_breakpoint(r);
+        if (r.auto_cache_control) {
+            fmt::print(m_out, "  auto bp  {} on {}\n", model::to_string(r.auto_cache_control->ttl),
+                       automatic ? r.segments[*automatic].path.str() : std::string("(no eligible block)"));
+        }
+        if (r.usage) {
+            fmt::print(m_out, "  usage    {}\n", usage_line(*r.usage));
+        }
+        for (const auto& note : r.notes) {
+            fmt::print(m_out, "  note     {}\n", note);
+        }
+        if (r.segments.empty()) {
+            return;
+        }
+        std::size_t path_width = 4;
+        for (const auto& s : r.segments) {
+            path_width = std::max(path_width, s.path.str().size());
+        }
+        fmt::print(m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n", "#",
+                   "path", path_width, "kind", "role", "tokens", "cumul", "src", "cache", "pos", "chain");
+        for (std::size_t i = 0; i < r.segments.size(); ++i) {
+            const auto& s = r.segments[i];
+            std::string cache = "-";
+            if (s.cache_control) {
+                cache = std::string(model::to_string(s.cache_control->ttl));
+            }
+            if (automatic && *automatic == i) {
+                cache = cache == "-" ? fmt::format("a{}", model::to_string(r.auto_cache_control->ttl))
+                                     : cache + "+a";
+            }
+            fmt::print(m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n", i,
+                       s.path.str(), path_width, model::to_string(s.kind), model::to_string(s.role),
+                       group_digits(s.tokens), group_digits(s.cumulative_tokens),
+                       source_abbrev(s.token_source), cache, s.lookback_position, s.chain.short_hex());
+        }
+    }
+
+    void finish(const ingest::LoadSummary& s) override
+    {
+        if (m_count > 0) {
+            fmt::print(m_out, "\n");
+        }
+        fmt::print(m_out, "{} printed · {} requests read from {} files ({}) · {} lines skipped",
+                   group_digits(static_cast<std::int64_t>(m_count)),
+                   group_digits(static_cast<std::int64_t>(s.requests)),
+                   group_digits(static_cast<std::int64_t>(s.files)), human_bytes(s.bytes),
+                   group_digits(static_cast<std::int64_t>(s.skipped)));
+        if (s.duplicates > 0) {
+            fmt::print(m_out, " · {} duplicates", group_digits(static_cast<std::int64_t>(s.duplicates)));
+        }
+        fmt::print(m_out, " · {} errors\n", group_digits(static_cast<std::int64_t>(s.error_count)));
+    }
+
+private:
+    std::ostream& m_out;
+    std::size_t m_count = 0;
+};
+
+class JsonChainPrinter final : public ChainPrinter {
+public:
+    explicit JsonChainPrinter(std::ostream& out) : m_out(out)
+    {
+        m_out << "{\n  \"schema_version\": 1,\n  \"requests\": [";
+    }
+
+    void request(const model::Request& r) override
+    {
+        m_out << (m_count++ > 0 ? ",\n" : "\n");
+        write_indented(request_to_json(r), "    ");
+    }
+
+    void finish(const ingest::LoadSummary& s) override
+    {
+        m_out << (m_count > 0 ? "\n  ],\n" : "],\n");
+        m_out << "  \"errors\": [";
+        for (std::size_t i = 0; i < s.errors.size(); ++i) {
+            m_out << (i > 0 ? ",\n" : "\n");
+            write_indented(error_to_json(s.errors[i]), "    ");
+        }
+        m_out << (s.errors.empty() ? "],\n" : "\n  ],\n");
+        m_out << "  \"summary\": ";
+        const std::string summary = summary_to_json(s).dump(2);
+        write_lines(summary, "  ", false);
+        m_out << "\n}\n";
+    }
+
+private:
+    void write_indented(const Json& j, std::string_view indent)
+    {
+        write_lines(j.dump(2, ' ', false, Json::error_handler_t::replace), indent, true);
+    }
+    void write_lines(const std::string& text, std::string_view indent, bool indent_first)
+    {
+        std::size_t begin = 0;
+        bool first = true;
+        while (begin < text.size()) {
+            std::size_t end = text.find('\n', begin);
+            if (end == std::string::npos) {
+                end = text.size();
+            }
+            if (!first) {
+                m_out << '\n';
+            }
+            if (!first || indent_first) {
+                m_out << indent;
+            }
+            m_out.write(text.data() + begin, static_cast<std::streamsize>(end - begin));
+            first = false;
+            begin = end + 1;
+        }
+    }
+
+    std::ostream& m_out;
+    std::size_t m_count = 0;
+};
+
+} // namespace
+
+std::unique_ptr<ChainPrinter>
+make_chain_printer(Format format, std::ostream& out)
+{
+    if (format == Format::json) {
+        return std::make_unique<JsonChainPrinter>(out);
+    }
+    return std::make_unique<TextChainPrinter>(out);
+}
+
+} // namespace cachewise::report

@@ -1,0 +1,24 @@
+#pragma once
+
+#include "ingest/loader.hpp"
+#include "model/request.hpp"
+
+#include <memory>
+#include <ostream>
+
+namespace cachewise::report {
+
+enum class Format { text, json };
+
+// Prints `cachewise chain` output as requests arrive, so a large log is never
+// held in memory.
+class ChainPrinter {
+public:
+    virtual ~ChainPrinter() = default;
+    virtual void request(const model::Request& request) = 0;
+    virtual void finish(const ingest::LoadSummary& summary) = 0;
+};
+
+std::unique_ptr<ChainPrinter> make_chain_printer(Format format, std::ostream& out);
+
+} // namespace cachewise::report

@@ -1,0 +1,122 @@
+#include "report/request_json.hpp"
+
+#include "model/breakpoints.hpp"
+#include "util/time.hpp"
+
+namespace cachewise::report {
+
+namespace {
+
+Json
+optional_count(const std::optional<std::int64_t>& v)
+{
+    return v ? Json(*v) : Json(nullptr);
+}
+
+Json
+optional_time(const std::optional<Timestamp>& t)
+{
+    return t ? Json(format_rfc3339(*t)) : Json(nullptr);
+}
+
+} // namespace
+
+Json
+usage_to_json(const model::Usage& u)
+{
+    Json j;
+    j["input_tokens"] = optional_count(u.input_tokens);
+    j["cache_read_input_tokens"] = optional_count(u.cache_read);
+    j["cache_creation_input_tokens"] = optional_count(u.cache_write);
+    j["cache_creation_5m"] = optional_count(u.cache_write_5m);
+    j["cache_creation_1h"] = optional_count(u.cache_write_1h);
+    j["output_tokens"] = optional_count(u.output_tokens);
+    j["total_input_tokens"] = optional_count(u.total_input());
+    j["origin"] = std::string(model::to_string(u.origin));
+    if (u.summed_from_iterations) {
+        j["summed_from_iterations"] = true;
+    }
+    return j;
+}
+
+Json
+request_to_json(const model::Request& r)
+{
+    Json j;
+    j["id"] = r.id;
+    j["stream"] = r.stream.empty() ? Json(nullptr) : Json(r.stream);
+    j["file"] = r.file;
+    j["line"] = r.line;
+    j["provider"] = r.provider;
+    j["model"] = r.model;
+    j["started_at"] = optional_time(r.started_at);
+    j["first_token_at"] = optional_time(r.first_token_at);
+    j["ended_at"] = optional_time(r.ended_at);
+    j["prompt_logged"] = r.prompt_logged;
+    Json params = Json::object();
+    for (const auto& p : r.params) {
+        params[p.name] = {{"value", p.present ? Json(p.value) : Json(nullptr)},
+                          {"invalidates_from", std::string(ruleset::to_string(p.level))}};
+    }
+    j["params"] = std::move(params);
+    const auto automatic = model::automatic_breakpoint(r);
+    if (r.auto_cache_control) {
+        j["automatic_cache_control"] = {
+            {"ttl", std::string(model::to_string(r.auto_cache_control->ttl))},
+            {"lands_on", automatic ? Json(r.segments[*automatic].path.str()) : Json(nullptr)}};
+    } else {
+        j["automatic_cache_control"] = nullptr;
+    }
+    Json segments = Json::array();
+    for (std::size_t i = 0; i < r.segments.size(); ++i) {
+        const auto& s = r.segments[i];
+        Json seg;
+        seg["path"] = s.path.str();
+        seg["kind"] = std::string(model::to_string(s.kind));
+        seg["role"] = s.role == model::Role::none ? Json(nullptr) : Json(std::string(model::to_string(s.role)));
+        seg["tokens"] = s.tokens;
+        seg["cumulative_tokens"] = s.cumulative_tokens;
+        seg["token_source"] = std::string(model::to_string(s.token_source));
+        seg["cache_control"] =
+            s.cache_control ? Json{{"type", "ephemeral"}, {"ttl", std::string(model::to_string(s.cache_control->ttl))}}
+                            : Json(nullptr);
+        seg["cache_control_allowed"] = s.cache_control_allowed;
+        seg["lookback_position"] = s.lookback_position;
+        seg["bytes"] = s.bytes;
+        seg["content_hash"] = s.content.hex();
+        seg["chain"] = s.chain.hex();
+        segments.push_back(std::move(seg));
+    }
+    j["segments"] = std::move(segments);
+    j["prompt_tokens"] = r.prompt_tokens();
+    j["usage"] = r.usage ? usage_to_json(*r.usage) : Json(nullptr);
+    j["notes"] = r.notes;
+    return j;
+}
+
+Json
+error_to_json(const ingest::InputError& e)
+{
+    Json j;
+    j["file"] = e.file;
+    j["line"] = e.line == 0 ? Json(nullptr) : Json(e.line);
+    j["field"] = e.field.empty() ? Json(nullptr) : Json(e.field);
+    j["reason"] = e.reason;
+    return j;
+}
+
+Json
+summary_to_json(const ingest::LoadSummary& s)
+{
+    Json j;
+    j["files"] = s.files;
+    j["bytes"] = s.bytes;
+    j["records"] = s.records;
+    j["requests"] = s.requests;
+    j["skipped_lines"] = s.skipped;
+    j["duplicates"] = s.duplicates;
+    j["errors"] = s.error_count;
+    return j;
+}
+
+} // namespace cachewise::report

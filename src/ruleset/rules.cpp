@@ -1,0 +1,506 @@
+#include "ruleset/rules.hpp"
+
+#include "ruleset/embedded.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cachewise::ruleset {
+
+using nlohmann::json;
+
+std::string_view
+to_string(Level level)
+{
+    switch (level) {
+    case Level::tools:
+        return "tools";
+    case Level::system:
+        return "system";
+    case Level::messages:
+        return "messages";
+    }
+    return "?";
+}
+
+ModelPattern::ModelPattern(const std::string& pattern)
+    : m_text(pattern), m_re(std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet))
+{
+}
+ModelPattern::~ModelPattern() = default;
+ModelPattern::ModelPattern(ModelPattern&&) noexcept = default;
+ModelPattern& ModelPattern::operator=(ModelPattern&&) noexcept = default;
+
+bool
+ModelPattern::ok() const
+{
+    return m_re && m_re->ok();
+}
+
+std::string
+ModelPattern::error() const
+{
+    return m_re ? m_re->error() : "no pattern";
+}
+
+bool
+ModelPattern::matches(std::string_view normalized_model) const
+{
+    return ok() && re2::RE2::FullMatch(re2::StringPiece(normalized_model.data(), normalized_model.size()), *m_re);
+}
+
+std::string
+normalize_model_id(std::string_view model)
+{
+    std::string id(model);
+    std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return std::tolower(c); });
+    // Gateway prefixes ("anthropic/", "litellm_proxy/anthropic/", "bedrock/...").
+    if (const auto slash = id.rfind('/'); slash != std::string::npos) {
+        id.erase(0, slash + 1);
+    }
+    // Bedrock: "us.anthropic.claude-..." and "anthropic.claude-...".
+    if (const auto at = id.find("anthropic."); at != std::string::npos) {
+        id.erase(0, at + 10);
+    }
+    // Bedrock version suffix "-v1:0", Vertex "@20250514".
+    if (const auto colon = id.find(':'); colon != std::string::npos) {
+        id.erase(colon);
+    }
+    if (const auto at = id.find('@'); at != std::string::npos) {
+        id.erase(at);
+    }
+    static const re2::RE2 k_suffix(R"((-v\d+)$)");
+    re2::RE2::Replace(&id, k_suffix, "");
+    static const re2::RE2 k_date(R"(-(\d{8}|latest)$)");
+    re2::RE2::Replace(&id, k_date, "");
+    return id;
+}
+
+MinimumLookup
+ProviderRules::minimum_tokens(std::string_view model) const
+{
+    const std::string id = normalize_model_id(model);
+    for (const auto& rule : minimums) {
+        if (rule.pattern.matches(id)) {
+            return {rule.tokens, true, &rule.provenance};
+        }
+    }
+    return {default_minimum_tokens.value, false, &default_minimum_tokens.provenance};
+}
+
+const InvalidationRule*
+ProviderRules::invalidation_for(std::string_view param) const
+{
+    for (const auto& rule : invalidation) {
+        if (rule.param == param) {
+            return &rule;
+        }
+    }
+    return nullptr;
+}
+
+const PricePeriod*
+Pricing::find(std::string_view model, std::string_view date) const
+{
+    const std::string id = normalize_model_id(model);
+    for (const auto& entry : models) {
+        if (!entry.pattern.matches(id)) {
+            continue;
+        }
+        const PricePeriod* best = nullptr;
+        for (const auto& period : entry.periods) {
+            if (date.empty() || !period.effective_from || *period.effective_from <= date) {
+                best = &period; // periods are sorted: the last one that started wins
+            }
+        }
+        return best;
+    }
+    return nullptr;
+}
+
+double
+TokenRules::multiplier_for(std::string_view model) const
+{
+    const std::string id = normalize_model_id(model);
+    for (const auto& m : model_multipliers) {
+        if (m.pattern.matches(id)) {
+            return m.value;
+        }
+    }
+    return 1.0;
+}
+
+namespace {
+
+// Walks a rules document, naming file and key in every error.
+class Reader {
+public:
+    Reader(std::string file, const json& node, std::string path = {})
+        : m_file(std::move(file)), m_node(node), m_path(std::move(path))
+    {
+    }
+
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const
+    {
+        throw Error(fmt::format("rules file {}: {}: {}", m_file, join(key), what));
+    }
+
+    [[nodiscard]] Reader child(const std::string& key) const
+    {
+        if (!m_node.is_object() || !m_node.contains(key)) {
+            fail(key, "missing");
+        }
+        return Reader(m_file, m_node.at(key), join(key));
+    }
+    [[nodiscard]] Reader at(std::size_t i) const
+    {
+        return Reader(m_file, m_node.at(i), fmt::format("{}[{}]", m_path, i));
+    }
+    [[nodiscard]] bool has(const std::string& key) const
+    {
+        return m_node.is_object() && m_node.contains(key) && !m_node.at(key).is_null();
+    }
+    [[nodiscard]] const json& node() const { return m_node; }
+    [[nodiscard]] const std::string& file() const { return m_file; }
+
+    [[nodiscard]] double number(const std::string& key) const
+    {
+        const auto& v = child(key).m_node;
+        if (!v.is_number()) {
+            fail(key, fmt::format("expected a number, found {}", v.type_name()));
+        }
+        return v.get<double>();
+    }
+    [[nodiscard]] double non_negative(const std::string& key) const
+    {
+        const double v = number(key);
+        if (v < 0) {
+            fail(key, fmt::format("expected a number >= 0, found {}", v));
+        }
+        return v;
+    }
+    [[nodiscard]] std::int64_t integer(const std::string& key, std::int64_t min) const
+    {
+        const auto& v = child(key).m_node;
+        if (!v.is_number_integer() || v.get<std::int64_t>() < min) {
+            fail(key, fmt::format("expected an integer >= {}, found {}", min, v.dump()));
+        }
+        return v.get<std::int64_t>();
+    }
+    [[nodiscard]] std::string string(const std::string& key) const
+    {
+        const auto& v = child(key).m_node;
+        if (!v.is_string() || v.get<std::string>().empty()) {
+            fail(key, "expected a non-empty string");
+        }
+        return v.get<std::string>();
+    }
+    [[nodiscard]] bool boolean(const std::string& key) const
+    {
+        const auto& v = child(key).m_node;
+        if (!v.is_boolean()) {
+            fail(key, "expected true or false");
+        }
+        return v.get<bool>();
+    }
+    [[nodiscard]] Reader array(const std::string& key) const
+    {
+        auto r = child(key);
+        if (!r.m_node.is_array()) {
+            fail(key, "expected an array");
+        }
+        return r;
+    }
+
+    // Every fact carries "source" and "as_of" (YYYY-MM-DD); "confidence" is
+    // "documented" (default) or "second-hand".
+    [[nodiscard]] Provenance provenance() const
+    {
+        Provenance p;
+        p.source = string("source");
+        p.as_of = date("as_of");
+        if (has("confidence")) {
+            const std::string c = string("confidence");
+            if (c != "documented" && c != "second-hand" && c != "measured" && c != "assumed") {
+                fail("confidence",
+                     "expected \"documented\", \"measured\", \"second-hand\" or \"assumed\"");
+            }
+            p.certain = c == "documented" || c == "measured";
+        }
+        return p;
+    }
+    [[nodiscard]] std::string date(const std::string& key) const
+    {
+        const std::string d = string(key);
+        static const re2::RE2 k_date(R"(\d{4}-\d{2}-\d{2})");
+        if (!re2::RE2::FullMatch(d, k_date)) {
+            fail(key, fmt::format("expected a date YYYY-MM-DD, found \"{}\"", d));
+        }
+        return d;
+    }
+
+    template <typename T> Sourced<T> sourced(const std::string& key) const
+    {
+        const Reader r = child(key);
+        Sourced<T> s;
+        if constexpr (std::is_same_v<T, bool>) {
+            s.value = r.boolean("value");
+        } else if constexpr (std::is_integral_v<T>) {
+            s.value = static_cast<T>(r.integer("value", 0));
+        } else {
+            s.value = r.non_negative("value");
+        }
+        s.provenance = r.provenance();
+        return s;
+    }
+
+    [[nodiscard]] ModelPattern pattern(const std::string& key) const
+    {
+        ModelPattern p(string(key));
+        if (!p.ok()) {
+            fail(key, fmt::format("invalid RE2 pattern: {}", p.error()));
+        }
+        return p;
+    }
+
+    [[nodiscard]] std::string join(const std::string& key) const
+    {
+        return m_path.empty() ? key : m_path + "." + key;
+    }
+
+private:
+    std::string m_file;
+    const json& m_node;
+    std::string m_path;
+};
+
+Level
+parse_level(const Reader& r, const std::string& key)
+{
+    const std::string s = r.string(key);
+    if (s == "tools") {
+        return Level::tools;
+    }
+    if (s == "system") {
+        return Level::system;
+    }
+    if (s == "messages") {
+        return Level::messages;
+    }
+    r.fail(key, fmt::format("expected \"tools\", \"system\" or \"messages\", found \"{}\"", s));
+}
+
+void
+check_schema(const Reader& r)
+{
+    if (r.integer("schema_version", 1) != 1) {
+        r.fail("schema_version", "this cachewise reads schema_version 1");
+    }
+}
+
+ProviderRules
+parse_provider(const Reader& r)
+{
+    check_schema(r);
+    ProviderRules p;
+    p.file = r.file();
+    p.name = r.string("provider");
+    const Reader order = r.array("render_order");
+    for (std::size_t i = 0; i < order.node().size(); ++i) {
+        if (!order.node()[i].is_string()) {
+            order.fail(fmt::format("[{}]", i), "expected a level name");
+        }
+        json wrapper = {{"level", order.node()[i]}};
+        p.render_order.push_back(parse_level(Reader(r.file(), wrapper, order.join(fmt::format("[{}]", i))), "level"));
+    }
+    p.max_breakpoints = r.sourced<int>("max_breakpoints");
+    p.lookback_positions = r.sourced<int>("lookback_positions");
+    p.tool_runs_count_as_one_position = r.sourced<bool>("tool_runs_count_as_one_position");
+    const Reader ttl = r.child("ttl_seconds");
+    p.ttl_5m_seconds = ttl.sourced<int>("5m");
+    p.ttl_1h_seconds = ttl.sourced<int>("1h");
+    const Reader mult = r.child("price_multipliers");
+    p.write_5m_multiplier = mult.sourced<double>("write_5m");
+    p.write_1h_multiplier = mult.sourced<double>("write_1h");
+    p.read_multiplier = mult.sourced<double>("read");
+    const Reader mins = r.child("minimum_cacheable_tokens");
+    p.default_minimum_tokens = mins.sourced<std::int64_t>("default");
+    const Reader models = mins.array("models");
+    for (std::size_t i = 0; i < models.node().size(); ++i) {
+        const Reader m = models.at(i);
+        p.minimums.push_back(
+            MinimumRule{m.pattern("pattern"), m.integer("value", 1), m.provenance()});
+    }
+    const Reader inval = r.array("invalidation");
+    for (std::size_t i = 0; i < inval.node().size(); ++i) {
+        const Reader m = inval.at(i);
+        InvalidationRule rule;
+        rule.param = m.string("param");
+        rule.level = parse_level(m, "invalidates_from");
+        rule.note = m.has("note") ? m.string("note") : "";
+        rule.provenance = m.provenance();
+        p.invalidation.push_back(std::move(rule));
+    }
+    return p;
+}
+
+PriceSet
+parse_prices(const Reader& r)
+{
+    PriceSet s;
+    s.input = r.non_negative("input");
+    s.output = r.non_negative("output");
+    s.write_5m = r.non_negative("write_5m");
+    s.write_1h = r.non_negative("write_1h");
+    s.read = r.non_negative("read");
+    return s;
+}
+
+Pricing
+parse_pricing(const Reader& r)
+{
+    check_schema(r);
+    Pricing pricing;
+    pricing.file = r.file();
+    pricing.currency = r.string("currency");
+    const Reader models = r.array("models");
+    for (std::size_t i = 0; i < models.node().size(); ++i) {
+        const Reader m = models.at(i);
+        ModelPricing mp{m.string("name"), m.pattern("pattern"), {}};
+        const Reader periods = m.array("prices");
+        if (periods.node().empty()) {
+            m.fail("prices", "expected at least one price period");
+        }
+        for (std::size_t k = 0; k < periods.node().size(); ++k) {
+            const Reader pr = periods.at(k);
+            PricePeriod period;
+            if (pr.has("effective_from")) {
+                period.effective_from = pr.date("effective_from");
+            }
+            period.prices = parse_prices(pr);
+            if (pr.has("long_prompt")) {
+                const Reader lp = pr.child("long_prompt");
+                period.long_prompt_above = lp.integer("above_input_tokens", 1);
+                period.long_prompt_prices = parse_prices(lp);
+            }
+            period.provenance = pr.provenance();
+            mp.periods.push_back(std::move(period));
+        }
+        std::stable_sort(mp.periods.begin(), mp.periods.end(), [](const auto& a, const auto& b) {
+            return a.effective_from.value_or("") < b.effective_from.value_or("");
+        });
+        pricing.models.push_back(std::move(mp));
+    }
+    return pricing;
+}
+
+TokenRules
+parse_tokens(const Reader& r)
+{
+    check_schema(r);
+    TokenRules t;
+    t.file = r.file();
+    const Reader e = r.child("estimator");
+    t.letters_free = e.sourced<double>("letters_free");
+    t.letters_per_extra_token = e.sourced<double>("letters_per_extra_token");
+    t.digits_per_token = e.sourced<double>("digits_per_token");
+    t.punctuation_per_token = e.sourced<double>("punctuation_per_token");
+    t.whitespace_run_tokens = e.sourced<double>("whitespace_run_tokens");
+    t.cjk_tokens_per_char = e.sourced<double>("cjk_tokens_per_char");
+    t.other_tokens_per_char = e.sourced<double>("other_tokens_per_char");
+    const Reader o = r.child("overheads");
+    t.block_overhead = o.sourced<double>("block");
+    t.message_overhead = o.sourced<double>("message");
+    t.tool_overhead = o.sourced<double>("tool");
+    t.image_tokens = o.sourced<double>("image");
+    t.document_base64_bytes_per_token = o.sourced<double>("document_base64_bytes_per_token");
+    t.error_band_percent = r.sourced<double>("error_band_percent");
+    for (const auto* key : {"letters_per_extra_token", "digits_per_token", "punctuation_per_token"}) {
+        if (e.child(key).number("value") <= 0) {
+            e.child(key).fail("value", "must be greater than 0");
+        }
+    }
+    if (t.document_base64_bytes_per_token.value <= 0) {
+        o.child("document_base64_bytes_per_token").fail("value", "must be greater than 0");
+    }
+    const Reader mults = r.array("model_multipliers");
+    for (std::size_t i = 0; i < mults.node().size(); ++i) {
+        const Reader m = mults.at(i);
+        const double v = m.non_negative("value");
+        if (v <= 0) {
+            m.fail("value", "must be greater than 0");
+        }
+        t.model_multipliers.push_back({m.pattern("pattern"), v, m.provenance()});
+    }
+    return t;
+}
+
+json
+parse_json(const std::string& file, std::string_view text)
+{
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw Error(fmt::format("rules file {}: not valid JSON: {}", file, e.what()));
+    }
+}
+
+std::string
+read_rule_file(const std::optional<std::string>& dir, std::string_view relative, std::string& label)
+{
+    if (!dir) {
+        for (const auto& f : embedded_rule_files()) {
+            if (f.path == relative) {
+                label = fmt::format("rules/{} (built-in)", relative);
+                return std::string(f.content);
+            }
+        }
+        throw Error(fmt::format("built-in rules lack {}", relative));
+    }
+    const std::filesystem::path path = std::filesystem::path(*dir) / std::string(relative);
+    label = path.string();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(fmt::format("rules file {}: cannot be read (--rules {} must hold every file "
+                                "of the rules/ directory)",
+                                label, *dir));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace
+
+std::shared_ptr<const Rules>
+load_rules(const std::optional<std::string>& dir)
+{
+    auto rules = std::make_shared<Rules>();
+    rules->origin = dir ? *dir : "built-in";
+    std::string label;
+    {
+        const std::string text = read_rule_file(dir, "providers/anthropic.json", label);
+        const json doc = parse_json(label, text);
+        rules->anthropic = parse_provider(Reader(label, doc));
+    }
+    {
+        const std::string text = read_rule_file(dir, "pricing.json", label);
+        const json doc = parse_json(label, text);
+        rules->pricing = parse_pricing(Reader(label, doc));
+    }
+    {
+        const std::string text = read_rule_file(dir, "tokens.json", label);
+        const json doc = parse_json(label, text);
+        rules->tokens = parse_tokens(Reader(label, doc));
+    }
+    return rules;
+}
+
+} // namespace cachewise::ruleset

@@ -1,0 +1,167 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace re2 {
+class RE2;
+}
+
+namespace cachewise::ruleset {
+
+// Where a number came from. Every fact in rules/ carries one; printers cite it.
+struct Provenance {
+    std::string source;
+    std::string as_of;     // YYYY-MM-DD the fact was taken from its source
+    bool certain = true;   // false for second-hand or conflicting facts ("confidence")
+};
+
+// The three cache levels of Anthropic's render order; a change at one level
+// invalidates that level and every later one.
+enum class Level { tools = 0, system = 1, messages = 2 };
+std::string_view to_string(Level level);
+
+// A full-match pattern over a normalised model id (see normalize_model_id).
+class ModelPattern {
+public:
+    explicit ModelPattern(const std::string& pattern);
+    ~ModelPattern();
+    ModelPattern(ModelPattern&&) noexcept;
+    ModelPattern& operator=(ModelPattern&&) noexcept;
+
+    [[nodiscard]] bool ok() const;
+    [[nodiscard]] std::string error() const;
+    [[nodiscard]] bool matches(std::string_view normalized_model) const;
+    [[nodiscard]] const std::string& text() const { return m_text; }
+
+private:
+    std::string m_text;
+    std::unique_ptr<re2::RE2> m_re;
+};
+
+// "us.anthropic.claude-sonnet-4-5-20250929-v1:0" -> "claude-sonnet-4-5": drops
+// gateway and platform prefixes, region prefixes, date stamps and version
+// suffixes so that one pattern covers every spelling of a model.
+std::string normalize_model_id(std::string_view model);
+
+struct MinimumRule {
+    ModelPattern pattern;
+    std::int64_t tokens = 0;
+    Provenance provenance;
+};
+
+struct InvalidationRule {
+    std::string param; // a request parameter known to the model (see model/params.hpp)
+    Level level = Level::messages;
+    std::string note;
+    Provenance provenance;
+};
+
+template <typename T> struct Sourced {
+    T value{};
+    Provenance provenance;
+};
+
+struct MinimumLookup {
+    std::int64_t tokens = 0;
+    bool known_model = false; // false: the default for unknown models was used
+    const Provenance* provenance = nullptr;
+};
+
+// Caching rules of one provider (rules/providers/<name>.json).
+struct ProviderRules {
+    std::string name;
+    std::string file; // for messages
+    std::vector<Level> render_order;
+    Sourced<int> max_breakpoints;
+    Sourced<int> lookback_positions;
+    Sourced<bool> tool_runs_count_as_one_position;
+    Sourced<int> ttl_5m_seconds;
+    Sourced<int> ttl_1h_seconds;
+    Sourced<double> write_5m_multiplier;
+    Sourced<double> write_1h_multiplier;
+    Sourced<double> read_multiplier;
+    Sourced<std::int64_t> default_minimum_tokens;
+    std::vector<MinimumRule> minimums;
+    std::vector<InvalidationRule> invalidation;
+
+    [[nodiscard]] MinimumLookup minimum_tokens(std::string_view model) const;
+    [[nodiscard]] const InvalidationRule* invalidation_for(std::string_view param) const;
+};
+
+// Prices in USD per million tokens.
+struct PriceSet {
+    double input = 0;
+    double output = 0;
+    double write_5m = 0;
+    double write_1h = 0;
+    double read = 0;
+};
+
+struct PricePeriod {
+    std::optional<std::string> effective_from; // YYYY-MM-DD; none = since release
+    PriceSet prices;
+    // A second price set that applies when the prompt exceeds a size.
+    std::optional<std::int64_t> long_prompt_above;
+    PriceSet long_prompt_prices;
+    Provenance provenance;
+};
+
+struct ModelPricing {
+    std::string name;
+    ModelPattern pattern;
+    std::vector<PricePeriod> periods; // sorted by effective_from
+};
+
+struct Pricing {
+    std::string file;
+    std::string currency;
+    std::vector<ModelPricing> models;
+
+    // The period in force on `date` (YYYY-MM-DD, empty = latest) for `model`.
+    [[nodiscard]] const PricePeriod* find(std::string_view model, std::string_view date = {}) const;
+};
+
+// Parameters of the token estimator (rules/tokens.json); see model/tokens.hpp.
+struct TokenRules {
+    std::string file;
+    Sourced<double> letters_free;            // letters in a run that cost one token
+    Sourced<double> letters_per_extra_token; // beyond that
+    Sourced<double> digits_per_token;
+    Sourced<double> punctuation_per_token;
+    Sourced<double> whitespace_run_tokens;   // a run of whitespace not followed by a word
+    Sourced<double> cjk_tokens_per_char;
+    Sourced<double> other_tokens_per_char;   // other non-ASCII code points
+    Sourced<double> block_overhead;
+    Sourced<double> message_overhead;
+    Sourced<double> tool_overhead;
+    Sourced<double> image_tokens;
+    Sourced<double> document_base64_bytes_per_token;
+    Sourced<double> error_band_percent;
+
+    struct ModelMultiplier {
+        ModelPattern pattern;
+        double value = 1.0;
+        Provenance provenance;
+    };
+    std::vector<ModelMultiplier> model_multipliers;
+
+    [[nodiscard]] double multiplier_for(std::string_view model) const;
+};
+
+struct Rules {
+    std::string origin; // "built-in" or the directory given
+    ProviderRules anthropic;
+    Pricing pricing;
+    TokenRules tokens;
+};
+
+// Loads and validates rules from `dir` (when given) or from the copies built
+// into the binary. Throws Error naming the file and key of the first problem.
+std::shared_ptr<const Rules> load_rules(const std::optional<std::string>& dir);
+
+} // namespace cachewise::ruleset

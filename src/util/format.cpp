@@ -1,0 +1,37 @@
+#include "util/format.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise {
+
+std::string
+group_digits(std::int64_t value)
+{
+    const bool negative = value < 0;
+    std::string digits = std::to_string(negative ? -static_cast<std::uint64_t>(value)
+                                                 : static_cast<std::uint64_t>(value));
+    std::string out;
+    out.reserve(digits.size() + digits.size() / 3 + 1);
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out.push_back(',');
+        }
+        out.push_back(digits[i]);
+    }
+    return negative ? "-" + out : out;
+}
+
+std::string
+human_bytes(std::uint64_t bytes)
+{
+    static constexpr const char* k_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024 && unit + 1 < std::size(k_units)) {
+        value /= 1024;
+        ++unit;
+    }
+    return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, k_units[unit]);
+}
+
+} // namespace cachewise

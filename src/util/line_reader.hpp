@@ -1,0 +1,72 @@
+#pragma once
+
+#include "util/expected.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace cachewise {
+
+// Reads a file or a pipe line by line through one growing buffer, so memory is
+// bounded by the longest line, never by the file. Every returned line is
+// followed by at least k_padding readable bytes, which lets simdjson parse it
+// in place without a copy.
+class LineReader {
+public:
+    static constexpr std::size_t k_padding = 64;
+    static constexpr std::size_t k_default_max_line = std::size_t{1} << 30; // 1 GiB
+
+    struct Line {
+        std::string_view text; // without the '\n' (and a trailing '\r')
+        std::uint64_t number = 0;
+        std::uint64_t offset = 0; // byte offset of the line in the file
+        bool too_long = false;    // longer than max_line: text is empty, the line was skipped
+    };
+
+    // "-" reads standard input.
+    static Expected<std::unique_ptr<LineReader>> open(const std::string& path,
+                                                      std::size_t max_line = k_default_max_line);
+    ~LineReader();
+    LineReader(const LineReader&) = delete;
+    LineReader& operator=(const LineReader&) = delete;
+
+    // false at end of input; an error for a failed read.
+    Expected<bool> next(Line& line);
+
+    // Makes the next call to next() (or rest()) return the last line again.
+    void unread() { m_replay = true; }
+
+    // Reads everything that is left into one padded buffer (for single-document
+    // files, which are one record). Fails beyond max_line.
+    Expected<std::string_view> rest();
+
+    [[nodiscard]] std::uint64_t bytes_read() const { return m_file_offset; }
+    [[nodiscard]] const std::string& path() const { return m_path; }
+
+private:
+    LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line);
+    Expected<std::size_t> fill(); // reads more; returns bytes read (0 at EOF)
+    void ensure_capacity(std::size_t needed);
+
+    int m_fd;
+    bool m_owns_fd;
+    std::string m_path;
+    std::size_t m_max_line;
+    std::unique_ptr<char[]> m_buffer;
+    std::size_t m_capacity = 0; // usable bytes, excluding the padding
+    std::size_t m_begin = 0;    // first unconsumed byte
+    std::size_t m_end = 0;      // one past the last valid byte
+    std::uint64_t m_file_offset = 0; // bytes read from the file so far
+    std::uint64_t m_consumed = 0;    // file offset of m_buffer[m_begin]
+    std::uint64_t m_line_number = 0;
+    bool m_eof = false;
+    bool m_replay = false;
+    Line m_last;
+    std::size_t m_last_begin = 0;
+    std::uint64_t m_last_consumed = 0;
+};
+
+} // namespace cachewise
