@@ -73,7 +73,7 @@ parse_role(std::string_view role)
     if (role == "system") {
         return Role::system; // mid-conversation system messages (newer models)
     }
-    throw FieldError("role", fmt::format("expected \"user\" or \"assistant\", found \"{}\"", role));
+    throw FieldError("", fmt::format("expected \"user\" or \"assistant\", found \"{}\"", role));
 }
 
 } // namespace

@@ -281,7 +281,9 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
             previous = e.role;
         }
         for (auto s : e.segments) {
-            s.path = model::SegmentPath{model::Level::messages, message, block, false};
+            // A string `content` keeps its "messages[i].content" path unless
+            // merging puts other blocks beside it (fixed below).
+            s.path = model::SegmentPath{model::Level::messages, message, block, s.path.whole_content};
             if (s.message_start && block != 0) {
                 // Estimated as a message of its own; it continues one.
                 s.estimate -= static_cast<float>(m_rules->tokens.message_overhead.value);
@@ -290,6 +292,12 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
             ++block;
             request.segments.push_back(s);
         }
+    }
+    for (std::size_t i = 1; i < request.segments.size(); ++i) {
+        auto& path = request.segments[i].path;
+        const bool alone = (request.segments[i].message_start) &&
+                           (i + 1 == request.segments.size() || request.segments[i + 1].message_start);
+        path.whole_content = path.whole_content && alone;
     }
     request.params.push_back(model::Param{"model", request.model, true, model::Level::tools});
     request.params.push_back(model::Param{"images", images ? "yes" : "no", true, model::Level::messages});

@@ -445,6 +445,7 @@ struct Loader::Impl {
             }
             const auto start = line.text.find_first_not_of(" \t\xEF\xBB\xBF");
             if (start == std::string_view::npos) {
+                ++summary.skipped;
                 continue;
             }
             reader.unread();

@@ -1,0 +1,165 @@
+#include "ingest/loader.hpp"
+
+#include "helpers.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+
+namespace {
+
+const std::string k_good = R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]})";
+
+// Loads good, bad, good and returns the one error; both good records must survive.
+ingest::InputError
+error_of(const std::string& bad_line)
+{
+    const auto loaded = test::load_text(k_good + "\n" + bad_line + "\n" + k_good + "\n");
+    CHECK(loaded.requests.size() == 2);
+    CHECK(loaded.summary.error_count == 1);
+    CHECK(loaded.summary.records == 3);
+    REQUIRE(loaded.summary.errors.size() == 1);
+    CHECK(loaded.summary.errors[0].line == 2);
+    CHECK(loaded.summary.errors[0].file.find("input.jsonl") != std::string::npos);
+    return loaded.summary.errors[0];
+}
+
+} // namespace
+
+TEST_SUITE("ingest::loader")
+{
+    TEST_CASE("a line that is not JSON")
+    {
+        const auto e = error_of("{this is not json");
+        CHECK(e.reason.find("JSON") != std::string::npos);
+    }
+
+    TEST_CASE("text after the JSON value")
+    {
+        const auto e = error_of(k_good + " trailing");
+        CHECK(e.reason.find("JSON") != std::string::npos);
+    }
+
+    TEST_CASE("a value of the wrong type names the field")
+    {
+        auto e = error_of(R"({"model":"m","messages":{"role":"user"}})");
+        CHECK(e.field == "messages");
+        CHECK(e.reason == "expected an array of messages, found an object");
+
+        e = error_of(R"({"model":"m","messages":[{"role":"user","content":42}]})");
+        CHECK(e.field == "messages[0].content");
+        CHECK(e.reason == "expected a string or an array of content blocks, found a number");
+
+        e = error_of(R"({"model":7,"messages":[]})");
+        CHECK(e.field == "model");
+
+        e = error_of(R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"text":"no type"}]}]})");
+        CHECK(e.field == "messages[0].content[1].type");
+
+        e = error_of(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})");
+        CHECK(e.field == "messages[0].role");
+
+        e = error_of(R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral","ttl":"2h"}}]}]})");
+        CHECK(e.field == "messages[0].content[0].cache_control.ttl");
+        CHECK(e.reason == "expected \"5m\" or \"1h\", found \"2h\"");
+
+        e = error_of(R"({"request":{"model":"m","messages":[]},"response":{"usage":{"input_tokens":"12"}}})");
+        CHECK(e.field == "response.usage.input_tokens");
+
+        e = error_of(R"({"request":{"model":"m","messages":[]},"started_at":"yesterday"})");
+        CHECK(e.field == "started_at");
+        CHECK(e.reason.find("invalid RFC 3339 time") != std::string::npos);
+    }
+
+    TEST_CASE("missing required fields")
+    {
+        auto e = error_of(R"({"messages":[{"role":"user","content":"x"}]})");
+        CHECK(e.field == "model");
+        CHECK(e.reason == "missing");
+        e = error_of(R"({"request":{"model":"m"}})");
+        CHECK(e.field == "messages");
+        e = error_of(R"({"model":"m","messages":[{"content":"x"}]})");
+        CHECK(e.field == "messages[0].role");
+        e = error_of(R"({"id":"x","response":{}})");
+        CHECK(e.field == "request");
+    }
+
+    TEST_CASE("invalid UTF-8")
+    {
+        const auto e = error_of("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"bad \xC3\x28 byte\"}]}");
+        CHECK(e.reason.find("UTF-8") != std::string::npos);
+    }
+
+    TEST_CASE("absurd nesting is refused, not recursed into")
+    {
+        std::string deep = R"({"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":)";
+        for (int i = 0; i < 5000; ++i) {
+            deep += "[";
+        }
+        for (int i = 0; i < 5000; ++i) {
+            deep += "]";
+        }
+        deep += "}]}]}";
+        const auto e = error_of(deep);
+        CHECK((e.reason.find("nested deeper") != std::string::npos || e.reason.find("DEPTH") != std::string::npos ||
+               e.reason.find("depth") != std::string::npos));
+    }
+
+    TEST_CASE("a record with both a request member and top-level request fields")
+    {
+        const auto e = error_of(R"({"request":{"model":"m","messages":[]},"model":"m"})");
+        CHECK(e.reason.find("not both") != std::string::npos);
+    }
+
+    TEST_CASE("a top-level value that is not an object")
+    {
+        const auto e = error_of("42");
+        CHECK(e.reason == "expected a JSON object, found a number");
+    }
+
+    TEST_CASE("blank lines are skipped, not errors; an empty file reads nothing")
+    {
+        auto loaded = test::load_text("\n\n   \n" + k_good + "\n\n");
+        CHECK(loaded.requests.size() == 1);
+        CHECK(loaded.summary.error_count == 0);
+        loaded = test::load_text("");
+        CHECK(loaded.requests.empty());
+        CHECK(loaded.summary.error_count == 0);
+    }
+
+    TEST_CASE("a JSON array of records")
+    {
+        const auto loaded = test::load_text("[" + k_good + "," + k_good + "]\n");
+        CHECK(loaded.requests.size() == 2);
+    }
+
+    TEST_CASE("directories are walked recursively for log files in name order")
+    {
+        test::TempFile a(k_good + "\n", "b.jsonl");
+        test::TempFile::write(a.dir() + "/sub/a.json", k_good);
+        test::TempFile::write(a.dir() + "/notes.txt", "not a log");
+        const auto files = ingest::expand_inputs({a.dir()});
+        REQUIRE(files.size() == 2);
+        CHECK(files[0].find("b.jsonl") != std::string::npos);
+        CHECK(files[1].find("sub/a.json") != std::string::npos);
+        const auto loaded = test::load_paths({a.dir()});
+        CHECK(loaded.requests.size() == 2);
+    }
+
+    TEST_CASE("a path that does not exist is a usage error")
+    {
+        CHECK_THROWS_WITH_AS(ingest::expand_inputs({"/nonexistent/x.jsonl"}),
+                             "/nonexistent/x.jsonl: no such file or directory", Error);
+    }
+
+    TEST_CASE("a forced input format overrides detection")
+    {
+        // A one-line request read as SSE has no usage: an error of the whole file.
+        const auto loaded = test::load_text(k_good + "\n", ingest::InputFormat::sse);
+        CHECK(loaded.requests.empty());
+        CHECK(loaded.summary.error_count == 1);
+        CHECK(ingest::parse_input_format("claude-code") == ingest::InputFormat::claude_code);
+        CHECK(!ingest::parse_input_format("yaml"));
+    }
+}

@@ -1,0 +1,132 @@
+#include "model/tokens.hpp"
+
+#include "helpers.hpp"
+
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+using namespace cachewise;
+using namespace cachewise::model;
+
+namespace {
+
+Request
+request_with_estimates(const std::vector<float>& estimates, std::optional<std::int64_t> total,
+                       bool unlogged_first = false)
+{
+    Request r;
+    for (std::size_t i = 0; i < estimates.size(); ++i) {
+        Segment s;
+        s.estimate = estimates[i];
+        if (unlogged_first && i == 0) {
+            s.kind = SegmentKind::unlogged;
+        }
+        r.segments.push_back(s);
+    }
+    if (total) {
+        Usage u;
+        u.input_tokens = *total;
+        r.usage = u;
+    }
+    return r;
+}
+
+std::int64_t
+sum(const Request& r)
+{
+    return std::accumulate(r.segments.begin(), r.segments.end(), std::int64_t{0},
+                           [](std::int64_t acc, const Segment& s) { return acc + s.tokens; });
+}
+
+} // namespace
+
+TEST_SUITE("model::tokens")
+{
+    TEST_CASE("the estimator prices runs of text")
+    {
+        const TokenEstimator e(test::rules().tokens);
+        CHECK(e.text("") == 0);
+        // Short words are one token each; a space before a word is free.
+        CHECK(e.text("the cat sat") == doctest::Approx(3));
+        CHECK(e.text("The quick brown fox jumps over the lazy dog. ") ==
+              doctest::Approx(11).epsilon(0.1)); // Claude counts about 11
+        CHECK(e.text("12345678") == doctest::Approx(3));
+        // Non-ASCII text is not free, and CJK costs more per character.
+        CHECK(e.text("\xE4\xBD\xA0\xE5\xA5\xBD") > e.text("\xC3\xA9\xC3\xA9"));
+        // Longer text never costs less.
+        CHECK(e.text("hello world, hello world") > e.text("hello world"));
+    }
+
+    TEST_CASE("without usage, estimates are rounded and marked estimated")
+    {
+        auto r = request_with_estimates({10.4f, 20.6f, 0.2f}, std::nullopt);
+        assign_tokens(r);
+        CHECK(r.segments[0].tokens == 10);
+        CHECK(r.segments[1].tokens == 21);
+        CHECK(r.segments[2].tokens == 0);
+        CHECK(r.segments[2].cumulative_tokens == 31);
+        CHECK(r.segments[0].token_source == TokenSource::estimated);
+    }
+
+    TEST_CASE("calibration sums exactly to the reported total input")
+    {
+        for (const std::int64_t total : {0L, 1L, 7L, 1000L, 123457L}) {
+            auto r = request_with_estimates({3.3f, 100.1f, 0.0f, 57.9f, 12.2f}, total);
+            r.usage->cache_read = total / 3;
+            r.usage->cache_write = total / 4;
+            r.usage->input_tokens = total - total / 3 - total / 4;
+            assign_tokens(r);
+            CHECK(sum(r) == total);
+            CHECK(r.segments.back().cumulative_tokens == total);
+            CHECK(r.segments[1].token_source == TokenSource::calibrated);
+            // Proportions survive: the largest estimate gets the most.
+            if (total >= 1000) {
+                CHECK(r.segments[1].tokens > r.segments[3].tokens);
+                CHECK(r.segments[2].tokens == 0);
+            }
+        }
+    }
+
+    TEST_CASE("the write split is not double counted in the total")
+    {
+        Usage u;
+        u.input_tokens = 5;
+        u.cache_read = 100;
+        u.cache_write = 40;
+        u.cache_write_5m = 30;
+        u.cache_write_1h = 10;
+        CHECK(u.total_input() == 145);
+        u.cache_write.reset();
+        CHECK(u.total_input() == 145);
+        u.input_tokens.reset();
+        CHECK(!u.total_input());
+    }
+
+    TEST_CASE("an unlogged segment takes what the logged ones leave")
+    {
+        auto r = request_with_estimates({0.0f, 100.4f, 50.0f}, 15000, true);
+        assign_tokens(r);
+        CHECK(r.segments[0].tokens == 15000 - 150);
+        CHECK(r.segments[0].token_source == TokenSource::inferred);
+        CHECK(r.segments[1].token_source == TokenSource::estimated);
+        CHECK(sum(r) == 15000);
+    }
+
+    TEST_CASE("when the logged part exceeds the total it is scaled down and the unlogged part is 0")
+    {
+        auto r = request_with_estimates({0.0f, 100.0f, 100.0f}, 150, true);
+        assign_tokens(r);
+        CHECK(r.segments[0].tokens == 0);
+        CHECK(sum(r) == 150);
+        CHECK(r.segments[1].token_source == TokenSource::calibrated);
+    }
+
+    TEST_CASE("the model multiplier applies to newer tokenizers")
+    {
+        const auto& t = test::rules().tokens;
+        CHECK(t.multiplier_for("claude-sonnet-4-5") == doctest::Approx(1.0));
+        CHECK(t.multiplier_for("claude-opus-4-7") == doctest::Approx(1.3));
+        CHECK(t.multiplier_for("claude-opus-5") == doctest::Approx(1.3));
+    }
+}

@@ -1,0 +1,159 @@
+#include "ruleset/rules.hpp"
+
+#include "helpers.hpp"
+#include "ruleset/embedded.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+using namespace cachewise;
+using namespace cachewise::ruleset;
+
+namespace {
+
+// Copies the built-in rules into a directory, with one file replaced.
+std::string
+rules_dir_with(const test::TempFile& anchor, const std::string& relative, const std::string& content)
+{
+    const std::string dir = anchor.dir() + "/rules";
+    for (const auto& f : embedded_rule_files()) {
+        test::TempFile::write(dir + "/" + std::string(f.path), std::string(f.content));
+    }
+    test::TempFile::write(dir + "/" + relative, content);
+    return dir;
+}
+
+std::string
+load_error(const std::string& dir)
+{
+    try {
+        load_rules(dir);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_SUITE("ruleset::rules")
+{
+    TEST_CASE("built-in rules load, with a source and date on every fact")
+    {
+        const auto& r = test::rules();
+        CHECK(r.anthropic.max_breakpoints.value == 4);
+        CHECK(r.anthropic.lookback_positions.value == 20);
+        CHECK(r.anthropic.tool_runs_count_as_one_position.value);
+        CHECK(r.anthropic.ttl_5m_seconds.value == 300);
+        CHECK(r.anthropic.ttl_1h_seconds.value == 3600);
+        CHECK(r.anthropic.write_5m_multiplier.value == doctest::Approx(1.25));
+        CHECK(r.anthropic.write_1h_multiplier.value == doctest::Approx(2.0));
+        CHECK(r.anthropic.read_multiplier.value == doctest::Approx(0.1));
+        CHECK(!r.anthropic.max_breakpoints.provenance.source.empty());
+        CHECK(r.anthropic.max_breakpoints.provenance.as_of == "2026-11-29");
+        for (const auto& m : r.anthropic.minimums) {
+            CHECK(!m.provenance.source.empty());
+        }
+    }
+
+    TEST_CASE("model ids are normalised across platforms and snapshots")
+    {
+        CHECK(normalize_model_id("claude-sonnet-4-5-20250929") == "claude-sonnet-4-5");
+        CHECK(normalize_model_id("us.anthropic.claude-sonnet-4-5-20250929-v1:0") == "claude-sonnet-4-5");
+        CHECK(normalize_model_id("anthropic/claude-opus-4-1") == "claude-opus-4-1");
+        CHECK(normalize_model_id("litellm_proxy/anthropic/claude-sonnet-4-20250514") == "claude-sonnet-4");
+        CHECK(normalize_model_id("claude-opus-4@20250514") == "claude-opus-4");
+        CHECK(normalize_model_id("Claude-3-5-Haiku-Latest") == "claude-3-5-haiku");
+    }
+
+    TEST_CASE("minimum cacheable length per model (rule: minimum cacheable prompt length)")
+    {
+        const auto& a = test::rules().anthropic;
+        CHECK(a.minimum_tokens("claude-opus-5").tokens == 512);
+        CHECK(a.minimum_tokens("claude-fable-5-1").tokens == 512);
+        CHECK(a.minimum_tokens("claude-opus-4-8").tokens == 1024);
+        CHECK(a.minimum_tokens("claude-sonnet-4-5-20250929").tokens == 1024);
+        CHECK(a.minimum_tokens("claude-sonnet-4-20250514").tokens == 1024);
+        CHECK(a.minimum_tokens("claude-opus-4-1-20250805").tokens == 1024);
+        CHECK(a.minimum_tokens("claude-opus-4-7").tokens == 2048);
+        CHECK(a.minimum_tokens("claude-3-5-haiku-20241022").tokens == 2048);
+        CHECK(a.minimum_tokens("claude-opus-4-5").tokens == 4096);
+        CHECK(a.minimum_tokens("claude-haiku-4-5").tokens == 4096);
+        const auto unknown = a.minimum_tokens("claude-fable-5-2");
+        CHECK(!unknown.known_model);
+        CHECK(unknown.tokens == 1024);
+        CHECK(!unknown.provenance->certain);
+        CHECK(!a.minimum_tokens("claude-sonnet-5-5").provenance->certain);
+    }
+
+    TEST_CASE("prices per model")
+    {
+        const auto& p = test::rules().pricing;
+        const auto* sonnet = p.find("claude-sonnet-4-5-20250929");
+        REQUIRE(sonnet != nullptr);
+        CHECK(sonnet->prices.input == doctest::Approx(3));
+        CHECK(sonnet->prices.write_5m == doctest::Approx(3.75));
+        CHECK(sonnet->prices.write_1h == doctest::Approx(6));
+        CHECK(sonnet->prices.read == doctest::Approx(0.3));
+        const auto* fable = p.find("claude-fable-5-1");
+        REQUIRE(fable != nullptr);
+        CHECK(fable->prices.read == doctest::Approx(0.25)); // 0.025x exception
+        CHECK(p.find("claude-opus-5")->prices.input == doctest::Approx(5));
+        CHECK(p.find("claude-opus-5-5")->prices.input == doctest::Approx(4));
+        CHECK(p.find("gpt-4o") == nullptr);
+    }
+
+    TEST_CASE("invalidation levels come from the table")
+    {
+        const auto& a = test::rules().anthropic;
+        REQUIRE(a.invalidation_for("tool_choice") != nullptr);
+        CHECK(a.invalidation_for("tool_choice")->level == Level::messages);
+        CHECK(a.invalidation_for("speed")->level == Level::system);
+        CHECK(a.invalidation_for("model")->level == Level::tools);
+        CHECK(a.invalidation_for("temperature") == nullptr);
+    }
+
+    TEST_CASE("a broken rules file names the file and the key")
+    {
+        test::TempFile anchor("");
+        std::string dir = rules_dir_with(anchor, "pricing.json", "{ not json");
+        CHECK(load_error(dir).find("pricing.json: not valid JSON") != std::string::npos);
+
+        dir = rules_dir_with(anchor, "providers/anthropic.json",
+                             R"({"schema_version": 1, "provider": "anthropic", "render_order": ["tools"],
+                                 "max_breakpoints": {"value": "four", "source": "x", "as_of": "2026-01-01"}})");
+        const std::string e = load_error(dir);
+        CHECK(e.find("providers/anthropic.json") != std::string::npos);
+        CHECK(e.find("max_breakpoints.value: expected an integer") != std::string::npos);
+
+        dir = rules_dir_with(anchor, "providers/anthropic.json",
+                             R"({"schema_version": 1, "provider": "anthropic", "render_order": ["tools"],
+                                 "max_breakpoints": {"value": 4, "source": "x"}})");
+        CHECK(load_error(dir).find("max_breakpoints.as_of: missing") != std::string::npos);
+
+        dir = rules_dir_with(anchor, "tokens.json", R"({"schema_version": 2})");
+        CHECK(load_error(dir).find("schema_version") != std::string::npos);
+    }
+
+    TEST_CASE("a bad model pattern is reported with its position")
+    {
+        test::TempFile anchor("");
+        auto text = std::string(embedded_rule_files()[1].content);
+        REQUIRE(embedded_rule_files()[1].path == "pricing.json");
+        const auto at = text.find("\"claude-opus-5\"");
+        REQUIRE(at != std::string::npos);
+        text.replace(at, 15, "\"claude-(opus\"");
+        const std::string dir = rules_dir_with(anchor, "pricing.json", text);
+        const std::string e = load_error(dir);
+        CHECK(e.find("pricing.json") != std::string::npos);
+        CHECK(e.find("pattern: invalid RE2 pattern") != std::string::npos);
+    }
+
+    TEST_CASE("a rules directory missing a file is reported")
+    {
+        test::TempFile anchor("");
+        CHECK(load_error(anchor.dir()).find("cannot be read") != std::string::npos);
+    }
+}
