@@ -66,7 +66,9 @@ load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary
 {
     if (summary.requests == 0) {
         fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
-                   summary.error_count > 0 ? fmt::format(" ({} broken records)", summary.error_count) : "");
+                   summary.error_count > 0
+                       ? fmt::format(" ({} broken records)", summary.error_count)
+                       : "");
         return static_cast<int>(ExitCode::usage);
     }
     if (global.strict && summary.error_count > 0) {
@@ -83,7 +85,8 @@ run(int argc, char** argv)
                  "cachewise"};
     app.require_subcommand(0, 1);
     app.fallthrough(); // global options may follow the command
-    app.set_version_flag("--version", version_text(), "Print the version and the compiled-in features");
+    app.set_version_flag("--version", version_text(),
+                         "Print the version and the compiled-in features");
 
     GlobalOptions global;
     app.add_option("--rules", global.rules_dir,

@@ -13,8 +13,8 @@ void
 add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options)
 {
     (void)global;
-    auto* cmd = app.add_subcommand(
-        "chain", "Print each request's segments in render order with tokens, breakpoints and identity chain");
+    auto* cmd = app.add_subcommand("chain", "Print each request's segments in render order with "
+                                            "tokens, breakpoints and identity chain");
     cmd->add_option("LOG", options.inputs,
                     "Log files or directories (walked recursively); - reads standard input")
         ->required();
@@ -33,7 +33,8 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
 
     std::optional<std::uint64_t> index;
     if (options.request && !options.request->empty() &&
-        std::all_of(options.request->begin(), options.request->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        std::all_of(options.request->begin(), options.request->end(),
+                    [](char c) { return c >= '0' && c <= '9'; })) {
         index = std::stoull(*options.request);
     }
     std::uint64_t seen = 0;
@@ -55,7 +56,8 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
         return status;
     }
     if (options.request && printed == 0) {
-        throw Error(fmt::format("--request {}: no such request ({} requests read)", *options.request, seen));
+        throw Error(fmt::format("--request {}: no such request ({} requests read)",
+                                *options.request, seen));
     }
     return 0;
 }

@@ -81,8 +81,7 @@ parse_role(std::string_view role)
 AnthropicRequestParser::AnthropicRequestParser(const ruleset::Rules& rules,
                                                const model::TokenEstimator& estimator)
     : m_rules(&rules), m_estimator(&estimator), m_renderer(estimator)
-{
-}
+{}
 
 void
 AnthropicRequestParser::begin(model::Request& request)
@@ -258,8 +257,8 @@ AnthropicRequestParser::system(od::value value)
             if (stats.type.empty()) {
                 throw FieldError("type", "missing (expected \"text\")");
             }
-            m_system.push_back(make_segment(rendered, stats, SegmentPath{model::Level::system, -1, i},
-                                            Role::none, false));
+            m_system.push_back(make_segment(
+                rendered, stats, SegmentPath{model::Level::system, -1, i}, Role::none, false));
         });
         ++i;
     }
@@ -291,7 +290,8 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
             RenderStats stats;
             const std::string_view rendered = m_renderer.render_block(block, stats);
             if (stats.type.empty()) {
-                throw FieldError("type", "missing (expected \"text\", \"image\", \"tool_use\", ...)");
+                throw FieldError("type",
+                                 "missing (expected \"text\", \"image\", \"tool_use\", ...)");
             }
             if (stats.images > 0) {
                 images_seen = true;
@@ -299,8 +299,8 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
             if (stats.citations_enabled) {
                 m_citations = true;
             }
-            out.push_back(make_segment(rendered, stats, SegmentPath{model::Level::messages, message, i},
-                                       role, i == 0));
+            out.push_back(make_segment(
+                rendered, stats, SegmentPath{model::Level::messages, message, i}, role, i == 0));
         });
         ++i;
     }
@@ -372,7 +372,8 @@ AnthropicRequestParser::finish()
     }
 
     const auto add = [&](std::string name, std::string value, bool present) {
-        r.params.push_back(model::Param{std::move(name), std::move(value), present, model::Level::messages});
+        r.params.push_back(
+            model::Param{std::move(name), std::move(value), present, model::Level::messages});
     };
     r.params.clear();
     add("model", r.model, true);
@@ -406,7 +407,8 @@ AnthropicRequestParser::finalize(model::Request& request, const ruleset::Rules& 
             s.estimate = static_cast<float>(s.estimate * multiplier);
         }
     }
-    model::assign_lookback_positions(request, rules.anthropic.tool_runs_count_as_one_position.value);
+    model::assign_lookback_positions(request,
+                                     rules.anthropic.tool_runs_count_as_one_position.value);
     model::assign_tokens(request);
     model::compute_chain(request);
 }

@@ -44,7 +44,11 @@ public:
     static void finalize(model::Request& request, const ruleset::Rules& rules);
 
     // Where rendered segment bytes go when the caller wants them kept.
-    void set_text_store(model::TextStore* store) { m_store = store; }
+    void
+    set_text_store(model::TextStore* store)
+    {
+        m_store = store;
+    }
 
 private:
     void tools(od::value value);

@@ -1,8 +1,8 @@
 #include "ingest/anthropic_response.hpp"
 
 #include "ingest/field_error.hpp"
-#include "ingest/ondemand.hpp"
 #include "ingest/json_render.hpp"
+#include "ingest/ondemand.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +18,8 @@ count(od::value v)
         return std::nullopt;
     }
     if (t != od::json_type::number) {
-        throw FieldError("", fmt::format("expected a token count (an integer), found {}", describe(t)));
+        throw FieldError("",
+                         fmt::format("expected a token count (an integer), found {}", describe(t)));
     }
     std::int64_t n = 0;
     if (v.get_int64().get(n) != simdjson::SUCCESS) {
@@ -93,9 +94,11 @@ AnthropicResponseParser::parse_usage(od::value value)
                     od::value n = get(f.value(), "a value");
                     const auto k = key_of(f);
                     if (k == "ephemeral_5m_input_tokens") {
-                        u.cache_write_5m = within("ephemeral_5m_input_tokens", [&] { return count(n); });
+                        u.cache_write_5m =
+                            within("ephemeral_5m_input_tokens", [&] { return count(n); });
                     } else if (k == "ephemeral_1h_input_tokens") {
-                        u.cache_write_1h = within("ephemeral_1h_input_tokens", [&] { return count(n); });
+                        u.cache_write_1h =
+                            within("ephemeral_1h_input_tokens", [&] { return count(n); });
                     }
                 }
             });
@@ -109,8 +112,7 @@ AnthropicResponseParser::parse_usage(od::value value)
                 std::size_t i = 0;
                 for (auto element : get(v.get_array(), "an array")) {
                     od::value it = get(std::move(element), "an iteration");
-                    const model::Usage part =
-                        within("", i++, [&] { return parse_usage(it); });
+                    const model::Usage part = within("", i++, [&] { return parse_usage(it); });
                     add(sum.input_tokens, part.input_tokens);
                     add(sum.output_tokens, part.output_tokens);
                     add(sum.cache_read, part.cache_read);
@@ -183,7 +185,8 @@ AnthropicResponseParser::event_object(od::object object, ResponseInfo& info)
             type = string_or_empty(v);
         } else if (key == "message") {
             if (get(v.type(), "an object") == od::json_type::object) {
-                within("message", [&] { message_object(get(v.get_object(), "an object"), message); });
+                within("message",
+                       [&] { message_object(get(v.get_object(), "an object"), message); });
             }
         } else if (key == "usage") {
             usage = within("usage", [&] { return parse_usage(v); });
@@ -292,6 +295,9 @@ AnthropicResponseParser::parse_value(od::value value)
             begin = end + 1;
         }
         sse_line("", info);
+        if (info.usage) {
+            info.usage->origin = model::Usage::Origin::sse;
+        }
         return info;
     }
     if (t == od::json_type::array) {
@@ -305,10 +311,14 @@ AnthropicResponseParser::parse_value(od::value value)
                 event_object(get(event.get_object(), "an object"), info);
             });
         }
+        if (info.usage) {
+            info.usage->origin = model::Usage::Origin::sse;
+        }
         return info;
     }
-    throw FieldError("", fmt::format("expected a response object, an SSE stream or an event array, found {}",
-                                     describe(t)));
+    throw FieldError(
+        "", fmt::format("expected a response object, an SSE stream or an event array, found {}",
+                        describe(t)));
 }
 
 } // namespace cachewise::ingest

@@ -42,7 +42,8 @@ string_member(od::value v, std::string_view name)
         return {};
     }
     if (t != od::json_type::string) {
-        throw FieldError(std::string(name), fmt::format("expected a string, found {}", describe(t)));
+        throw FieldError(std::string(name),
+                         fmt::format("expected a string, found {}", describe(t)));
     }
     return std::string(get(v.get_string(), "a string"));
 }
@@ -66,8 +67,7 @@ looks_like_claude_code(std::string_view first_line)
 ClaudeCodeReader::ClaudeCodeReader(AnthropicRequestParser& parser, const ruleset::Rules& rules,
                                    std::string file)
     : m_parser(&parser), m_rules(&rules), m_file(std::move(file))
-{
-}
+{}
 
 ClaudeCodeReader::~ClaudeCodeReader() = default;
 
@@ -85,7 +85,8 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
     od::document doc = get(parser.iterate(text.data(), text.size(), text.size() + 64), "JSON");
     od::object object;
     if (const auto error = doc.get_object().get(object); error) {
-        throw FieldError("", fmt::format("expected a JSON object: {}", simdjson::error_message(error)));
+        throw FieldError("",
+                         fmt::format("expected a JSON object: {}", simdjson::error_message(error)));
     }
     Entry e;
     e.line = number;
@@ -144,7 +145,8 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
                     } else if (k == "model") {
                         e.model = string_member(mv, "model");
                     } else if (k == "usage") {
-                        e.usage = within("usage", [&] { return AnthropicResponseParser::parse_usage(mv); });
+                        e.usage = within("usage",
+                                         [&] { return AnthropicResponseParser::parse_usage(mv); });
                     } else if (k == "content") {
                         within("content", [&] {
                             m_parser->message_content(mv, Role::none, 0, e.segments, e.images);
@@ -157,7 +159,9 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
                 } else if (role == "assistant") {
                     e.role = Role::assistant;
                 } else {
-                    throw FieldError("role", fmt::format("expected \"user\" or \"assistant\", found \"{}\"", role));
+                    throw FieldError(
+                        "role",
+                        fmt::format("expected \"user\" or \"assistant\", found \"{}\"", role));
                 }
                 if (!has_content) {
                     throw FieldError("content", "missing");
@@ -257,11 +261,16 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
     model::Segment hidden;
     hidden.kind = model::SegmentKind::unlogged;
     hidden.path = model::SegmentPath{model::Level::tools, -1, -1};
-    hidden.content = hash_bytes(fmt::format("claude-code system prompt and tools, version {}", first.version));
+    // A subagent runs with its own system prompt and tools, never the main thread's.
+    hidden.content = hash_bytes(
+        fmt::format("claude-code {} system prompt and tools, version {}",
+                    first.agent.empty() && !first.sidechain ? "main" : "subagent", first.version));
     hidden.cache_control_allowed = false;
     request.segments.push_back(hidden);
-    request.notes.push_back("Claude Code transcripts do not log the system prompt and tool definitions: "
-                            "they are one segment, assumed identical for the same Claude Code version");
+    request.notes.push_back(
+        "Claude Code transcripts do not log the system prompt and tool definitions: "
+        "they are one segment, assumed identical for the same Claude Code version and kind of "
+        "thread (main or subagent)");
 
     bool images = false;
     int message = -1;
@@ -283,7 +292,8 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
         for (auto s : e.segments) {
             // A string `content` keeps its "messages[i].content" path unless
             // merging puts other blocks beside it (fixed below).
-            s.path = model::SegmentPath{model::Level::messages, message, block, s.path.whole_content};
+            s.path =
+                model::SegmentPath{model::Level::messages, message, block, s.path.whole_content};
             if (s.message_start && block != 0) {
                 // Estimated as a message of its own; it continues one.
                 s.estimate -= static_cast<float>(m_rules->tokens.message_overhead.value);
@@ -295,12 +305,14 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
     }
     for (std::size_t i = 1; i < request.segments.size(); ++i) {
         auto& path = request.segments[i].path;
-        const bool alone = (request.segments[i].message_start) &&
-                           (i + 1 == request.segments.size() || request.segments[i + 1].message_start);
+        const bool alone =
+            (request.segments[i].message_start) &&
+            (i + 1 == request.segments.size() || request.segments[i + 1].message_start);
         path.whole_content = path.whole_content && alone;
     }
     request.params.push_back(model::Param{"model", request.model, true, model::Level::tools});
-    request.params.push_back(model::Param{"images", images ? "yes" : "no", true, model::Level::messages});
+    request.params.push_back(
+        model::Param{"images", images ? "yes" : "no", true, model::Level::messages});
 }
 
 void

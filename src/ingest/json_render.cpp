@@ -44,8 +44,8 @@ is_payload_key(std::string_view key)
 std::string_view
 trim_token(std::string_view token)
 {
-    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
-                              token.back() == '\r' || token.back() == '\t')) {
+    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                              token.back() == '\t')) {
         token.remove_suffix(1);
     }
     return token;
@@ -103,8 +103,9 @@ parse_cache_control(od::value v)
         return std::nullopt;
     }
     if (type != od::json_type::object) {
-        throw FieldError("", fmt::format("expected an object such as {{\"type\": \"ephemeral\"}}, found {}",
-                                         describe(type)));
+        throw FieldError(
+            "", fmt::format("expected an object such as {{\"type\": \"ephemeral\"}}, found {}",
+                            describe(type)));
     }
     model::CacheControl cc;
     bool has_type = false;
@@ -114,7 +115,9 @@ parse_cache_control(od::value v)
         if (key == "type") {
             const auto t = get(member.get_string(), "a string");
             if (t != "ephemeral") {
-                throw FieldError("type", fmt::format("expected \"ephemeral\" (the only cache type), found \"{}\"", t));
+                throw FieldError(
+                    "type",
+                    fmt::format("expected \"ephemeral\" (the only cache type), found \"{}\"", t));
             }
             has_type = true;
         } else if (key == "ttl") {
@@ -124,7 +127,8 @@ parse_cache_control(od::value v)
             } else if (ttl == "1h") {
                 cc.ttl = model::Ttl::one_hour;
             } else {
-                throw FieldError("ttl", fmt::format("expected \"5m\" or \"1h\", found \"{}\"", ttl));
+                throw FieldError("ttl",
+                                 fmt::format("expected \"5m\" or \"1h\", found \"{}\"", ttl));
             }
         }
     }
@@ -314,7 +318,8 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
                         [](const Field& a, const Field& b) { return a.key < b.key; })) {
         std::sort(fields.begin(), fields.end(),
                   [](const Field& a, const Field& b) { return a.key < b.key; });
-        m_scratch.assign("{");
+        m_scratch.clear();
+        m_scratch.push_back('{');
         for (std::size_t i = 0; i < fields.size(); ++i) {
             if (i > 0) {
                 m_scratch.push_back(',');
@@ -322,7 +327,8 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
             m_scratch.append(m_out, fields[i].begin, fields[i].end - fields[i].begin);
         }
         m_scratch.push_back('}');
-        m_out.replace(object_begin, m_out.size() - object_begin, m_scratch);
+        m_out.resize(object_begin);
+        m_out += m_scratch;
     }
 
     // Attribute base64 data now that this object's type is known.

@@ -17,15 +17,15 @@ namespace od = simdjson::ondemand;
 // What rendering one block learned on the way, for the token estimate and
 // the request model.
 struct RenderStats {
-    double text_tokens = 0;                 // estimator over counted strings and payload JSON
-    std::size_t images = 0;                 // image objects anywhere inside
-    std::size_t document_base64_bytes = 0;  // base64 data of documents
-    bool citations_enabled = false;         // {"citations": {"enabled": true}} inside
-    bool has_text = false;                  // a top-level "text" member
-    bool text_empty = false;                // ... and it is ""
-    std::optional<model::CacheControl> cache_control; // top-level cache_control
+    double text_tokens = 0;                // estimator over counted strings and payload JSON
+    std::size_t images = 0;                // image objects anywhere inside
+    std::size_t document_base64_bytes = 0; // base64 data of documents
+    bool citations_enabled = false;        // {"citations": {"enabled": true}} inside
+    bool has_text = false;                 // a top-level "text" member
+    bool text_empty = false;               // ... and it is ""
+    std::optional<model::CacheControl> cache_control;        // top-level cache_control
     std::optional<model::CacheControl> nested_cache_control; // inside (tool_result content)
-    std::string type;                       // top-level "type"
+    std::string type;                                        // top-level "type"
 };
 
 // Renders JSON the way a provider sees it, for identity hashing. Whitespace
@@ -78,6 +78,5 @@ std::optional<model::CacheControl> parse_cache_control(od::value value);
 
 // Writes `text` as a JSON string with canonical escapes.
 void append_json_string(std::string& out, std::string_view text);
-
 
 } // namespace cachewise::ingest

@@ -115,7 +115,8 @@ struct Loader::Impl {
         request_parser.set_text_store(options.text_store);
     }
 
-    void error(const std::string& file, std::uint64_t line, std::string field, std::string reason)
+    void
+    error(const std::string& file, std::uint64_t line, std::string field, std::string reason)
     {
         ++summary.error_count;
         InputError e{file, line, std::move(field), std::move(reason)};
@@ -127,14 +128,17 @@ struct Loader::Impl {
         }
     }
 
-    void deliver(model::Request&& request)
+    void
+    deliver(model::Request&& request)
     {
         ++summary.requests;
         (*on_request)(std::move(request));
     }
 
     // Runs one record's parse, turning every failure into a reported error.
-    template <typename F> void guarded(const std::string& file, std::uint64_t line, F&& f)
+    template <typename F>
+    void
+    guarded(const std::string& file, std::uint64_t line, F&& f)
     {
         try {
             f();
@@ -145,7 +149,8 @@ struct Loader::Impl {
         }
     }
 
-    static Timestamp time_value(od::value v)
+    static Timestamp
+    time_value(od::value v)
     {
         od::json_type t{};
         if (v.type().get(t) != simdjson::SUCCESS) {
@@ -173,12 +178,13 @@ struct Loader::Impl {
             }
             return *parsed;
         }
-        throw FieldError("", fmt::format("expected an RFC 3339 string or epoch seconds, found {}",
-                                         describe(t)));
+        throw FieldError(
+            "", fmt::format("expected an RFC 3339 string or epoch seconds, found {}", describe(t)));
     }
 
     // One exchange record or bare request body, as an object.
-    void record(od::object object, const std::string& file, std::uint64_t line)
+    void
+    record(od::object object, const std::string& file, std::uint64_t line)
     {
         model::Request request;
         request.file = file;
@@ -227,7 +233,8 @@ struct Loader::Impl {
                     if (t == od::json_type::number) {
                         return std::string(v.raw_json_token());
                     }
-                    throw FieldError("", fmt::format("expected a string or a number, found {}", describe(t)));
+                    throw FieldError(
+                        "", fmt::format("expected a string or a number, found {}", describe(t)));
                 });
                 while (!id.empty() && id.back() == ' ') {
                     id.pop_back();
@@ -254,12 +261,14 @@ struct Loader::Impl {
             }
         }
         if (wrapped && bare) {
-            throw FieldError("request", "a record has either a \"request\" member or request fields "
-                                        "at the top level, not both");
+            throw FieldError("request",
+                             "a record has either a \"request\" member or request fields "
+                             "at the top level, not both");
         }
         if (!wrapped && !bare) {
-            throw FieldError("request", "missing (expected {\"request\": {...}, \"response\": {...}} "
-                                        "or a Messages API request body)");
+            throw FieldError("request",
+                             "missing (expected {\"request\": {...}, \"response\": {...}} "
+                             "or a Messages API request body)");
         }
         request.id = id.empty() ? fmt::format("{}:{}", file, line) : id;
         if (!session.empty()) {
@@ -267,24 +276,28 @@ struct Loader::Impl {
         }
         if (response) {
             if (!response->error.empty()) {
-                request.notes.push_back(fmt::format("the response was an error: {}", response->error));
+                request.notes.push_back(
+                    fmt::format("the response was an error: {}", response->error));
             }
             request.usage = response->usage;
             if (response->usage && response->usage->summed_from_iterations) {
-                request.notes.push_back("usage summed from usage.iterations[] (a compaction response)");
+                request.notes.push_back(
+                    "usage summed from usage.iterations[] (a compaction response)");
             }
         }
         request_parser.finish();
         deliver(std::move(request));
     }
 
-    void json_line(std::string_view text, const std::string& file, std::uint64_t line)
+    void
+    json_line(std::string_view text, const std::string& file, std::uint64_t line)
     {
         ++summary.records;
         guarded(file, line, [&] {
             od::document doc;
-            if (const auto e = parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
-                                   .get(doc);
+            if (const auto e =
+                    parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
+                        .get(doc);
                 e) {
                 throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
             }
@@ -311,13 +324,15 @@ struct Loader::Impl {
             // simdjson 3.0 does not flag text after a complete top-level object.
             const char* rest = nullptr;
             if (doc.current_location().get(rest) == simdjson::SUCCESS && rest != nullptr) {
-                throw FieldError("", fmt::format("unexpected text after the JSON value at column {}",
-                                                 rest - text.data() + 1));
+                throw FieldError("",
+                                 fmt::format("unexpected text after the JSON value at column {}",
+                                             rest - text.data() + 1));
             }
         });
     }
 
-    void exchange_file(LineReader& reader, const std::string& file)
+    void
+    exchange_file(LineReader& reader, const std::string& file)
     {
         LineReader::Line line;
         for (;;) {
@@ -331,8 +346,9 @@ struct Loader::Impl {
             }
             if (line.too_long) {
                 ++summary.records;
-                error(file, line.number, "",
-                      fmt::format("record longer than {} bytes, skipped", options.max_record_bytes));
+                error(
+                    file, line.number, "",
+                    fmt::format("record longer than {} bytes, skipped", options.max_record_bytes));
                 continue;
             }
             if (line.text.find_first_not_of(" \t") == std::string_view::npos) {
@@ -343,7 +359,8 @@ struct Loader::Impl {
         }
     }
 
-    void document_file(LineReader& reader, const std::string& file)
+    void
+    document_file(LineReader& reader, const std::string& file)
     {
         auto text = reader.rest();
         if (!text) {
@@ -353,7 +370,8 @@ struct Loader::Impl {
         json_line(*text, file, 1);
     }
 
-    void sse_file(LineReader& reader, const std::string& file)
+    void
+    sse_file(LineReader& reader, const std::string& file)
     {
         ResponseInfo info;
         LineReader::Line line;
@@ -385,15 +403,20 @@ struct Loader::Impl {
         request.id = fmt::format("{}:{}", file, first_line);
         request.model = info.model;
         request.usage = info.usage;
+        if (request.usage) {
+            request.usage->origin = model::Usage::Origin::sse;
+        }
         request.prompt_logged = false;
-        request.notes.push_back("only the response (an SSE stream) was logged; the prompt is unknown");
+        request.notes.push_back(
+            "only the response (an SSE stream) was logged; the prompt is unknown");
         if (!info.error.empty()) {
             request.notes.push_back(fmt::format("the response was an error: {}", info.error));
         }
         deliver(std::move(request));
     }
 
-    void claude_code_file(LineReader& reader, const std::string& file)
+    void
+    claude_code_file(LineReader& reader, const std::string& file)
     {
         ClaudeCodeReader cc(request_parser, rules, file);
         LineReader::Line line;
@@ -431,7 +454,8 @@ struct Loader::Impl {
     }
 
     // Picks a format from the first non-blank line (then rewinds to it).
-    InputFormat detect(LineReader& reader, const std::string& file)
+    InputFormat
+    detect(LineReader& reader, const std::string& file)
     {
         LineReader::Line line;
         for (;;) {
@@ -450,7 +474,8 @@ struct Loader::Impl {
             }
             reader.unread();
             const std::string_view text = line.text.substr(start);
-            if (text.rfind("event:", 0) == 0 || text.rfind("data:", 0) == 0 || text.front() == ':') {
+            if (text.rfind("event:", 0) == 0 || text.rfind("data:", 0) == 0 ||
+                text.front() == ':') {
                 return InputFormat::sse;
             }
             if (text.front() == '{' && looks_like_claude_code(text)) {
@@ -459,8 +484,9 @@ struct Loader::Impl {
             if (text.front() == '{' || text.front() == '[') {
                 // One complete JSON value per line, or one document over many?
                 od::document doc;
-                if (parser.iterate(line.text.data(), line.text.size(),
-                                   line.text.size() + LineReader::k_padding)
+                if (parser
+                        .iterate(line.text.data(), line.text.size(),
+                                 line.text.size() + LineReader::k_padding)
                         .get(doc) == simdjson::SUCCESS) {
                     std::string_view raw;
                     if (doc.raw_json().get(raw) == simdjson::SUCCESS) {
@@ -474,7 +500,8 @@ struct Loader::Impl {
         }
     }
 
-    void file(const std::string& path)
+    void
+    file(const std::string& path)
     {
         ++summary.files;
         auto opened = LineReader::open(path, options.max_record_bytes);
@@ -506,8 +533,7 @@ struct Loader::Impl {
 
 Loader::Loader(const ruleset::Rules& rules, LoadOptions options)
     : m_impl(std::make_unique<Impl>(rules, options))
-{
-}
+{}
 
 Loader::~Loader() = default;
 

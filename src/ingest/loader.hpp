@@ -42,9 +42,9 @@ struct LoadOptions {
 struct LoadSummary {
     std::uint64_t files = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t records = 0;   // lines or documents that held a request or response
-    std::uint64_t requests = 0;  // requests delivered
-    std::uint64_t skipped = 0;   // lines that are not requests (Claude Code bookkeeping, blanks)
+    std::uint64_t records = 0;    // lines or documents that held a request or response
+    std::uint64_t requests = 0;   // requests delivered
+    std::uint64_t skipped = 0;    // lines that are not requests (Claude Code bookkeeping, blanks)
     std::uint64_t duplicates = 0; // the same request id seen again (Claude Code resumes)
     std::uint64_t error_count = 0;
     std::vector<InputError> errors; // the first k_max_kept_errors of them

@@ -23,7 +23,8 @@ get(simdjson::simdjson_result<T> result, std::string_view expected)
 {
     T out{};
     if (const auto error = std::move(result).get(out); error) {
-        throw FieldError("", fmt::format("expected {}: {}", expected, simdjson::error_message(error)));
+        throw FieldError("",
+                         fmt::format("expected {}: {}", expected, simdjson::error_message(error)));
     }
     return out;
 }

@@ -20,7 +20,10 @@ level_params_hash(const Request& request, Level level)
     for (const auto& p : request.params) {
         if (p.level == level && p.name != "model") {
             b.add(p.name).add(std::string_view("=", 1));
-            b.add(p.present ? p.value : std::string_view("\x01" "absent", 7));
+            b.add(p.present ? p.value
+                            : std::string_view("\x01"
+                                               "absent",
+                                               7));
             b.add(std::string_view("\0", 1));
             any = true;
         }

@@ -40,11 +40,13 @@ struct Request {
     bool prompt_logged = true; // false: only a response was logged
     std::vector<std::string> notes;
 
-    [[nodiscard]] std::int64_t prompt_tokens() const
+    [[nodiscard]] std::int64_t
+    prompt_tokens() const
     {
         return segments.empty() ? 0 : segments.back().cumulative_tokens;
     }
-    [[nodiscard]] const Param* param(std::string_view name) const
+    [[nodiscard]] const Param*
+    param(std::string_view name) const
     {
         for (const auto& p : params) {
             if (p.name == name) {

@@ -79,7 +79,8 @@ SegmentPath::str() const
 {
     switch (level) {
     case Level::tools:
-        return index < 0 ? std::string("(tools+system, not logged)") : fmt::format("tools[{}]", index);
+        return index < 0 ? std::string("(tools+system, not logged)")
+                         : fmt::format("tools[{}]", index);
     case Level::system:
         return whole_content ? std::string("system") : fmt::format("system[{}]", index);
     case Level::messages:

@@ -55,8 +55,8 @@ std::string_view to_string(TokenSource source);
 // messages[4].content[0]. Kept as numbers; rendered on output.
 struct SegmentPath {
     Level level = Level::messages;
-    std::int32_t message = -1; // messages only
-    std::int32_t index = 0;    // tool, system block or content block index
+    std::int32_t message = -1;  // messages only
+    std::int32_t index = 0;     // tool, system block or content block index
     bool whole_content = false; // a string `content` (rendered as one text block)
 
     [[nodiscard]] std::string str() const;
@@ -67,18 +67,18 @@ struct Segment {
     SegmentPath path;
     SegmentKind kind = SegmentKind::text;
     Role role = Role::none;
-    bool message_start = false;         // first block of its message
-    bool cache_control_allowed = true;  // not on thinking blocks or empty text
+    bool message_start = false;        // first block of its message
+    bool cache_control_allowed = true; // not on thinking blocks or empty text
     std::optional<CacheControl> cache_control;
     std::uint32_t lookback_position = 0; // 1-based; tool_use/tool_result runs share one
 
-    Hash128 content;          // XXH3-128 of the rendered bytes
-    std::uint32_t bytes = 0;  // rendered length
-    float estimate = 0;       // estimator output before rounding or calibration
+    Hash128 content;         // XXH3-128 of the rendered bytes
+    std::uint32_t bytes = 0; // rendered length
+    float estimate = 0;      // estimator output before rounding or calibration
     std::int64_t tokens = 0;
     std::int64_t cumulative_tokens = 0; // tokens of the prompt up to and including this one
     TokenSource token_source = TokenSource::estimated;
-    Hash128 chain;            // identity of the prompt prefix ending here
+    Hash128 chain; // identity of the prompt prefix ending here
 };
 
 } // namespace cachewise::model

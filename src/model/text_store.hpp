@@ -15,14 +15,16 @@ namespace cachewise::model {
 // divergence excerpts) ask for one.
 class TextStore {
 public:
-    void put(const Hash128& content, std::string_view bytes)
+    void
+    put(const Hash128& content, std::string_view bytes)
     {
         if (m_texts.find(content) == m_texts.end()) {
             m_bytes += bytes.size();
             m_texts.emplace(content, std::string(bytes));
         }
     }
-    [[nodiscard]] std::optional<std::string_view> get(const Hash128& content) const
+    [[nodiscard]] std::optional<std::string_view>
+    get(const Hash128& content) const
     {
         const auto it = m_texts.find(content);
         if (it == m_texts.end()) {
@@ -30,8 +32,16 @@ public:
         }
         return std::string_view(it->second);
     }
-    [[nodiscard]] std::size_t size() const { return m_texts.size(); }
-    [[nodiscard]] std::size_t bytes() const { return m_bytes; }
+    [[nodiscard]] std::size_t
+    size() const
+    {
+        return m_texts.size();
+    }
+    [[nodiscard]] std::size_t
+    bytes() const
+    {
+        return m_bytes;
+    }
 
 private:
     std::unordered_map<Hash128, std::string, Hash128Hasher> m_texts;

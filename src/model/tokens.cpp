@@ -44,22 +44,17 @@ is_cjk(std::uint32_t cp)
 } // namespace
 
 TokenEstimator::TokenEstimator(const ruleset::TokenRules& rules)
-    : m_rules(&rules),
-      m_letters_free(rules.letters_free.value),
-      m_letters_extra(rules.letters_per_extra_token.value),
-      m_digits(rules.digits_per_token.value),
+    : m_rules(&rules), m_letters_free(rules.letters_free.value),
+      m_letters_extra(rules.letters_per_extra_token.value), m_digits(rules.digits_per_token.value),
       m_punct(rules.punctuation_per_token.value),
-      m_space_run(rules.whitespace_run_tokens.value),
-      m_cjk(rules.cjk_tokens_per_char.value),
-      m_other(rules.other_tokens_per_char.value),
-      m_block(rules.block_overhead.value),
-      m_message(rules.message_overhead.value),
-      m_tool(rules.tool_overhead.value),
+      m_repeat(rules.repeated_punctuation_per_token.value),
+      m_space_run(rules.whitespace_run_tokens.value), m_cjk(rules.cjk_tokens_per_char.value),
+      m_other(rules.other_tokens_per_char.value), m_block(rules.block_overhead.value),
+      m_message(rules.message_overhead.value), m_tool(rules.tool_overhead.value),
       m_image(rules.image_tokens.value),
       m_document_bytes_per_token(rules.document_base64_bytes_per_token.value),
       m_error_band(rules.error_band_percent.value / 100.0)
-{
-}
+{}
 
 double
 TokenEstimator::text(std::string_view utf8) const
@@ -97,8 +92,19 @@ TokenEstimator::text(std::string_view utf8) const
                 tokens += m_space_run;
             }
         } else if (cls == k_punct) {
-            ++punct;
-            ++p;
+            // A run of one repeated character ("=====", "....") merges into
+            // few tokens; mixed punctuation costs per character.
+            const auto* start = p;
+            const unsigned char c = *p;
+            while (p < end && *p == c) {
+                ++p;
+            }
+            const auto n = static_cast<double>(p - start);
+            if (n == 1) {
+                ++punct;
+            } else {
+                tokens += std::ceil(n / m_repeat);
+            }
         } else {
             // Decode just enough UTF-8 to tell CJK from other scripts; the
             // input was validated when it was parsed.
@@ -187,8 +193,9 @@ assign_tokens(Request& request)
             fractions.reserve(logged.size());
             std::int64_t assigned = 0;
             for (auto i : logged) {
-                const double exact = sum > 0 ? segs[i].estimate * factor
-                                             : static_cast<double>(target) / static_cast<double>(logged.size());
+                const double exact =
+                    sum > 0 ? segs[i].estimate * factor
+                            : static_cast<double>(target) / static_cast<double>(logged.size());
                 const auto whole = static_cast<std::int64_t>(std::floor(exact));
                 segs[i].tokens = whole;
                 segs[i].token_source = TokenSource::calibrated;

@@ -10,11 +10,11 @@ namespace cachewise::model {
 // input_tokens: the prompt's total is read + write + fresh ("total input =
 // cache_read_input_tokens + cache_creation_input_tokens + input_tokens").
 struct Usage {
-    std::optional<std::int64_t> input_tokens;      // fresh: after the last breakpoint
-    std::optional<std::int64_t> cache_read;        // cache_read_input_tokens
-    std::optional<std::int64_t> cache_write;       // cache_creation_input_tokens
-    std::optional<std::int64_t> cache_write_5m;    // cache_creation.ephemeral_5m_input_tokens
-    std::optional<std::int64_t> cache_write_1h;    // cache_creation.ephemeral_1h_input_tokens
+    std::optional<std::int64_t> input_tokens;   // fresh: after the last breakpoint
+    std::optional<std::int64_t> cache_read;     // cache_read_input_tokens
+    std::optional<std::int64_t> cache_write;    // cache_creation_input_tokens
+    std::optional<std::int64_t> cache_write_5m; // cache_creation.ephemeral_5m_input_tokens
+    std::optional<std::int64_t> cache_write_1h; // cache_creation.ephemeral_1h_input_tokens
     std::optional<std::int64_t> output_tokens;
     bool summed_from_iterations = false; // compaction: top level zero, usage.iterations[] summed
 
@@ -22,7 +22,8 @@ struct Usage {
 
     // read + write + fresh; nullopt when input_tokens is missing. A missing cache
     // field counts as 0 (old responses omit them).
-    [[nodiscard]] std::optional<std::int64_t> total_input() const
+    [[nodiscard]] std::optional<std::int64_t>
+    total_input() const
     {
         if (!input_tokens) {
             return std::nullopt;
@@ -30,7 +31,8 @@ struct Usage {
         return *input_tokens + cache_read.value_or(0) + cache_write_total();
     }
     // The write count without double counting its 5m/1h split.
-    [[nodiscard]] std::int64_t cache_write_total() const
+    [[nodiscard]] std::int64_t
+    cache_write_total() const
     {
         if (cache_write) {
             return *cache_write;

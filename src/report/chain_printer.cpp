@@ -26,6 +26,14 @@ source_abbrev(model::TokenSource s)
     return "?";
 }
 
+// "1 request", "2,048 requests"
+std::string
+count(std::uint64_t n, std::string_view noun)
+{
+    return fmt::format("{} {}{}", group_digits(static_cast<std::int64_t>(n)), noun,
+                       n == 1 ? "" : "s");
+}
+
 std::string
 usage_line(const model::Usage& u)
 {
@@ -37,8 +45,8 @@ usage_line(const model::Usage& u)
         split = fmt::format(" (5m {}, 1h {})", n(u.cache_write_5m), n(u.cache_write_1h));
     }
     return fmt::format("read {} · write {}{} · fresh {} · output {} · total input {}{}",
-                       n(u.cache_read), group_digits(u.cache_write_total()), split, n(u.input_tokens),
-                       n(u.output_tokens), n(u.total_input()),
+                       n(u.cache_read), group_digits(u.cache_write_total()), split,
+                       n(u.input_tokens), n(u.output_tokens), n(u.total_input()),
                        u.summed_from_iterations ? " (summed from iterations)" : "");
 }
 
@@ -46,7 +54,8 @@ class TextChainPrinter final : public ChainPrinter {
 public:
     explicit TextChainPrinter(std::ostream& out) : m_out(out) {}
 
-    void request(const model::Request& r) override
+    void
+    request(const model::Request& r) override
     {
         if (m_count++ > 0) {
             fmt::print(m_out, "\n");
@@ -60,13 +69,13 @@ public:
         if (r.started_at) {
             fmt::print(m_out, "  started  {}\n", format_rfc3339(*r.started_at));
         }
+        // Present parameters only, and the derived toggles only when on.
         std::string params;
         for (const auto& p : r.params) {
-            if (p.name == "model") {
+            if (p.name == "model" || !p.present || p.value == "off" || p.value == "no") {
                 continue;
             }
-            params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name,
-                                  p.present ? p.value : std::string("-"));
+            params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, p.value);
         }
         if (!params.empty()) {
             fmt::print(m_out, "  params   {}\n", params);
@@ -74,7 +83,8 @@ public:
         const auto automatic = model::automatic_breakpoint(r);
         if (r.auto_cache_control) {
             fmt::print(m_out, "  auto bp  {} on {}\n", model::to_string(r.auto_cache_control->ttl),
-                       automatic ? r.segments[*automatic].path.str() : std::string("(no eligible block)"));
+                       automatic ? r.segments[*automatic].path.str()
+                                 : std::string("(no eligible block)"));
         }
         if (r.usage) {
             fmt::print(m_out, "  usage    {}\n", usage_line(*r.usage));
@@ -89,8 +99,9 @@ public:
         for (const auto& s : r.segments) {
             path_width = std::max(path_width, s.path.str().size());
         }
-        fmt::print(m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n", "#",
-                   "path", path_width, "kind", "role", "tokens", "cumul", "src", "cache", "pos", "chain");
+        fmt::print(m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n",
+                   "#", "path", path_width, "kind", "role", "tokens", "cumul", "src", "cache",
+                   "pos", "chain");
         for (std::size_t i = 0; i < r.segments.size(); ++i) {
             const auto& s = r.segments[i];
             std::string cache = "-";
@@ -98,30 +109,31 @@ public:
                 cache = std::string(model::to_string(s.cache_control->ttl));
             }
             if (automatic && *automatic == i) {
-                cache = cache == "-" ? fmt::format("a{}", model::to_string(r.auto_cache_control->ttl))
-                                     : cache + "+a";
+                cache = cache == "-"
+                            ? fmt::format("a{}", model::to_string(r.auto_cache_control->ttl))
+                            : cache + "+a";
             }
-            fmt::print(m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n", i,
-                       s.path.str(), path_width, model::to_string(s.kind), model::to_string(s.role),
-                       group_digits(s.tokens), group_digits(s.cumulative_tokens),
-                       source_abbrev(s.token_source), cache, s.lookback_position, s.chain.short_hex());
+            fmt::print(
+                m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n", i,
+                s.path.str(), path_width, model::to_string(s.kind), model::to_string(s.role),
+                group_digits(s.tokens), group_digits(s.cumulative_tokens),
+                source_abbrev(s.token_source), cache, s.lookback_position, s.chain.short_hex());
         }
     }
 
-    void finish(const ingest::LoadSummary& s) override
+    void
+    finish(const ingest::LoadSummary& s) override
     {
         if (m_count > 0) {
             fmt::print(m_out, "\n");
         }
-        fmt::print(m_out, "{} printed · {} requests read from {} files ({}) · {} lines skipped",
-                   group_digits(static_cast<std::int64_t>(m_count)),
-                   group_digits(static_cast<std::int64_t>(s.requests)),
-                   group_digits(static_cast<std::int64_t>(s.files)), human_bytes(s.bytes),
-                   group_digits(static_cast<std::int64_t>(s.skipped)));
+        fmt::print(m_out, "{} printed · {} read from {} ({}) · {}", count(m_count, "request"),
+                   count(s.requests, "request"), count(s.files, "file"), human_bytes(s.bytes),
+                   count(s.skipped, "non-request line"));
         if (s.duplicates > 0) {
-            fmt::print(m_out, " · {} duplicates", group_digits(static_cast<std::int64_t>(s.duplicates)));
+            fmt::print(m_out, " · {}", count(s.duplicates, "duplicate"));
         }
-        fmt::print(m_out, " · {} errors\n", group_digits(static_cast<std::int64_t>(s.error_count)));
+        fmt::print(m_out, " · {}\n", count(s.error_count, "broken record"));
     }
 
 private:
@@ -136,13 +148,15 @@ public:
         m_out << "{\n  \"schema_version\": 1,\n  \"requests\": [";
     }
 
-    void request(const model::Request& r) override
+    void
+    request(const model::Request& r) override
     {
         m_out << (m_count++ > 0 ? ",\n" : "\n");
         write_indented(request_to_json(r), "    ");
     }
 
-    void finish(const ingest::LoadSummary& s) override
+    void
+    finish(const ingest::LoadSummary& s) override
     {
         m_out << (m_count > 0 ? "\n  ],\n" : "],\n");
         m_out << "  \"errors\": [";
@@ -158,11 +172,13 @@ public:
     }
 
 private:
-    void write_indented(const Json& j, std::string_view indent)
+    void
+    write_indented(const Json& j, std::string_view indent)
     {
         write_lines(j.dump(2, ' ', false, Json::error_handler_t::replace), indent, true);
     }
-    void write_lines(const std::string& text, std::string_view indent, bool indent_first)
+    void
+    write_lines(const std::string& text, std::string_view indent, bool indent_first)
     {
         std::size_t begin = 0;
         bool first = true;

@@ -73,12 +73,14 @@ request_to_json(const model::Request& r)
         Json seg;
         seg["path"] = s.path.str();
         seg["kind"] = std::string(model::to_string(s.kind));
-        seg["role"] = s.role == model::Role::none ? Json(nullptr) : Json(std::string(model::to_string(s.role)));
+        seg["role"] = s.role == model::Role::none ? Json(nullptr)
+                                                  : Json(std::string(model::to_string(s.role)));
         seg["tokens"] = s.tokens;
         seg["cumulative_tokens"] = s.cumulative_tokens;
         seg["token_source"] = std::string(model::to_string(s.token_source));
         seg["cache_control"] =
-            s.cache_control ? Json{{"type", "ephemeral"}, {"ttl", std::string(model::to_string(s.cache_control->ttl))}}
+            s.cache_control ? Json{{"type", "ephemeral"},
+                                   {"ttl", std::string(model::to_string(s.cache_control->ttl))}}
                             : Json(nullptr);
         seg["cache_control_allowed"] = s.cache_control_allowed;
         seg["lookback_position"] = s.lookback_position;

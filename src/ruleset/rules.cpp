@@ -32,8 +32,7 @@ to_string(Level level)
 
 ModelPattern::ModelPattern(const std::string& pattern)
     : m_text(pattern), m_re(std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet))
-{
-}
+{}
 ModelPattern::~ModelPattern() = default;
 ModelPattern::ModelPattern(ModelPattern&&) noexcept = default;
 ModelPattern& ModelPattern::operator=(ModelPattern&&) noexcept = default;
@@ -53,14 +52,16 @@ ModelPattern::error() const
 bool
 ModelPattern::matches(std::string_view normalized_model) const
 {
-    return ok() && re2::RE2::FullMatch(re2::StringPiece(normalized_model.data(), normalized_model.size()), *m_re);
+    return ok() && re2::RE2::FullMatch(
+                       re2::StringPiece(normalized_model.data(), normalized_model.size()), *m_re);
 }
 
 std::string
 normalize_model_id(std::string_view model)
 {
     std::string id(model);
-    std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(id.begin(), id.end(), id.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     // Gateway prefixes ("anthropic/", "litellm_proxy/anthropic/", "bedrock/...").
     if (const auto slash = id.rfind('/'); slash != std::string::npos) {
         id.erase(0, slash + 1);
@@ -144,33 +145,45 @@ class Reader {
 public:
     Reader(std::string file, const json& node, std::string path = {})
         : m_file(std::move(file)), m_node(node), m_path(std::move(path))
-    {
-    }
+    {}
 
-    [[noreturn]] void fail(const std::string& key, const std::string& what) const
+    [[noreturn]] void
+    fail(const std::string& key, const std::string& what) const
     {
         throw Error(fmt::format("rules file {}: {}: {}", m_file, join(key), what));
     }
 
-    [[nodiscard]] Reader child(const std::string& key) const
+    [[nodiscard]] Reader
+    child(const std::string& key) const
     {
         if (!m_node.is_object() || !m_node.contains(key)) {
             fail(key, "missing");
         }
         return Reader(m_file, m_node.at(key), join(key));
     }
-    [[nodiscard]] Reader at(std::size_t i) const
+    [[nodiscard]] Reader
+    at(std::size_t i) const
     {
         return Reader(m_file, m_node.at(i), fmt::format("{}[{}]", m_path, i));
     }
-    [[nodiscard]] bool has(const std::string& key) const
+    [[nodiscard]] bool
+    has(const std::string& key) const
     {
         return m_node.is_object() && m_node.contains(key) && !m_node.at(key).is_null();
     }
-    [[nodiscard]] const json& node() const { return m_node; }
-    [[nodiscard]] const std::string& file() const { return m_file; }
+    [[nodiscard]] const json&
+    node() const
+    {
+        return m_node;
+    }
+    [[nodiscard]] const std::string&
+    file() const
+    {
+        return m_file;
+    }
 
-    [[nodiscard]] double number(const std::string& key) const
+    [[nodiscard]] double
+    number(const std::string& key) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_number()) {
@@ -178,7 +191,8 @@ public:
         }
         return v.get<double>();
     }
-    [[nodiscard]] double non_negative(const std::string& key) const
+    [[nodiscard]] double
+    non_negative(const std::string& key) const
     {
         const double v = number(key);
         if (v < 0) {
@@ -186,7 +200,8 @@ public:
         }
         return v;
     }
-    [[nodiscard]] std::int64_t integer(const std::string& key, std::int64_t min) const
+    [[nodiscard]] std::int64_t
+    integer(const std::string& key, std::int64_t min) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_number_integer() || v.get<std::int64_t>() < min) {
@@ -194,7 +209,8 @@ public:
         }
         return v.get<std::int64_t>();
     }
-    [[nodiscard]] std::string string(const std::string& key) const
+    [[nodiscard]] std::string
+    string(const std::string& key) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_string() || v.get<std::string>().empty()) {
@@ -202,7 +218,8 @@ public:
         }
         return v.get<std::string>();
     }
-    [[nodiscard]] bool boolean(const std::string& key) const
+    [[nodiscard]] bool
+    boolean(const std::string& key) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_boolean()) {
@@ -210,7 +227,8 @@ public:
         }
         return v.get<bool>();
     }
-    [[nodiscard]] Reader array(const std::string& key) const
+    [[nodiscard]] Reader
+    array(const std::string& key) const
     {
         auto r = child(key);
         if (!r.m_node.is_array()) {
@@ -221,7 +239,8 @@ public:
 
     // Every fact carries "source" and "as_of" (YYYY-MM-DD); "confidence" is
     // "documented" (default) or "second-hand".
-    [[nodiscard]] Provenance provenance() const
+    [[nodiscard]] Provenance
+    provenance() const
     {
         Provenance p;
         p.source = string("source");
@@ -236,7 +255,8 @@ public:
         }
         return p;
     }
-    [[nodiscard]] std::string date(const std::string& key) const
+    [[nodiscard]] std::string
+    date(const std::string& key) const
     {
         const std::string d = string(key);
         static const re2::RE2 k_date(R"(\d{4}-\d{2}-\d{2})");
@@ -246,7 +266,9 @@ public:
         return d;
     }
 
-    template <typename T> Sourced<T> sourced(const std::string& key) const
+    template <typename T>
+    Sourced<T>
+    sourced(const std::string& key) const
     {
         const Reader r = child(key);
         Sourced<T> s;
@@ -261,7 +283,8 @@ public:
         return s;
     }
 
-    [[nodiscard]] ModelPattern pattern(const std::string& key) const
+    [[nodiscard]] ModelPattern
+    pattern(const std::string& key) const
     {
         ModelPattern p(string(key));
         if (!p.ok()) {
@@ -270,7 +293,8 @@ public:
         return p;
     }
 
-    [[nodiscard]] std::string join(const std::string& key) const
+    [[nodiscard]] std::string
+    join(const std::string& key) const
     {
         return m_path.empty() ? key : m_path + "." + key;
     }
@@ -318,7 +342,8 @@ parse_provider(const Reader& r)
             order.fail(fmt::format("[{}]", i), "expected a level name");
         }
         json wrapper = {{"level", order.node()[i]}};
-        p.render_order.push_back(parse_level(Reader(r.file(), wrapper, order.join(fmt::format("[{}]", i))), "level"));
+        p.render_order.push_back(
+            parse_level(Reader(r.file(), wrapper, order.join(fmt::format("[{}]", i))), "level"));
     }
     p.max_breakpoints = r.sourced<int>("max_breakpoints");
     p.lookback_positions = r.sourced<int>("lookback_positions");
@@ -412,6 +437,7 @@ parse_tokens(const Reader& r)
     t.letters_per_extra_token = e.sourced<double>("letters_per_extra_token");
     t.digits_per_token = e.sourced<double>("digits_per_token");
     t.punctuation_per_token = e.sourced<double>("punctuation_per_token");
+    t.repeated_punctuation_per_token = e.sourced<double>("repeated_punctuation_per_token");
     t.whitespace_run_tokens = e.sourced<double>("whitespace_run_tokens");
     t.cjk_tokens_per_char = e.sourced<double>("cjk_tokens_per_char");
     t.other_tokens_per_char = e.sourced<double>("other_tokens_per_char");
@@ -422,7 +448,8 @@ parse_tokens(const Reader& r)
     t.image_tokens = o.sourced<double>("image");
     t.document_base64_bytes_per_token = o.sourced<double>("document_base64_bytes_per_token");
     t.error_band_percent = r.sourced<double>("error_band_percent");
-    for (const auto* key : {"letters_per_extra_token", "digits_per_token", "punctuation_per_token"}) {
+    for (const auto* key :
+         {"letters_per_extra_token", "digits_per_token", "punctuation_per_token"}) {
         if (e.child(key).number("value") <= 0) {
             e.child(key).fail("value", "must be greater than 0");
         }

@@ -16,8 +16,8 @@ namespace cachewise::ruleset {
 // Where a number came from. Every fact in rules/ carries one; printers cite it.
 struct Provenance {
     std::string source;
-    std::string as_of;     // YYYY-MM-DD the fact was taken from its source
-    bool certain = true;   // false for second-hand or conflicting facts ("confidence")
+    std::string as_of;   // YYYY-MM-DD the fact was taken from its source
+    bool certain = true; // false for second-hand or conflicting facts ("confidence")
 };
 
 // The three cache levels of Anthropic's render order; a change at one level
@@ -36,7 +36,11 @@ public:
     [[nodiscard]] bool ok() const;
     [[nodiscard]] std::string error() const;
     [[nodiscard]] bool matches(std::string_view normalized_model) const;
-    [[nodiscard]] const std::string& text() const { return m_text; }
+    [[nodiscard]] const std::string&
+    text() const
+    {
+        return m_text;
+    }
 
 private:
     std::string m_text;
@@ -133,9 +137,10 @@ struct TokenRules {
     Sourced<double> letters_per_extra_token; // beyond that
     Sourced<double> digits_per_token;
     Sourced<double> punctuation_per_token;
-    Sourced<double> whitespace_run_tokens;   // a run of whitespace not followed by a word
+    Sourced<double> repeated_punctuation_per_token; // a run of one repeated character
+    Sourced<double> whitespace_run_tokens;          // a run of whitespace not followed by a word
     Sourced<double> cjk_tokens_per_char;
-    Sourced<double> other_tokens_per_char;   // other non-ASCII code points
+    Sourced<double> other_tokens_per_char; // other non-ASCII code points
     Sourced<double> block_overhead;
     Sourced<double> message_overhead;
     Sourced<double> tool_overhead;

@@ -8,9 +8,9 @@ namespace cachewise {
 // Exit statuses shared by every command (documented in man/cachewise.1).
 enum class ExitCode : int {
     ok = 0,
-    findings = 1,   // findings at or above --fail-on (CI gate)
-    usage = 2,      // bad command line, unreadable or unusable input, bad rules
-    skipped = 77,   // a GPU benchmark without a GPU
+    findings = 1, // findings at or above --fail-on (CI gate)
+    usage = 2,    // bad command line, unreadable or unusable input, bad rules
+    skipped = 77, // a GPU benchmark without a GPU
 };
 
 // The one error type that commands throw. It is caught once, in cli::run(),
@@ -19,10 +19,13 @@ class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message, ExitCode code = ExitCode::usage)
         : std::runtime_error(message), m_code(code)
-    {
-    }
+    {}
 
-    [[nodiscard]] ExitCode code() const noexcept { return m_code; }
+    [[nodiscard]] ExitCode
+    code() const noexcept
+    {
+        return m_code;
+    }
 
 private:
     ExitCode m_code;

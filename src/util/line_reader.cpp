@@ -111,8 +111,9 @@ LineReader::next(Line& line)
         const void* nl = std::memchr(start, '\n', m_end - scanned);
         if (nl != nullptr || (m_eof && m_end > m_begin)) {
             const std::size_t stop =
-                nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - m_buffer.get())
-                              : m_end;
+                nl != nullptr
+                    ? static_cast<std::size_t>(static_cast<const char*>(nl) - m_buffer.get())
+                    : m_end;
             line.number = ++m_line_number;
             if (skipping) {
                 line.text = {};

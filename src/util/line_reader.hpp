@@ -37,14 +37,26 @@ public:
     Expected<bool> next(Line& line);
 
     // Makes the next call to next() (or rest()) return the last line again.
-    void unread() { m_replay = true; }
+    void
+    unread()
+    {
+        m_replay = true;
+    }
 
     // Reads everything that is left into one padded buffer (for single-document
     // files, which are one record). Fails beyond max_line.
     Expected<std::string_view> rest();
 
-    [[nodiscard]] std::uint64_t bytes_read() const { return m_file_offset; }
-    [[nodiscard]] const std::string& path() const { return m_path; }
+    [[nodiscard]] std::uint64_t
+    bytes_read() const
+    {
+        return m_file_offset;
+    }
+    [[nodiscard]] const std::string&
+    path() const
+    {
+        return m_path;
+    }
 
 private:
     LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line);
@@ -56,9 +68,9 @@ private:
     std::string m_path;
     std::size_t m_max_line;
     std::unique_ptr<char[]> m_buffer;
-    std::size_t m_capacity = 0; // usable bytes, excluding the padding
-    std::size_t m_begin = 0;    // first unconsumed byte
-    std::size_t m_end = 0;      // one past the last valid byte
+    std::size_t m_capacity = 0;      // usable bytes, excluding the padding
+    std::size_t m_begin = 0;         // first unconsumed byte
+    std::size_t m_end = 0;           // one past the last valid byte
     std::uint64_t m_file_offset = 0; // bytes read from the file so far
     std::uint64_t m_consumed = 0;    // file offset of m_buffer[m_begin]
     std::uint64_t m_line_number = 0;

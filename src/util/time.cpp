@@ -52,7 +52,8 @@ class Cursor {
 public:
     explicit Cursor(std::string_view text) : m_text(text) {}
 
-    bool digits(std::size_t count, unsigned& out)
+    bool
+    digits(std::size_t count, unsigned& out)
     {
         out = 0;
         for (std::size_t i = 0; i < count; ++i) {
@@ -63,7 +64,8 @@ public:
         }
         return true;
     }
-    bool literal(char c)
+    bool
+    literal(char c)
     {
         if (m_pos < m_text.size() && m_text[m_pos] == c) {
             ++m_pos;
@@ -71,9 +73,21 @@ public:
         }
         return false;
     }
-    [[nodiscard]] char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
-    void skip() { ++m_pos; }
-    [[nodiscard]] bool done() const { return m_pos == m_text.size(); }
+    [[nodiscard]] char
+    peek() const
+    {
+        return m_pos < m_text.size() ? m_text[m_pos] : '\0';
+    }
+    void
+    skip()
+    {
+        ++m_pos;
+    }
+    [[nodiscard]] bool
+    done() const
+    {
+        return m_pos == m_text.size();
+    }
 
 private:
     std::string_view m_text;
@@ -167,7 +181,8 @@ std::string
 format_rfc3339(Timestamp t)
 {
     std::int64_t micros = t.micros;
-    std::int64_t days = micros >= 0 ? micros / 86400000000LL : -((-micros + 86399999999LL) / 86400000000LL);
+    std::int64_t days =
+        micros >= 0 ? micros / 86400000000LL : -((-micros + 86399999999LL) / 86400000000LL);
     std::int64_t rem = micros - days * 86400000000LL;
     std::int64_t y = 0;
     unsigned m = 0;

@@ -19,11 +19,11 @@ args=$(sed -n 's/^# args: //p' "$case_file" | head -1)
 want_status=$(sed -n 's/^# status: //p' "$case_file" | head -1)
 mapfile -t stderr_needles < <(sed -n 's/^# stderr-contains: //p' "$case_file")
 header=$(sed -n '1,/^# stdout:$/p' "$case_file")
-expected=$(sed -n '/^# stdout:$/,$p' "$case_file" | tail -n +2)
-
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+expected=$(mktemp)
+trap 'rm -f "$out" "$err" "$expected"' EXIT
+sed -n '/^# stdout:$/,$p' "$case_file" | tail -n +2 >"$expected"
 # shellcheck disable=SC2086
 "$binary" $args >"$out" 2>"$err"
 status=$?
@@ -47,9 +47,9 @@ for needle in "${stderr_needles[@]}"; do
     failed=1
   fi
 done
-if ! diff -u <(printf '%s\n' "$expected") "$out" >/dev/null; then
+if ! diff -u "$expected" "$out" >/dev/null; then
   echo "FAIL: standard output differs (- expected, + actual):"
-  diff -u <(printf '%s\n' "$expected") "$out" | head -80
+  diff -u "$expected" "$out" | head -80
   failed=1
 fi
 if [ $failed -ne 0 ]; then

@@ -37,15 +37,24 @@ public:
     TempFile(const TempFile&) = delete;
     TempFile& operator=(const TempFile&) = delete;
 
-    static void write(const std::string& path, const std::string& content)
+    static void
+    write(const std::string& path, const std::string& content)
     {
         std::filesystem::create_directories(std::filesystem::path(path).parent_path());
         std::ofstream out(path, std::ios::binary);
         out << content;
     }
 
-    [[nodiscard]] const std::string& path() const { return m_path; }
-    [[nodiscard]] std::string dir() const { return m_dir.string(); }
+    [[nodiscard]] const std::string&
+    path() const
+    {
+        return m_path;
+    }
+    [[nodiscard]] std::string
+    dir() const
+    {
+        return m_dir.string();
+    }
 
 private:
     std::filesystem::path m_dir;
@@ -65,7 +74,8 @@ load_paths(const std::vector<std::string>& paths,
     options.format = format;
     ingest::Loader loader(rules(), options);
     Loaded out;
-    out.summary = loader.load(paths, [&](model::Request&& r) { out.requests.push_back(std::move(r)); });
+    out.summary =
+        loader.load(paths, [&](model::Request&& r) { out.requests.push_back(std::move(r)); });
     return out;
 }
 
@@ -83,7 +93,8 @@ request_of(const std::string& body)
 {
     auto loaded = load_text(body + "\n");
     if (loaded.requests.size() != 1) {
-        std::string why = loaded.summary.errors.empty() ? "no request" : loaded.summary.errors[0].str();
+        std::string why =
+            loaded.summary.errors.empty() ? "no request" : loaded.summary.errors[0].str();
         throw std::runtime_error("request_of: " + why);
     }
     return std::move(loaded.requests[0]);

@@ -1,6 +1,5 @@
-#include "ingest/anthropic_request.hpp"
-
 #include "helpers.hpp"
+#include "ingest/anthropic_request.hpp"
 #include "model/breakpoints.hpp"
 
 #include <doctest/doctest.h>
@@ -50,7 +49,8 @@ TEST_SUITE("ingest::anthropic")
         CHECK(bps[0].automatic);
     }
 
-    TEST_CASE("an explicit marker with the same TTL on the last block makes the automatic one a no-op")
+    TEST_CASE(
+        "an explicit marker with the same TTL on the last block makes the automatic one a no-op")
     {
         const auto r = request_of(
             R"({"model":"claude-sonnet-4-5","cache_control":{"type":"ephemeral"},
@@ -59,7 +59,8 @@ TEST_SUITE("ingest::anthropic")
         CHECK(!model::breakpoints(r)[0].automatic);
     }
 
-    TEST_CASE("derived parameters: web search tool, citations, images, tool_choice, thinking, effort")
+    TEST_CASE(
+        "derived parameters: web search tool, citations, images, tool_choice, thinking, effort")
     {
         const auto r = request_of(
             R"({"model":"claude-opus-4-5","tools":[{"type":"web_search_20250305","name":"web_search"}],
@@ -114,7 +115,9 @@ TEST_SUITE("ingest::anthropic")
 
     TEST_CASE("a record without its own id is known as file:line")
     {
-        const auto loaded = load_text("\n" R"({"model":"m","messages":[{"role":"user","content":"hi"}]})" "\n");
+        const auto loaded = load_text("\n"
+                                      R"({"model":"m","messages":[{"role":"user","content":"hi"}]})"
+                                      "\n");
         REQUIRE(loaded.requests.size() == 1);
         CHECK(loaded.requests[0].id.size() > 2);
         CHECK(loaded.requests[0].id.substr(loaded.requests[0].id.size() - 2) == ":2");
@@ -123,20 +126,29 @@ TEST_SUITE("ingest::anthropic")
 
     TEST_CASE("metadata.user_id names the stream when no session is given")
     {
-        const auto r = request_of(R"({"model":"m","metadata":{"user_id":"u-42"},"messages":[{"role":"user","content":"hi"}]})");
+        const auto r = request_of(
+            R"({"model":"m","metadata":{"user_id":"u-42"},"messages":[{"role":"user","content":"hi"}]})");
         CHECK(r.stream == "u-42");
     }
 
-    TEST_CASE("an SSE stream as the response: message_start, then cumulative message_delta; the last wins")
+    TEST_CASE("an SSE stream as the response: message_start, then cumulative message_delta; the "
+              "last wins")
     {
         const std::string sse =
-            "event: message_start\\ndata: {\\\"type\\\":\\\"message_start\\\",\\\"message\\\":{\\\"id\\\":\\\"msg_9\\\",\\\"model\\\":\\\"claude-sonnet-4-5\\\","
-            "\\\"usage\\\":{\\\"input_tokens\\\":10,\\\"cache_read_input_tokens\\\":500,\\\"cache_creation_input_tokens\\\":0,\\\"output_tokens\\\":1}}}\\n\\n"
-            "event: message_delta\\ndata: {\\\"type\\\":\\\"message_delta\\\",\\\"usage\\\":{\\\"output_tokens\\\":20}}\\n\\n"
-            "event: message_delta\\ndata: {\\\"type\\\":\\\"message_delta\\\",\\\"usage\\\":{\\\"input_tokens\\\":10,\\\"cache_read_input_tokens\\\":500,\\\"output_tokens\\\":42}}\\n\\n"
+            "event: message_start\\ndata: "
+            "{\\\"type\\\":\\\"message_start\\\",\\\"message\\\":{\\\"id\\\":\\\"msg_9\\\","
+            "\\\"model\\\":\\\"claude-sonnet-4-5\\\","
+            "\\\"usage\\\":{\\\"input_tokens\\\":10,\\\"cache_read_input_tokens\\\":500,\\\"cache_"
+            "creation_input_tokens\\\":0,\\\"output_tokens\\\":1}}}\\n\\n"
+            "event: message_delta\\ndata: "
+            "{\\\"type\\\":\\\"message_delta\\\",\\\"usage\\\":{\\\"output_tokens\\\":20}}\\n\\n"
+            "event: message_delta\\ndata: "
+            "{\\\"type\\\":\\\"message_delta\\\",\\\"usage\\\":{\\\"input_tokens\\\":10,\\\"cache_"
+            "read_input_tokens\\\":500,\\\"output_tokens\\\":42}}\\n\\n"
             "event: message_stop\\ndata: {\\\"type\\\":\\\"message_stop\\\"}\\n\\n";
-        const auto loaded = load_text(R"({"request":{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]},"response":")" +
-                                      sse + "\"}\n");
+        const auto loaded = load_text(
+            R"({"request":{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]},"response":")" +
+            sse + "\"}\n");
         REQUIRE(loaded.requests.size() == 1);
         const auto& u = *loaded.requests[0].usage;
         CHECK(u.output_tokens == 42);
@@ -184,12 +196,14 @@ TEST_SUITE("ingest::anthropic")
             "\n");
         REQUIRE(loaded.requests.size() == 1);
         CHECK(!loaded.requests[0].usage);
-        CHECK(loaded.requests[0].notes[0] == "the response was an error: overloaded_error: Overloaded");
+        CHECK(loaded.requests[0].notes[0] ==
+              "the response was an error: overloaded_error: Overloaded");
     }
 
     TEST_CASE("a pretty-printed request document")
     {
-        const auto loaded = load_text("{\n  \"model\": \"claude-sonnet-4-5\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"hi\"}\n  ]\n}\n",
+        const auto loaded = load_text("{\n  \"model\": \"claude-sonnet-4-5\",\n  \"messages\": [\n "
+                                      "   {\"role\": \"user\", \"content\": \"hi\"}\n  ]\n}\n",
                                       ingest::InputFormat::auto_detect, "request.json");
         REQUIRE(loaded.requests.size() == 1);
         CHECK(loaded.summary.error_count == 0);

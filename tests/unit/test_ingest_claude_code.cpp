@@ -1,9 +1,7 @@
+#include "helpers.hpp"
 #include "ingest/claude_code.hpp"
 
-#include "helpers.hpp"
-
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 using namespace cachewise;
@@ -29,8 +27,10 @@ assistant_line(const std::string& uuid, const std::string& parent, const std::st
 }
 
 const std::string k_text = R"({"type":"text","text":"Let me look."})";
-const std::string k_use1 = R"({"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/p/a"}})";
-const std::string k_use2 = R"({"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"/p/b"}})";
+const std::string k_use1 =
+    R"({"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/p/a"}})";
+const std::string k_use2 =
+    R"({"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"/p/b"}})";
 const std::string k_res1 = R"([{"tool_use_id":"toolu_1","type":"tool_result","content":"A"}])";
 const std::string k_res2 = R"([{"tool_use_id":"toolu_2","type":"tool_result","content":"B"}])";
 
@@ -55,7 +55,8 @@ TEST_SUITE("ingest::claude_code")
 {
     TEST_CASE("one request per requestId, usage counted once with the final output count")
     {
-        const auto loaded = test::load_text(transcript(), ingest::InputFormat::auto_detect, "sess-1.jsonl");
+        const auto loaded =
+            test::load_text(transcript(), ingest::InputFormat::auto_detect, "sess-1.jsonl");
         CHECK(loaded.summary.error_count == 0);
         REQUIRE(loaded.requests.size() == 2);
         const auto& a = loaded.requests[0];
@@ -76,17 +77,20 @@ TEST_SUITE("ingest::claude_code")
 
     TEST_CASE("the history is rebuilt through parentUuid, one message per run of a role")
     {
-        const auto loaded = test::load_text(transcript(), ingest::InputFormat::auto_detect, "sess-1.jsonl");
+        const auto loaded =
+            test::load_text(transcript(), ingest::InputFormat::auto_detect, "sess-1.jsonl");
         REQUIRE(loaded.requests.size() == 2);
         const auto& b = loaded.requests[1];
         std::vector<std::string> paths;
         for (const auto& s : b.segments) {
             paths.push_back(s.path.str());
         }
-        CHECK(paths == std::vector<std::string>{"(tools+system, not logged)", "messages[0].content", "messages[1].content[0]",
-                                                "messages[1].content[1]", "messages[1].content[2]",
-                                                "messages[2].content[0]", "messages[2].content[1]"});
-        // The three response lines form one assistant message; the two tool results one user message.
+        CHECK(paths == std::vector<std::string>{"(tools+system, not logged)", "messages[0].content",
+                                                "messages[1].content[0]", "messages[1].content[1]",
+                                                "messages[1].content[2]", "messages[2].content[0]",
+                                                "messages[2].content[1]"});
+        // The three response lines form one assistant message; the two tool results one user
+        // message.
         CHECK(b.segments[2].message_start);
         CHECK(!b.segments[3].message_start);
         CHECK(b.segments[5].kind == model::SegmentKind::tool_result);
@@ -103,14 +107,16 @@ TEST_SUITE("ingest::claude_code")
         side.replace(side.find(R"("isSidechain":false,)"), 20, "");
         std::string reply = assistant_line("s2", "s1", "req_S", k_text, 2);
         reply.replace(reply.find(R"("isSidechain":false)"), 19, R"("isSidechain":true)");
-        auto loaded = test::load_text(transcript() + side + "\n" + reply + "\n", ingest::InputFormat::auto_detect,
-                                      "sess-1.jsonl");
+        auto loaded = test::load_text(transcript() + side + "\n" + reply + "\n",
+                                      ingest::InputFormat::auto_detect, "sess-1.jsonl");
         REQUIRE(loaded.requests.size() == 3);
         CHECK(loaded.requests[2].stream == "sess-1/sidechain-s1");
 
-        std::string agent = assistant_line("x2", "x1", "req_X", k_text, 2, R"("agentId":"a1b2c3",)");
+        std::string agent =
+            assistant_line("x2", "x1", "req_X", k_text, 2, R"("agentId":"a1b2c3",)");
         const std::string agent_user = user_line("x1", "", R"("sub")", R"("agentId":"a1b2c3",)");
-        loaded = test::load_text(agent_user + "\n" + agent + "\n", ingest::InputFormat::auto_detect, "agent-a1b2c3.jsonl");
+        loaded = test::load_text(agent_user + "\n" + agent + "\n", ingest::InputFormat::auto_detect,
+                                 "agent-a1b2c3.jsonl");
         REQUIRE(loaded.requests.size() == 1);
         CHECK(loaded.requests[0].stream == "sess-1/agent-a1b2c3");
     }
@@ -128,9 +134,10 @@ TEST_SUITE("ingest::claude_code")
     TEST_CASE("a broken transcript line is reported and the rest still read")
     {
         std::string text = transcript();
-        text.insert(text.find(user_line("u5", "u4", k_res1)),
-                    R"({"parentUuid":"u4","type":"user","uuid":"bad","message":{"role":"user","content":42}})"
-                    "\n");
+        text.insert(
+            text.find(user_line("u5", "u4", k_res1)),
+            R"({"parentUuid":"u4","type":"user","uuid":"bad","message":{"role":"user","content":42}})"
+            "\n");
         const auto loaded = test::load_text(text, ingest::InputFormat::auto_detect, "sess-1.jsonl");
         CHECK(loaded.summary.error_count == 1);
         CHECK(loaded.summary.errors[0].field == "message.content");
@@ -143,7 +150,8 @@ TEST_SUITE("ingest::claude_code")
         std::string text = transcript();
         std::string synthetic = assistant_line("u9", "u7", "req_Z", k_text, 0);
         synthetic.replace(synthetic.find("claude-sonnet-4-5-20250929"), 26, "<synthetic>");
-        const auto loaded = test::load_text(text + synthetic + "\n", ingest::InputFormat::auto_detect, "sess-1.jsonl");
+        const auto loaded = test::load_text(text + synthetic + "\n",
+                                            ingest::InputFormat::auto_detect, "sess-1.jsonl");
         CHECK(loaded.requests.size() == 2);
     }
 }

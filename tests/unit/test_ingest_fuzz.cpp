@@ -5,7 +5,6 @@
 #include "helpers.hpp"
 
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -19,14 +18,19 @@ namespace {
 class Rng {
 public:
     explicit Rng(std::uint64_t seed) : m_state(seed) {}
-    std::uint64_t next()
+    std::uint64_t
+    next()
     {
         std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
         return z ^ (z >> 31);
     }
-    std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
+    std::size_t
+    below(std::size_t n)
+    {
+        return n == 0 ? 0 : static_cast<std::size_t>(next() % n);
+    }
 
 private:
     std::uint64_t m_state;
@@ -89,10 +93,14 @@ TEST_SUITE("ingest::fuzz")
         constexpr std::size_t k_rounds = 1500;
         for (std::size_t i = 0; i < k_rounds; ++i) {
             // A sentinel that must always survive, then a mutant.
-            file += fmt::format(R"({{"id":"good-{}","model":"m","messages":[{{"role":"user","content":"ok"}}]}})", i) + "\n";
+            file +=
+                fmt::format(
+                    R"({{"id":"good-{}","model":"m","messages":[{{"role":"user","content":"ok"}}]}})",
+                    i) +
+                "\n";
             std::string m = mutate(k_corpus[rng.below(k_corpus.size())], rng);
             if (m.find_first_not_of(" \t") == std::string::npos) {
-                m = "{";
+                m = std::string(1, '{');
             }
             file += m + "\n";
             ++mutated;
@@ -132,7 +140,8 @@ TEST_SUITE("ingest::fuzz")
                 bool in_string = false;
                 for (std::size_t i = 0; i < original.size(); ++i) {
                     const char c = original[i];
-                    const bool structural = !in_string && (c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',');
+                    const bool structural = !in_string && (c == '{' || c == '}' || c == '[' ||
+                                                           c == ']' || c == ':' || c == ',');
                     if (structural && rng.below(2) == 0) {
                         spaced += spaces[rng.below(5)];
                     }

@@ -1,6 +1,5 @@
-#include "ingest/loader.hpp"
-
 #include "helpers.hpp"
+#include "ingest/loader.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -9,7 +8,8 @@ using namespace cachewise;
 
 namespace {
 
-const std::string k_good = R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]})";
+const std::string k_good =
+    R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]})";
 
 // Loads good, bad, good and returns the one error; both good records must survive.
 ingest::InputError
@@ -54,17 +54,20 @@ TEST_SUITE("ingest::loader")
         e = error_of(R"({"model":7,"messages":[]})");
         CHECK(e.field == "model");
 
-        e = error_of(R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"text":"no type"}]}]})");
+        e = error_of(
+            R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"text":"no type"}]}]})");
         CHECK(e.field == "messages[0].content[1].type");
 
         e = error_of(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})");
         CHECK(e.field == "messages[0].role");
 
-        e = error_of(R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral","ttl":"2h"}}]}]})");
+        e = error_of(
+            R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral","ttl":"2h"}}]}]})");
         CHECK(e.field == "messages[0].content[0].cache_control.ttl");
         CHECK(e.reason == "expected \"5m\" or \"1h\", found \"2h\"");
 
-        e = error_of(R"({"request":{"model":"m","messages":[]},"response":{"usage":{"input_tokens":"12"}}})");
+        e = error_of(
+            R"({"request":{"model":"m","messages":[]},"response":{"usage":{"input_tokens":"12"}}})");
         CHECK(e.field == "response.usage.input_tokens");
 
         e = error_of(R"({"request":{"model":"m","messages":[]},"started_at":"yesterday"})");
@@ -87,13 +90,15 @@ TEST_SUITE("ingest::loader")
 
     TEST_CASE("invalid UTF-8")
     {
-        const auto e = error_of("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"bad \xC3\x28 byte\"}]}");
+        const auto e = error_of("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                                "\"bad \xC3\x28 byte\"}]}");
         CHECK(e.reason.find("UTF-8") != std::string::npos);
     }
 
     TEST_CASE("absurd nesting is refused, not recursed into")
     {
-        std::string deep = R"({"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":)";
+        std::string deep =
+            R"({"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":)";
         for (int i = 0; i < 5000; ++i) {
             deep += "[";
         }
@@ -102,7 +107,8 @@ TEST_SUITE("ingest::loader")
         }
         deep += "}]}]}";
         const auto e = error_of(deep);
-        CHECK((e.reason.find("nested deeper") != std::string::npos || e.reason.find("DEPTH") != std::string::npos ||
+        CHECK((e.reason.find("nested deeper") != std::string::npos ||
+               e.reason.find("DEPTH") != std::string::npos ||
                e.reason.find("depth") != std::string::npos));
     }
 

@@ -1,6 +1,5 @@
-#include "model/chain.hpp"
-
 #include "helpers.hpp"
+#include "model/chain.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,8 +14,8 @@ const char* const k_tool =
 std::string
 body(const std::string& system, const std::string& messages, const std::string& extra = "")
 {
-    return std::string(R"({"model":"claude-sonnet-4-5","max_tokens":1024,"tools":[)") + k_tool + "],\"system\":" +
-           system + ",\"messages\":" + messages + extra + "}";
+    return std::string(R"({"model":"claude-sonnet-4-5","max_tokens":1024,"tools":[)") + k_tool +
+           "],\"system\":" + system + ",\"messages\":" + messages + extra + "}";
 }
 
 const std::string k_messages =
@@ -89,10 +88,12 @@ TEST_SUITE("model::chain")
         std::string swapped = k_messages;
         const std::string from = R"({"type":"text","text":"Sure."})";
         swapped.replace(swapped.find(from), from.size(), R"({"text":"Sure.","type":"text"})");
-        CHECK(chains(request_of(body(R"("S")", k_messages))) == chains(request_of(body(R"("S")", swapped))));
+        CHECK(chains(request_of(body(R"("S")", k_messages))) ==
+              chains(request_of(body(R"("S")", swapped))));
     }
 
-    TEST_CASE("a string system equals the same text as one block; string content equals a text block")
+    TEST_CASE(
+        "a string system equals the same text as one block; string content equals a text block")
     {
         const auto a = request_of(body(R"("You are terse.")", k_messages));
         const auto b = request_of(body(R"([{"type":"text","text":"You are terse."}])", k_messages));
@@ -102,7 +103,8 @@ TEST_SUITE("model::chain")
 
         std::string blocks = k_messages;
         const std::string from = R"("content":"List the files")";
-        blocks.replace(blocks.find(from), from.size(), R"("content":[{"type":"text","text":"List the files"}])");
+        blocks.replace(blocks.find(from), from.size(),
+                       R"("content":[{"type":"text","text":"List the files"}])");
         CHECK(chains(a) == chains(request_of(body(R"("You are terse.")", blocks))));
     }
 
@@ -117,7 +119,8 @@ TEST_SUITE("model::chain")
     {
         const auto plain = request_of(body(R"([{"type":"text","text":"S"}])", k_messages));
         const auto marked = request_of(
-            body(R"([{"type":"text","text":"S","cache_control":{"type":"ephemeral","ttl":"1h"}}])", k_messages));
+            body(R"([{"type":"text","text":"S","cache_control":{"type":"ephemeral","ttl":"1h"}}])",
+                 k_messages));
         CHECK(chains(plain) == chains(marked));
         REQUIRE(marked.segments[1].cache_control);
         CHECK(marked.segments[1].cache_control->ttl == model::Ttl::one_hour);
@@ -127,7 +130,8 @@ TEST_SUITE("model::chain")
     {
         const auto base = request_of(body(R"("S")", k_messages));
         // tool_choice invalidates messages only: tools and system stay shared.
-        const auto choice = request_of(body(R"("S")", k_messages, R"(,"tool_choice":{"type":"any"})"));
+        const auto choice =
+            request_of(body(R"("S")", k_messages, R"(,"tool_choice":{"type":"any"})"));
         CHECK(model::shared_prefix(base, choice) == 2);
         // speed invalidates system and messages.
         const auto fast = request_of(body(R"("S")", k_messages, R"(,"speed":"fast")"));
@@ -158,24 +162,28 @@ TEST_SUITE("model::chain")
     TEST_CASE("append-only growth keeps the whole earlier chain")
     {
         const auto shorter = request_of(body(R"("S")", R"([{"role":"user","content":"hi"}])"));
-        const auto longer = request_of(
-            body(R"("S")", R"([{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"more"}])"));
+        const auto longer = request_of(body(
+            R"("S")",
+            R"([{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"more"}])"));
         CHECK(model::shared_prefix(shorter, longer) == shorter.segments.size());
     }
 
     TEST_CASE("the same text under another role or message boundary is another prefix")
     {
-        const auto one = request_of(body(R"("S")", R"([{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}])"));
-        const auto two = request_of(body(R"("S")", R"([{"role":"user","content":"a"},{"role":"assistant","content":"b"}])"));
+        const auto one = request_of(body(
+            R"("S")",
+            R"([{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}])"));
+        const auto two = request_of(body(
+            R"("S")", R"([{"role":"user","content":"a"},{"role":"assistant","content":"b"}])"));
         CHECK(model::shared_prefix(one, two) == 3);
         CHECK(one.segments[3].chain != two.segments[3].chain);
     }
 
-    TEST_CASE("lookback positions: a run of tool_use blocks, or of tool_result blocks, is one position")
+    TEST_CASE(
+        "lookback positions: a run of tool_use blocks, or of tool_result blocks, is one position")
     {
-        const auto r = request_of(body(
-            R"("S")",
-            R"([{"role":"user","content":"go"},
+        const auto r = request_of(body(R"("S")",
+                                       R"([{"role":"user","content":"go"},
                 {"role":"assistant","content":[{"type":"text","text":"Running three tools."},
                   {"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a"}},
                   {"type":"tool_use","id":"t2","name":"read_file","input":{"path":"b"}},

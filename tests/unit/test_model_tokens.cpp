@@ -1,6 +1,5 @@
-#include "model/tokens.hpp"
-
 #include "helpers.hpp"
+#include "model/tokens.hpp"
 
 #include <doctest/doctest.h>
 

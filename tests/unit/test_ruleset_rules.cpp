@@ -1,7 +1,6 @@
-#include "ruleset/rules.hpp"
-
 #include "helpers.hpp"
 #include "ruleset/embedded.hpp"
+#include "ruleset/rules.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -15,7 +14,8 @@ namespace {
 
 // Copies the built-in rules into a directory, with one file replaced.
 std::string
-rules_dir_with(const test::TempFile& anchor, const std::string& relative, const std::string& content)
+rules_dir_with(const test::TempFile& anchor, const std::string& relative,
+               const std::string& content)
 {
     const std::string dir = anchor.dir() + "/rules";
     for (const auto& f : embedded_rule_files()) {
@@ -61,9 +61,11 @@ TEST_SUITE("ruleset::rules")
     TEST_CASE("model ids are normalised across platforms and snapshots")
     {
         CHECK(normalize_model_id("claude-sonnet-4-5-20250929") == "claude-sonnet-4-5");
-        CHECK(normalize_model_id("us.anthropic.claude-sonnet-4-5-20250929-v1:0") == "claude-sonnet-4-5");
+        CHECK(normalize_model_id("us.anthropic.claude-sonnet-4-5-20250929-v1:0") ==
+              "claude-sonnet-4-5");
         CHECK(normalize_model_id("anthropic/claude-opus-4-1") == "claude-opus-4-1");
-        CHECK(normalize_model_id("litellm_proxy/anthropic/claude-sonnet-4-20250514") == "claude-sonnet-4");
+        CHECK(normalize_model_id("litellm_proxy/anthropic/claude-sonnet-4-20250514") ==
+              "claude-sonnet-4");
         CHECK(normalize_model_id("claude-opus-4@20250514") == "claude-opus-4");
         CHECK(normalize_model_id("Claude-3-5-Haiku-Latest") == "claude-3-5-haiku");
     }
@@ -121,15 +123,17 @@ TEST_SUITE("ruleset::rules")
         std::string dir = rules_dir_with(anchor, "pricing.json", "{ not json");
         CHECK(load_error(dir).find("pricing.json: not valid JSON") != std::string::npos);
 
-        dir = rules_dir_with(anchor, "providers/anthropic.json",
-                             R"({"schema_version": 1, "provider": "anthropic", "render_order": ["tools"],
+        dir = rules_dir_with(
+            anchor, "providers/anthropic.json",
+            R"({"schema_version": 1, "provider": "anthropic", "render_order": ["tools"],
                                  "max_breakpoints": {"value": "four", "source": "x", "as_of": "2026-01-01"}})");
         const std::string e = load_error(dir);
         CHECK(e.find("providers/anthropic.json") != std::string::npos);
         CHECK(e.find("max_breakpoints.value: expected an integer") != std::string::npos);
 
-        dir = rules_dir_with(anchor, "providers/anthropic.json",
-                             R"({"schema_version": 1, "provider": "anthropic", "render_order": ["tools"],
+        dir = rules_dir_with(
+            anchor, "providers/anthropic.json",
+            R"({"schema_version": 1, "provider": "anthropic", "render_order": ["tools"],
                                  "max_breakpoints": {"value": 4, "source": "x"}})");
         CHECK(load_error(dir).find("max_breakpoints.as_of: missing") != std::string::npos);
 

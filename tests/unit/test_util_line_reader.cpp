@@ -1,6 +1,5 @@
-#include "util/line_reader.hpp"
-
 #include "helpers.hpp"
+#include "util/line_reader.hpp"
 
 #include <doctest/doctest.h>
 

@@ -28,9 +28,12 @@ TEST_SUITE("util::time")
     TEST_CASE("invalid times say what is wrong")
     {
         CHECK(parse_rfc3339("2025-09-03").error().find("expected 'T'") != std::string::npos);
-        CHECK(parse_rfc3339("2025-09-03T00:52:31").error().find("missing time zone") != std::string::npos);
-        CHECK(parse_rfc3339("2025-02-30T00:00:00Z").error().find("out of range") != std::string::npos);
-        CHECK(parse_rfc3339("2023-02-29T00:00:00Z").error().find("out of range") != std::string::npos);
+        CHECK(parse_rfc3339("2025-09-03T00:52:31").error().find("missing time zone") !=
+              std::string::npos);
+        CHECK(parse_rfc3339("2025-02-30T00:00:00Z").error().find("out of range") !=
+              std::string::npos);
+        CHECK(parse_rfc3339("2023-02-29T00:00:00Z").error().find("out of range") !=
+              std::string::npos);
         CHECK(!parse_rfc3339("2025-09-03T00:52:31Zjunk"));
         CHECK(!parse_rfc3339("2025-09-03T00:52:31.Z"));
         CHECK(!parse_rfc3339(""));
@@ -41,7 +44,8 @@ TEST_SUITE("util::time")
         const auto t = from_epoch_seconds(1757015025.972);
         REQUIRE(t);
         CHECK(format_rfc3339(*t) == "2025-09-04T19:43:45.972Z");
-        CHECK(from_epoch_seconds(1757015025972.0).error().find("milliseconds") != std::string::npos);
+        CHECK(from_epoch_seconds(1757015025972.0).error().find("milliseconds") !=
+              std::string::npos);
         CHECK(!from_epoch_seconds(-1));
     }
 
