@@ -1,6 +1,6 @@
 // cachewise_bench_ingest: single-threaded throughput of read + segment + chain.
 //
-//   cachewise_bench_ingest FILE [--repeat N] [--input-format F]
+//   cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F]
 //
 // Loads FILE with ingest::Loader N times (default 3) on the calling thread,
 // folds every segment's identity chain into a checksum so that no work can be
@@ -14,8 +14,6 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -25,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/resource.h>
 #include <vector>
 
 namespace {
@@ -65,7 +64,7 @@ json_escape(std::string_view s)
 [[noreturn]] void
 usage(int code)
 {
-    std::fputs("usage: cachewise_bench_ingest FILE [--repeat N] [--input-format F]\n"
+    std::fputs("usage: cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F]\n"
                "  --repeat N        timed loads of FILE (default 3)\n"
                "  --input-format F  auto (default), exchange, request, sse or claude-code\n",
                code == 0 ? stdout : stderr);
@@ -98,13 +97,15 @@ main(int argc, char** argv)
         if (a == "--repeat") {
             repeat = std::atoi(argv[++i]);
             if (repeat < 1) {
-                std::fprintf(stderr, "cachewise_bench_ingest: --repeat: expected a positive number\n");
+                std::fprintf(stderr,
+                             "cachewise_bench_ingest: --repeat: expected a positive number\n");
                 return 2;
             }
         } else if (a == "--input-format") {
             const auto f = ingest::parse_input_format(argv[++i]);
             if (!f) {
-                std::fprintf(stderr, "cachewise_bench_ingest: --input-format: unknown format %s\n", argv[i]);
+                std::fprintf(stderr, "cachewise_bench_ingest: --input-format: unknown format %s\n",
+                             argv[i]);
                 return 2;
             }
             format = *f;
@@ -149,7 +150,8 @@ main(int argc, char** argv)
                         std::fprintf(stderr, "error: %s\n", e.str().c_str());
                     }
                 });
-            run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            run.seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::fprintf(stderr, "run %d: %.3f s, %.1f MB/s\n", r + 1, run.seconds,
                          static_cast<double>(run.summary.bytes) / 1e6 / run.seconds);
             runs.push_back(std::move(run));
@@ -160,7 +162,8 @@ main(int argc, char** argv)
             times.push_back(run.seconds);
             if (run.checksum != runs.front().checksum || run.segments != runs.front().segments ||
                 run.tokens != runs.front().tokens) {
-                std::fprintf(stderr, "cachewise_bench_ingest: runs disagree (checksum or segment count)\n");
+                std::fprintf(stderr,
+                             "cachewise_bench_ingest: runs disagree (checksum or segment count)\n");
                 return 1;
             }
         }
@@ -181,7 +184,9 @@ main(int argc, char** argv)
         fmt::print("records           {}\n", s.records);
         fmt::print("requests          {}\n", s.requests);
         fmt::print("segments          {} ({:.1f} per request)\n", first.segments,
-                   s.requests == 0 ? 0.0 : static_cast<double>(first.segments) / static_cast<double>(s.requests));
+                   s.requests == 0
+                       ? 0.0
+                       : static_cast<double>(first.segments) / static_cast<double>(s.requests));
         fmt::print("skipped lines     {}\n", s.skipped);
         fmt::print("duplicates        {}\n", s.duplicates);
         fmt::print("errors            {}\n", s.error_count);
@@ -193,13 +198,14 @@ main(int argc, char** argv)
                    static_cast<double>(rss) / 1024.0, static_cast<double>(rss_before) / 1024.0);
         fmt::print("chain checksum    {:016x}\n", first.checksum);
         fmt::print("segment tokens    {}\n", first.tokens);
-        fmt::print("{{\"bench\":\"ingest\",\"file\":\"{}\",\"format\":\"{}\",\"bytes\":{},\"requests\":{},"
-                   "\"segments\":{},\"errors\":{},\"repeat\":{},\"best_s\":{:.6f},\"median_s\":{:.6f},"
-                   "\"mb_per_s_best\":{:.2f},\"mb_per_s_median\":{:.2f},\"peak_rss_kib\":{},"
-                   "\"rules_rss_kib\":{},\"kernel\":\"{}\",\"checksum\":\"{:016x}\",\"tokens\":{}}}\n",
-                   json_escape(path), ingest::to_string(format), s.bytes, s.requests, first.segments,
-                   s.error_count, repeat, best, median, mb / best, mb / median, rss, rss_before,
-                   k_ondemand_kernel, first.checksum, first.tokens);
+        fmt::print(
+            "{{\"bench\":\"ingest\",\"file\":\"{}\",\"format\":\"{}\",\"bytes\":{},\"requests\":{},"
+            "\"segments\":{},\"errors\":{},\"repeat\":{},\"best_s\":{:.6f},\"median_s\":{:.6f},"
+            "\"mb_per_s_best\":{:.2f},\"mb_per_s_median\":{:.2f},\"peak_rss_kib\":{},"
+            "\"rules_rss_kib\":{},\"kernel\":\"{}\",\"checksum\":\"{:016x}\",\"tokens\":{}}}\n",
+            json_escape(path), ingest::to_string(format), s.bytes, s.requests, first.segments,
+            s.error_count, repeat, best, median, mb / best, mb / median, rss, rss_before,
+            k_ondemand_kernel, first.checksum, first.tokens);
         return s.error_count == 0 ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cachewise_bench_ingest: %s\n", e.what());

@@ -1,7 +1,7 @@
 // cachewise_gen_log: writes large synthetic agent logs for the ingest benchmark.
 //
 //   cachewise_gen_log --out FILE --size-mb N [--sessions K] [--seed S]
-//                     [--format exchange|claude-code] [--ascii]
+//                     [--format exchange|claude-code] [--ascii] [--split]
 //
 // The shape follows what a coding agent writes: K sessions interleaved in one
 // log; each session keeps a fixed system prompt (6-10 KB of text blocks, the
@@ -21,6 +21,9 @@
 //              requestId and usage, with file-history-snapshot lines (now and
 //              then a big one) in between.
 //
+// --split makes --out a directory with one <session id>.jsonl per session,
+// written one session at a time: the layout of ~/.claude/projects/<project>/.
+//
 // --ascii escapes every non-ASCII character as \uXXXX (surrogate pairs above
 // U+FFFF), the way Python's json.dumps writes by default.
 
@@ -35,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -50,7 +54,8 @@ class Rng {
 public:
     explicit Rng(std::uint64_t seed) : m_state(seed) {}
 
-    std::uint64_t next()
+    std::uint64_t
+    next()
     {
         std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -58,21 +63,49 @@ public:
         return z ^ (z >> 31);
     }
     // Uniform in [0, n); the modulo bias is irrelevant for n far below 2^64.
-    std::uint64_t below(std::uint64_t n) { return n == 0 ? 0 : next() % n; }
-    std::size_t index(std::size_t n) { return static_cast<std::size_t>(below(n)); }
-    std::int64_t range(std::int64_t lo, std::int64_t hi)
+    std::uint64_t
+    below(std::uint64_t n)
+    {
+        return n == 0 ? 0 : next() % n;
+    }
+    std::size_t
+    index(std::size_t n)
+    {
+        return static_cast<std::size_t>(below(n));
+    }
+    std::int64_t
+    range(std::int64_t lo, std::int64_t hi)
     {
         return lo + static_cast<std::int64_t>(below(static_cast<std::uint64_t>(hi - lo + 1)));
     }
-    double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-    bool chance(double p) { return unit() < p; }
+    double
+    unit()
+    {
+        return static_cast<double>(next() >> 11) * 0x1.0p-53;
+    }
+    bool
+    chance(double p)
+    {
+        return unit() < p;
+    }
     // Log-uniform in [lo, hi]: many small values, a few large ones.
-    std::size_t log_uniform(double lo, double hi)
+    std::size_t
+    log_uniform(double lo, double hi)
     {
         return static_cast<std::size_t>(lo * std::exp(unit() * std::log(hi / lo)));
     }
-    template <typename T> const T& pick(const std::vector<T>& v) { return v[index(v.size())]; }
-    template <typename T, std::size_t N> const T& pick(const std::array<T, N>& v) { return v[index(N)]; }
+    template <typename T>
+    const T&
+    pick(const std::vector<T>& v)
+    {
+        return v[index(v.size())];
+    }
+    template <typename T, std::size_t N>
+    const T&
+    pick(const std::array<T, N>& v)
+    {
+        return v[index(N)];
+    }
 
 private:
     std::uint64_t m_state;
@@ -88,7 +121,8 @@ make_plain_table(bool ascii)
 {
     std::array<bool, 256> t{};
     for (int c = 0; c < 256; ++c) {
-        t[static_cast<std::size_t>(c)] = c >= 0x20 && c != '"' && c != '\\' && !(ascii && c >= 0x80);
+        t[static_cast<std::size_t>(c)] =
+            c >= 0x20 && c != '"' && c != '\\' && !(ascii && c >= 0x80);
     }
     return t;
 }
@@ -233,27 +267,34 @@ base62_id(Rng& rng, std::string_view prefix, int n)
 // Text: prose for prompts and replies, code and log lines for tool results.
 
 const std::vector<std::string_view> k_words = {
-    "request", "cache", "prefix", "token", "session", "handler", "buffer", "parser", "config",
-    "module", "index", "stream", "record", "segment", "chain", "worker", "client", "server",
-    "queue", "retry", "timeout", "payload", "schema", "render", "vector", "string", "options",
-    "result", "error", "status", "file", "path", "line", "column", "offset", "value", "number",
-    "object", "array", "field", "commit", "branch", "test", "build", "target", "linker",
-    "header", "source", "layout", "widget", "router", "metric", "counter", "latency", "budget",
-    "account", "invoice", "ledger", "tenant", "shard", "replica", "snapshot", "cursor", "batch"};
+    "request", "cache",  "prefix",  "token",  "session", "handler",  "buffer", "parser",
+    "config",  "module", "index",   "stream", "record",  "segment",  "chain",  "worker",
+    "client",  "server", "queue",   "retry",  "timeout", "payload",  "schema", "render",
+    "vector",  "string", "options", "result", "error",   "status",   "file",   "path",
+    "line",    "column", "offset",  "value",  "number",  "object",   "array",  "field",
+    "commit",  "branch", "test",    "build",  "target",  "linker",   "header", "source",
+    "layout",  "widget", "router",  "metric", "counter", "latency",  "budget", "account",
+    "invoice", "ledger", "tenant",  "shard",  "replica", "snapshot", "cursor", "batch"};
 const std::vector<std::string_view> k_verbs = {
-    "read", "update", "check", "refactor", "rename", "parse", "render", "validate", "split",
-    "merge", "cache", "retry", "flush", "load", "compile", "test", "inspect", "trace", "fix",
-    "document", "remove", "extract", "inline", "profile", "review", "format"};
+    "read",  "update",   "check",  "refactor", "rename", "parse",   "render", "validate", "split",
+    "merge", "cache",    "retry",  "flush",    "load",   "compile", "test",   "inspect",  "trace",
+    "fix",   "document", "remove", "extract",  "inline", "profile", "review", "format"};
 const std::vector<std::string_view> k_adjs = {
-    "small", "stable", "explicit", "careful", "short", "local", "pure", "typed", "bounded",
-    "sorted", "lazy", "shared", "unique", "idle", "stale", "fresh", "empty", "nested"};
-const std::vector<std::string_view> k_unicode = {
-    "café", "naïve", "résumé", "→", "“quoted”", "—", "…", "中文注释", "日本語のテキスト", "한국어",
-    "Ελληνικά", "Привет", "🚀", "✅", "❌", "⚠️", "µs", "°C", "±0.5", "≥", "∑", "€12.50", "ß", "Ω"};
-const std::vector<std::string_view> k_exts = {"cpp", "hpp", "py", "rs", "ts", "go", "json",
-                                              "md", "toml", "yaml", "sh", "js"};
-const std::vector<std::string_view> k_projects = {"api-gateway", "ledger", "webapp", "cachewise",
-                                                  "billing-svc", "ml-pipeline", "infra", "docs-site"};
+    "small",  "stable", "explicit", "careful", "short", "local", "pure",  "typed", "bounded",
+    "sorted", "lazy",   "shared",   "unique",  "idle",  "stale", "fresh", "empty", "nested"};
+const std::vector<std::string_view> k_unicode = {"café",   "naïve",    "résumé",
+                                                 "→",      "“quoted”", "—",
+                                                 "…",      "中文注释", "日本語のテキスト",
+                                                 "한국어", "Ελληνικά", "Привет",
+                                                 "🚀",      "✅",        "❌",
+                                                 "⚠️", "µs",       "°C",
+                                                 "±0.5",   "≥",        "∑",
+                                                 "€12.50", "ß",        "Ω"};
+const std::vector<std::string_view> k_exts = {"cpp",  "hpp", "py",   "rs",   "ts", "go",
+                                              "json", "md",  "toml", "yaml", "sh", "js"};
+const std::vector<std::string_view> k_projects = {"api-gateway", "ledger",      "webapp",
+                                                  "cachewise",   "billing-svc", "ml-pipeline",
+                                                  "infra",       "docs-site"};
 
 std::string
 ident(Rng& rng)
@@ -294,8 +335,9 @@ sentence(Rng& rng)
         return fmt::format("When you {} a {}, always {} the {} first.", rng.pick(k_verbs),
                            rng.pick(k_words), rng.pick(k_verbs), rng.pick(k_words));
     case 1:
-        return fmt::format("Use the {} tool to {} {}s in the {}; never {} them by hand.", camel(rng),
-                           rng.pick(k_verbs), rng.pick(k_words), rng.pick(k_words), rng.pick(k_verbs));
+        return fmt::format("Use the {} tool to {} {}s in the {}; never {} them by hand.",
+                           camel(rng), rng.pick(k_verbs), rng.pick(k_words), rng.pick(k_words),
+                           rng.pick(k_verbs));
     case 2:
         return fmt::format("IMPORTANT: {} the {} before you {} any {} ({} {}).", rng.pick(k_verbs),
                            rng.pick(k_words), rng.pick(k_verbs), rng.pick(k_words),
@@ -305,13 +347,16 @@ sentence(Rng& rng)
                            rng.pick(k_words), rng.pick(k_adjs));
     case 4:
         return fmt::format("Prefer {} {}s over {} ones {} they are easier to {}.", rng.pick(k_adjs),
-                           rng.pick(k_words), rng.pick(k_adjs), rng.pick(k_unicode), rng.pick(k_verbs));
+                           rng.pick(k_words), rng.pick(k_adjs), rng.pick(k_unicode),
+                           rng.pick(k_verbs));
     case 5:
         return fmt::format("If the user asks about \"{}\", explain how the {} {}s the {}.",
-                           rng.pick(k_words), rng.pick(k_words), rng.pick(k_verbs), rng.pick(k_words));
+                           rng.pick(k_words), rng.pick(k_words), rng.pick(k_verbs),
+                           rng.pick(k_words));
     case 6:
         return fmt::format("I'll {} `{}` in src/{}.{} so that the {} stays {}.", rng.pick(k_verbs),
-                           ident(rng), ident(rng), rng.pick(k_exts), rng.pick(k_words), rng.pick(k_adjs));
+                           ident(rng), ident(rng), rng.pick(k_exts), rng.pick(k_words),
+                           rng.pick(k_adjs));
     default:
         return fmt::format("The {} took {} ms, {} than the {} {}.", rng.pick(k_words),
                            rng.range(1, 5000), rng.chance(0.5) ? "more" : "less", rng.pick(k_adjs),
@@ -353,7 +398,8 @@ content_line(Rng& rng)
                            rng.range(0, 9999), ident(rng));
     case 3:
         return fmt::format("{}let {}: Vec<u{}> = vec![{}, {}, {}];", in, ident(rng),
-                           8 << rng.below(4), rng.range(0, 255), rng.range(0, 65535), rng.range(0, 9));
+                           8 << rng.below(4), rng.range(0, 255), rng.range(0, 65535),
+                           rng.range(0, 9));
     case 4:
         return fmt::format("{}def {}(self, {}: str = \"{}\") -> dict:", in, ident(rng), ident(rng),
                            rng.pick(k_words));
@@ -368,7 +414,8 @@ content_line(Rng& rng)
                            rng.pick(k_words), rng.pick(k_exts));
     case 8:
         return fmt::format("{}{}[\"{}\"] = {{\"{}\": {}, \"ok\": true, \"ratio\": {:.4f}}}", in,
-                           ident(rng), rng.pick(k_words), ident(rng), rng.range(-100, 100000), rng.unit());
+                           ident(rng), rng.pick(k_words), ident(rng), rng.range(-100, 100000),
+                           rng.unit());
     case 9:
         return in + "}";
     case 10:
@@ -378,30 +425,35 @@ content_line(Rng& rng)
                            rng.below(16), ident(rng), rng.below(100000), rng.unit() * 900,
                            rng.pick(k_words), rng.below(1000000));
     case 11:
-        return fmt::format("\x1b[1;31merror[E0{:03}]\x1b[0m: mismatched types in `{}` \x1b[2m(src/{}.rs:{}:{})\x1b[0m",
-                           rng.below(1000), ident(rng), ident(rng), rng.range(1, 900), rng.range(1, 80));
+        return fmt::format("\x1b[1;31merror[E0{:03}]\x1b[0m: mismatched types in `{}` "
+                           "\x1b[2m(src/{}.rs:{}:{})\x1b[0m",
+                           rng.below(1000), ident(rng), ident(rng), rng.range(1, 900),
+                           rng.range(1, 80));
     case 12:
         return fmt::format("  File \"/home/dev/{}/{}.py\", line {}, in {}", rng.pick(k_projects),
                            ident(rng), rng.range(1, 2000), ident(rng));
     case 13:
         return fmt::format("    at {}.{} (/srv/app/node_modules/{}/lib/{}.js:{}:{})", camel(rng),
-                           ident(rng), rng.pick(k_words), ident(rng), rng.range(1, 3000), rng.range(1, 120));
+                           ident(rng), rng.pick(k_words), ident(rng), rng.range(1, 3000),
+                           rng.range(1, 120));
     case 14:
         return fmt::format("src/{}.{}:{}:{}: warning: unused variable '{}' [-Wunused-variable]",
-                           ident(rng), rng.pick(k_exts), rng.range(1, 3000), rng.range(1, 100), ident(rng));
+                           ident(rng), rng.pick(k_exts), rng.range(1, 3000), rng.range(1, 100),
+                           ident(rng));
     case 15:
         return fmt::format("test {}::{} ... {} ({:.3f}s)", ident(rng), ident(rng),
                            rng.chance(0.9) ? "ok" : "FAILED", rng.unit() * 3);
     case 16:
-        return fmt::format("{}\t{}\t{:.6f}\t{}\t{}", rng.below(1000000), ident(rng), rng.unit() * 1e4,
-                           rng.pick(k_words), rng.pick(k_unicode));
+        return fmt::format("{}\t{}\t{:.6f}\t{}\t{}", rng.below(1000000), ident(rng),
+                           rng.unit() * 1e4, rng.pick(k_words), rng.pick(k_unicode));
     case 17:
-        return fmt::format("ERROR: {} failed — “{}” → {} (code={})\r", rng.pick(k_verbs), ident(rng),
-                           rng.pick(k_unicode), rng.range(-255, 255));
+        return fmt::format("ERROR: {} failed — “{}” → {} (code={})\r", rng.pick(k_verbs),
+                           ident(rng), rng.pick(k_unicode), rng.range(-255, 255));
     case 18:
-        return fmt::format("{{\"level\":\"warn\",\"msg\":\"{} {}\",\"ts\":{},\"tags\":[\"{}\",\"{}\"]}}",
-                           rng.pick(k_verbs), rng.pick(k_words), 1748854800000 + rng.below(100000000),
-                           rng.pick(k_words), rng.pick(k_unicode));
+        return fmt::format(
+            "{{\"level\":\"warn\",\"msg\":\"{} {}\",\"ts\":{},\"tags\":[\"{}\",\"{}\"]}}",
+            rng.pick(k_verbs), rng.pick(k_words), 1748854800000 + rng.below(100000000),
+            rng.pick(k_words), rng.pick(k_unicode));
     default:
         return "";
     }
@@ -420,7 +472,8 @@ public:
 
     // About `target` bytes of lines; `numbered` prefixes "   12→" as a file
     // viewer does.
-    std::string text(Rng& rng, std::size_t target, bool numbered) const
+    std::string
+    text(Rng& rng, std::size_t target, bool numbered) const
     {
         std::string s;
         s.reserve(target + 128);
@@ -471,23 +524,38 @@ make_tool_catalog(Rng& rng)
         std::vector<Property> props;
     };
     const std::vector<Spec> specs = {
-        {ToolKind::bash, "Bash",
-         {{"command", "string", true}, {"timeout", "number", false}, {"description", "string", false},
+        {ToolKind::bash,
+         "Bash",
+         {{"command", "string", true},
+          {"timeout", "number", false},
+          {"description", "string", false},
           {"run_in_background", "boolean", false}}},
-        {ToolKind::read, "Read",
+        {ToolKind::read,
+         "Read",
          {{"file_path", "string", true}, {"offset", "number", false}, {"limit", "number", false}}},
-        {ToolKind::edit, "Edit",
-         {{"file_path", "string", true}, {"old_string", "string", true}, {"new_string", "string", true},
+        {ToolKind::edit,
+         "Edit",
+         {{"file_path", "string", true},
+          {"old_string", "string", true},
+          {"new_string", "string", true},
           {"replace_all", "boolean", false}}},
         {ToolKind::write, "Write", {{"file_path", "string", true}, {"content", "string", true}}},
-        {ToolKind::grep, "Grep",
-         {{"pattern", "string", true}, {"path", "string", false}, {"glob", "string", false},
-          {"output_mode", "string", false}, {"-n", "boolean", false}, {"head_limit", "number", false}}},
+        {ToolKind::grep,
+         "Grep",
+         {{"pattern", "string", true},
+          {"path", "string", false},
+          {"glob", "string", false},
+          {"output_mode", "string", false},
+          {"-n", "boolean", false},
+          {"head_limit", "number", false}}},
         {ToolKind::glob, "Glob", {{"pattern", "string", true}, {"path", "string", false}}},
         {ToolKind::todo, "TodoWrite", {{"todos", "array", true}}},
         {ToolKind::web_fetch, "WebFetch", {{"url", "string", true}, {"prompt", "string", true}}},
-        {ToolKind::task, "Task",
-         {{"description", "string", true}, {"prompt", "string", true}, {"subagent_type", "string", true}}},
+        {ToolKind::task,
+         "Task",
+         {{"description", "string", true},
+          {"prompt", "string", true},
+          {"subagent_type", "string", true}}},
         {ToolKind::ls, "LS", {{"path", "string", true}, {"ignore", "array", false}}},
     };
     std::vector<Tool> tools;
@@ -507,9 +575,10 @@ make_tool_catalog(Rng& rng)
             j += ":{\"type\":";
             put_str(j, p.type);
             if (p.type == "array") {
-                j += R"(,"items":{"type":"object","properties":{"content":{"type":"string","minLength":1},)"
-                     R"("status":{"type":"string","enum":["pending","in_progress","completed"]}},)"
-                     R"("required":["content","status"],"additionalProperties":false})";
+                j +=
+                    R"(,"items":{"type":"object","properties":{"content":{"type":"string","minLength":1},)"
+                    R"("status":{"type":"string","enum":["pending","in_progress","completed"]}},)"
+                    R"("required":["content","status"],"additionalProperties":false})";
             }
             j += ",\"description\":";
             put_str(j, prose(rng, rng.log_uniform(40, 300)));
@@ -526,7 +595,8 @@ make_tool_catalog(Rng& rng)
                 put_str(j, p.name);
             }
         }
-        j += R"(],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}})";
+        j +=
+            R"(],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}})";
         tools.push_back(Tool{spec.kind, std::string(spec.name), std::move(j)});
     }
     return tools;
@@ -558,7 +628,7 @@ struct Session {
     std::size_t system_bytes = 0;
     int turn = 0;
     int turns = 0;
-    std::vector<Block> pending; // the user message the next request ends with
+    std::vector<Block> pending;     // the user message the next request ends with
     std::int64_t cached_tokens = 0; // prompt tokens the previous request left in the cache
 
     // exchange
@@ -579,11 +649,13 @@ public:
         : m_rng(seed), m_claude_code(claude_code), m_pool(m_rng), m_tools(make_tool_catalog(m_rng))
     {
         for (int i = 0; i < 3; ++i) {
-            m_system_bases.push_back(prose(m_rng, static_cast<std::size_t>(m_rng.range(5200, 7800))));
+            m_system_bases.push_back(
+                prose(m_rng, static_cast<std::size_t>(m_rng.range(5200, 7800))));
         }
     }
 
-    void run(std::FILE* out, std::uint64_t target, std::size_t concurrent)
+    void
+    run(std::FILE* out, std::uint64_t target, std::size_t concurrent)
     {
         m_file = out;
         m_sessions.resize(concurrent);
@@ -605,15 +677,66 @@ public:
         flush();
     }
 
-    [[nodiscard]] std::uint64_t written() const { return m_written; }
-    [[nodiscard]] std::uint64_t lines() const { return m_lines; }
-    [[nodiscard]] std::uint64_t sessions() const { return m_sessions_started; }
-    [[nodiscard]] std::uint64_t requests() const { return m_requests; }
+    // One file per session, as Claude Code keeps its transcripts:
+    // <dir>/<session id>.jsonl, one session at a time.
+    void
+    run_split(const std::string& dir, std::uint64_t target)
+    {
+        m_sessions.resize(1);
+        m_buf.reserve(k_flush_at + (std::size_t{4} << 20));
+        Session& s = m_sessions.front();
+        while (m_written + m_buf.size() < target) {
+            start_session(s);
+            const std::string path = fmt::format("{}/{}.jsonl", dir, s.id);
+            m_file = std::fopen(path.c_str(), "wb");
+            if (m_file == nullptr) {
+                throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
+            }
+            while (s.active && m_written + m_buf.size() < target) {
+                if (m_claude_code) {
+                    claude_code_turn(s);
+                } else {
+                    exchange_turn(s);
+                }
+                if (m_buf.size() >= k_flush_at) {
+                    flush();
+                }
+            }
+            flush();
+            if (std::fclose(m_file) != 0) {
+                m_file = nullptr;
+                throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
+            }
+            m_file = nullptr;
+        }
+    }
+
+    [[nodiscard]] std::uint64_t
+    written() const
+    {
+        return m_written;
+    }
+    [[nodiscard]] std::uint64_t
+    lines() const
+    {
+        return m_lines;
+    }
+    [[nodiscard]] std::uint64_t
+    sessions() const
+    {
+        return m_sessions_started;
+    }
+    [[nodiscard]] std::uint64_t
+    requests() const
+    {
+        return m_requests;
+    }
 
 private:
     static constexpr std::size_t k_flush_at = std::size_t{8} << 20;
 
-    void flush()
+    void
+    flush()
     {
         if (!m_buf.empty() && std::fwrite(m_buf.data(), 1, m_buf.size(), m_file) != m_buf.size()) {
             throw std::runtime_error(fmt::format("write failed: {}", std::strerror(errno)));
@@ -622,7 +745,8 @@ private:
         m_buf.clear();
     }
 
-    void start_session(Session& s)
+    void
+    start_session(Session& s)
     {
         Rng& r = m_rng;
         s = Session{};
@@ -630,7 +754,7 @@ private:
         ++m_sessions_started;
         s.id = uuid(r);
         const double m = r.unit();
-        s.model = m < 0.7   ? "claude-sonnet-4-5-20250929"
+        s.model = m < 0.7    ? "claude-sonnet-4-5-20250929"
                   : m < 0.85 ? "claude-opus-4-1-20250805"
                              : "claude-haiku-4-5-20251001";
         s.max_tokens = m < 0.85 ? 32000 : 8192;
@@ -659,20 +783,23 @@ private:
         s.tools_json += ']';
 
         // System: an identity line, a shared body, then this session's environment.
-        std::string env = fmt::format(
-            "\n\n<env>\nWorking directory: /home/dev/{}\nIs directory a git repo: Yes\nPlatform: linux\n"
-            "Today's date: 2025-06-{:02}\n</env>\n\ngitStatus: This is the git status at the start of "
-            "the conversation.\nCurrent branch: {}\n\nStatus:\n",
-            s.project, r.range(1, 28), ident(r));
+        std::string env = fmt::format("\n\n<env>\nWorking directory: /home/dev/{}\nIs directory a "
+                                      "git repo: Yes\nPlatform: linux\n"
+                                      "Today's date: 2025-06-{:02}\n</env>\n\ngitStatus: This is "
+                                      "the git status at the start of "
+                                      "the conversation.\nCurrent branch: {}\n\nStatus:\n",
+                                      s.project, r.range(1, 28), ident(r));
         const auto files = r.range(3, 30);
         for (std::int64_t i = 0; i < files; ++i) {
-            put_fmt(env, " {} src/{}/{}.{}\n", r.chance(0.7) ? "M" : "??", ident(r), ident(r), r.pick(k_exts));
+            put_fmt(env, " {} src/{}/{}.{}\n", r.chance(0.7) ? "M" : "??", ident(r), ident(r),
+                    r.pick(k_exts));
         }
         env += "\nRecent commits:\n";
         for (int i = 0; i < 5; ++i) {
             put_fmt(env, "{:07x} {}\n", r.below(0x10000000), sentence(r));
         }
-        s.system_json = "[{\"type\":\"text\",\"text\":\"You are Claude Code, Anthropic's official CLI for Claude.\"},";
+        s.system_json = "[{\"type\":\"text\",\"text\":\"You are Claude Code, Anthropic's official "
+                        "CLI for Claude.\"},";
         s.system_json += "{\"type\":\"text\",\"text\":";
         put_str(s.system_json, m_system_bases[r.index(m_system_bases.size())] + env);
         s.system_json += ",\"cache_control\":{\"type\":\"ephemeral\"}}]";
@@ -684,15 +811,17 @@ private:
 
         // The task.
         Block task;
-        task.text = fmt::format("{} {}\n\nPlease {} `{}` in src/{}.{}; {}", sentence(r), sentence(r),
-                                r.pick(k_verbs), ident(r), ident(r), r.pick(k_exts), r.pick(k_unicode));
+        task.text =
+            fmt::format("{} {}\n\nPlease {} `{}` in src/{}.{}; {}", sentence(r), sentence(r),
+                        r.pick(k_verbs), ident(r), ident(r), r.pick(k_exts), r.pick(k_unicode));
         if (r.chance(0.5)) {
             task.text += "\n\n```\n" + m_pool.text(r, r.log_uniform(100, 2000), false) + "\n```";
         }
         s.pending.push_back(std::move(task));
     }
 
-    std::string tool_input(const Tool& tool, const Session& s)
+    std::string
+    tool_input(const Tool& tool, const Session& s)
     {
         Rng& r = m_rng;
         const std::string file = fmt::format("{}/src/{}.{}", s.cwd, ident(r), r.pick(k_exts));
@@ -700,7 +829,8 @@ private:
         switch (tool.kind) {
         case ToolKind::bash:
             j += "\"command\":";
-            put_str(j, fmt::format("cd {} && grep -rn \"{}\" src/ | head -{} && cargo test -- --nocapture 2>&1 | tail -n {}",
+            put_str(j, fmt::format("cd {} && grep -rn \"{}\" src/ | head -{} && cargo test -- "
+                                   "--nocapture 2>&1 | tail -n {}",
                                    s.cwd, ident(r), r.range(5, 200), r.range(10, 80)));
             j += ",\"description\":";
             put_str(j, sentence(r));
@@ -784,7 +914,8 @@ private:
         return j;
     }
 
-    std::vector<Block> reply(Session& s, bool final)
+    std::vector<Block>
+    reply(Session& s, bool final)
     {
         Rng& r = m_rng;
         std::vector<Block> blocks;
@@ -808,7 +939,8 @@ private:
         return blocks;
     }
 
-    std::vector<Block> results(const std::vector<Block>& assistant)
+    std::vector<Block>
+    results(const std::vector<Block>& assistant)
     {
         Rng& r = m_rng;
         std::vector<Block> blocks;
@@ -827,14 +959,19 @@ private:
         }
         if (r.chance(0.1)) {
             Block note;
-            note.text = "<system-reminder>\n" + prose(r, r.log_uniform(100, 800)) + "\n</system-reminder>";
+            note.text =
+                "<system-reminder>\n" + prose(r, r.log_uniform(100, 800)) + "\n</system-reminder>";
             blocks.push_back(std::move(note));
         }
         return blocks;
     }
 
     // Prompt tokens a request would have, from its rendered size.
-    static std::int64_t tokens_of(std::size_t bytes) { return static_cast<std::int64_t>(bytes / 3.6); }
+    static std::int64_t
+    tokens_of(std::size_t bytes)
+    {
+        return static_cast<std::int64_t>(bytes / 3.6);
+    }
 
     struct UsageNumbers {
         std::int64_t input = 0;
@@ -843,7 +980,8 @@ private:
         std::int64_t output = 0;
     };
 
-    UsageNumbers usage(Session& s, std::int64_t prompt_tokens, std::size_t reply_bytes, std::int64_t stable)
+    UsageNumbers
+    usage(Session& s, std::int64_t prompt_tokens, std::size_t reply_bytes, std::int64_t stable)
     {
         UsageNumbers u;
         u.input = std::min<std::int64_t>(m_rng.range(1, 8), prompt_tokens);
@@ -859,16 +997,20 @@ private:
         return u;
     }
 
-    void put_usage(const UsageNumbers& u)
+    void
+    put_usage(const UsageNumbers& u)
     {
         put_fmt(m_buf,
-                "{{\"input_tokens\":{},\"cache_creation_input_tokens\":{},\"cache_read_input_tokens\":{},"
-                "\"cache_creation\":{{\"ephemeral_5m_input_tokens\":{},\"ephemeral_1h_input_tokens\":0}},"
+                "{{\"input_tokens\":{},\"cache_creation_input_tokens\":{},\"cache_read_input_"
+                "tokens\":{},"
+                "\"cache_creation\":{{\"ephemeral_5m_input_tokens\":{},\"ephemeral_1h_input_"
+                "tokens\":0}},"
                 "\"output_tokens\":{},\"service_tier\":\"standard\"}}",
                 u.input, u.write, u.read, u.write, u.output);
     }
 
-    static void put_block(std::string& o, const Block& b)
+    static void
+    put_block(std::string& o, const Block& b)
     {
         switch (b.kind) {
         case Block::Kind::text:
@@ -902,7 +1044,8 @@ private:
         o += '}';
     }
 
-    static std::string message(std::string_view role, const std::vector<Block>& blocks)
+    static std::string
+    message(std::string_view role, const std::vector<Block>& blocks)
     {
         std::string o = "{\"role\":\"";
         o += role;
@@ -917,7 +1060,8 @@ private:
         return o;
     }
 
-    static std::size_t reply_bytes(const std::vector<Block>& blocks)
+    static std::size_t
+    reply_bytes(const std::vector<Block>& blocks)
     {
         std::size_t n = 0;
         for (const auto& b : blocks) {
@@ -926,11 +1070,16 @@ private:
         return n;
     }
 
-    void advance_clock() { m_clock += 0.2 + m_rng.unit() * 6.0; }
+    void
+    advance_clock()
+    {
+        m_clock += 0.2 + m_rng.unit() * 6.0;
+    }
 
     // ----- exchange JSONL -----
 
-    void exchange_turn(Session& s)
+    void
+    exchange_turn(Session& s)
     {
         Rng& r = m_rng;
         const bool final = s.turn + 1 >= s.turns;
@@ -976,7 +1125,8 @@ private:
         m_buf += base62_id(r, "msg_01", 22);
         m_buf += "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"";
         m_buf += s.model;
-        m_buf += final ? "\",\"stop_reason\":\"end_turn\",\"usage\":" : "\",\"stop_reason\":\"tool_use\",\"usage\":";
+        m_buf += final ? "\",\"stop_reason\":\"end_turn\",\"usage\":"
+                       : "\",\"stop_reason\":\"tool_use\",\"usage\":";
         put_usage(u);
         m_buf += "}}\n";
         ++m_lines;
@@ -999,7 +1149,8 @@ private:
 
     // ----- Claude Code transcripts -----
 
-    void cc_head(const Session& s)
+    void
+    cc_head(const Session& s)
     {
         m_buf += "{\"parentUuid\":";
         if (s.last_uuid.empty()) {
@@ -1019,7 +1170,8 @@ private:
         put_str(m_buf, s.branch);
     }
 
-    void cc_tail(Session& s, const std::string& uuid_now)
+    void
+    cc_tail(Session& s, const std::string& uuid_now)
     {
         m_buf += ",\"uuid\":\"";
         m_buf += uuid_now;
@@ -1030,7 +1182,8 @@ private:
     }
 
     // `message_id`: the user line the snapshot belongs to.
-    void cc_snapshot(Session& s, const std::string& message_id, bool update)
+    void
+    cc_snapshot(Session& s, const std::string& message_id, bool update)
     {
         Rng& r = m_rng;
         m_buf += "{\"type\":\"file-history-snapshot\",\"messageId\":\"";
@@ -1043,9 +1196,10 @@ private:
             if (i > 0) {
                 m_buf += ',';
             }
-            put_str(m_buf, fmt::format("{}/src/{}/{}.{}", s.cwd, ident(r), ident(r), r.pick(k_exts)));
-            put_fmt(m_buf, ":{{\"backupFileName\":\"{:016x}@v{}\",\"version\":{},\"backupTime\":", r.next(),
-                    i % 7 + 1, i % 7 + 1);
+            put_str(m_buf,
+                    fmt::format("{}/src/{}/{}.{}", s.cwd, ident(r), ident(r), r.pick(k_exts)));
+            put_fmt(m_buf, ":{{\"backupFileName\":\"{:016x}@v{}\",\"version\":{},\"backupTime\":",
+                    r.next(), i % 7 + 1, i % 7 + 1);
             put_time(m_buf, m_clock - r.unit() * 3600);
             m_buf += '}';
         }
@@ -1055,7 +1209,8 @@ private:
         ++m_lines;
     }
 
-    void cc_user_line(Session& s, const Block& b, std::string id = {})
+    void
+    cc_user_line(Session& s, const Block& b, std::string id = {})
     {
         Rng& r = m_rng;
         if (id.empty()) {
@@ -1080,7 +1235,8 @@ private:
                 m_buf += ",\"content\":";
                 put_str(m_buf, b.text);
                 const auto lines = std::count(b.text.begin(), b.text.end(), '\n') + 1;
-                put_fmt(m_buf, ",\"numLines\":{},\"startLine\":1,\"totalLines\":{}}}}}", lines, lines);
+                put_fmt(m_buf, ",\"numLines\":{},\"startLine\":1,\"totalLines\":{}}}}}", lines,
+                        lines);
             } else {
                 m_buf += ",\"toolUseResult\":{\"stdout\":";
                 put_str(m_buf, b.text);
@@ -1093,7 +1249,8 @@ private:
         s.cc_history_bytes += b.text.size() + 64;
     }
 
-    void claude_code_turn(Session& s)
+    void
+    claude_code_turn(Session& s)
     {
         Rng& r = m_rng;
         advance_clock();
@@ -1168,15 +1325,18 @@ private:
 void
 usage_and_exit(int code)
 {
-    std::fputs("usage: cachewise_gen_log --out FILE --size-mb N [--sessions K] [--seed S]\n"
-               "                         [--format exchange|claude-code] [--ascii]\n"
-               "  --out FILE       where to write (\"-\" for standard output)\n"
-               "  --size-mb N      stop once N MB (N x 1,000,000 bytes) are written\n"
-               "  --sessions K     sessions interleaved at any time (default 4)\n"
-               "  --seed S         PRNG seed; the output is a function of it (default 1)\n"
-               "  --format F       exchange (default) or claude-code\n"
-               "  --ascii          escape non-ASCII characters as \\uXXXX\n",
-               code == 0 ? stdout : stderr);
+    std::fputs(
+        "usage: cachewise_gen_log --out FILE --size-mb N [--sessions K] [--seed S]\n"
+        "                         [--format exchange|claude-code] [--ascii] [--split]\n"
+        "  --out FILE       where to write (\"-\" for standard output)\n"
+        "  --size-mb N      stop once N MB (N x 1,000,000 bytes) are written\n"
+        "  --sessions K     sessions interleaved at any time (default 4)\n"
+        "  --seed S         PRNG seed; the output is a function of it (default 1)\n"
+        "  --format F       exchange (default) or claude-code\n"
+        "  --ascii          escape non-ASCII characters as \\uXXXX\n"
+        "  --split          --out is a directory: one FILE per session, <session id>.jsonl\n"
+        "                   (how Claude Code keeps transcripts); sessions are not interleaved\n",
+        code == 0 ? stdout : stderr);
     std::exit(code);
 }
 
@@ -1193,6 +1353,24 @@ parse_number(const char* flag, const char* text)
     return static_cast<std::uint64_t>(v);
 }
 
+void
+report(const Generator& gen, const std::string& out_path, bool claude_code, std::uint64_t seed,
+       std::chrono::steady_clock::time_point t0)
+{
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(
+        stderr,
+        "cachewise_gen_log: wrote %s: %llu bytes, %llu lines, %llu requests, %llu sessions "
+        "(%s, seed %llu) in %.2f s (%.0f MB/s)\n",
+        out_path.c_str(), static_cast<unsigned long long>(gen.written()),
+        static_cast<unsigned long long>(gen.lines()),
+        static_cast<unsigned long long>(gen.requests()),
+        static_cast<unsigned long long>(gen.sessions()), claude_code ? "claude-code" : "exchange",
+        static_cast<unsigned long long>(seed), secs,
+        static_cast<double>(gen.written()) / 1e6 / secs);
+}
+
 } // namespace
 
 int
@@ -1203,6 +1381,7 @@ main(int argc, char** argv)
     std::uint64_t sessions = 4;
     std::uint64_t seed = 1;
     bool claude_code = false;
+    bool split = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         const auto value = [&]() -> const char* {
@@ -1219,7 +1398,8 @@ main(int argc, char** argv)
             char* end = nullptr;
             size_mb = std::strtod(v, &end);
             if (end == v || *end != '\0' || !(size_mb > 0)) {
-                std::fprintf(stderr, "cachewise_gen_log: --size-mb: expected a positive number: %s\n", v);
+                std::fprintf(stderr,
+                             "cachewise_gen_log: --size-mb: expected a positive number: %s\n", v);
                 return 2;
             }
         } else if (a == "--sessions") {
@@ -1233,11 +1413,14 @@ main(int argc, char** argv)
             } else if (f == "claude-code") {
                 claude_code = true;
             } else {
-                std::fprintf(stderr, "cachewise_gen_log: --format: expected exchange or claude-code\n");
+                std::fprintf(stderr,
+                             "cachewise_gen_log: --format: expected exchange or claude-code\n");
                 return 2;
             }
         } else if (a == "--ascii") {
             g_ascii = true;
+        } else if (a == "--split") {
+            split = true;
         } else if (a == "-h" || a == "--help") {
             usage_and_exit(0);
         } else {
@@ -1252,16 +1435,38 @@ main(int argc, char** argv)
         std::fprintf(stderr, "cachewise_gen_log: --sessions must be at least 1\n");
         return 2;
     }
+    if (split && out_path == "-") {
+        std::fprintf(stderr, "cachewise_gen_log: --split needs a directory for --out\n");
+        return 2;
+    }
 
+    const auto t0 = std::chrono::steady_clock::now();
+    Generator gen(seed, claude_code);
+    const auto target = static_cast<std::uint64_t>(size_mb * 1e6);
+    if (split) {
+        std::error_code ec;
+        std::filesystem::create_directories(out_path, ec);
+        if (ec) {
+            std::fprintf(stderr, "cachewise_gen_log: %s: %s\n", out_path.c_str(),
+                         ec.message().c_str());
+            return 1;
+        }
+        try {
+            gen.run_split(out_path, target);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "cachewise_gen_log: %s\n", e.what());
+            return 1;
+        }
+        report(gen, out_path, claude_code, seed, t0);
+        return 0;
+    }
     std::FILE* out = out_path == "-" ? stdout : std::fopen(out_path.c_str(), "wb");
     if (out == nullptr) {
         std::fprintf(stderr, "cachewise_gen_log: %s: %s\n", out_path.c_str(), std::strerror(errno));
         return 1;
     }
-    const auto t0 = std::chrono::steady_clock::now();
-    Generator gen(seed, claude_code);
     try {
-        gen.run(out, static_cast<std::uint64_t>(size_mb * 1e6), static_cast<std::size_t>(sessions));
+        gen.run(out, target, static_cast<std::size_t>(sessions));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cachewise_gen_log: %s: %s\n", out_path.c_str(), e.what());
         return 1;
@@ -1270,13 +1475,6 @@ main(int argc, char** argv)
         std::fprintf(stderr, "cachewise_gen_log: %s: %s\n", out_path.c_str(), std::strerror(errno));
         return 1;
     }
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr,
-                 "cachewise_gen_log: wrote %s: %llu bytes, %llu lines, %llu requests, %llu sessions "
-                 "(%s, seed %llu) in %.2f s (%.0f MB/s)\n",
-                 out_path.c_str(), static_cast<unsigned long long>(gen.written()),
-                 static_cast<unsigned long long>(gen.lines()), static_cast<unsigned long long>(gen.requests()),
-                 static_cast<unsigned long long>(gen.sessions()), claude_code ? "claude-code" : "exchange",
-                 static_cast<unsigned long long>(seed), secs, static_cast<double>(gen.written()) / 1e6 / secs);
+    report(gen, out_path, claude_code, seed, t0);
     return 0;
 }

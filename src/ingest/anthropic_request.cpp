@@ -99,19 +99,54 @@ AnthropicRequestParser::begin(model::Request& request)
     m_effort.clear();
 }
 
-Segment
-AnthropicRequestParser::make_segment(std::string_view rendered, const RenderStats& stats,
-                                     SegmentPath path, Role role, bool message_start)
+const AnthropicRequestParser::Rendered&
+AnthropicRequestParser::render(od::value block)
 {
+    if (type_of(block) != od::json_type::object) {
+        wrong_type("an object", type_of(block));
+    }
+    od::object object = get(block.get_object(), "an object");
+    const Hash128 key = hash_bytes(get(object.raw_json(), "an object"));
+    if (const auto it = m_memo.find(key); it != m_memo.end()) {
+        return it->second;
+    }
+    if (m_memo.size() >= k_memo_entries) {
+        m_memo.clear(); // bounded memory; agent logs refill it at once
+    }
+    (void)get(object.reset(), "an object");
+    Rendered r;
+    const std::string_view rendered = m_renderer.render_object(object, r.stats);
+    r.content = hash_bytes(rendered);
+    r.bytes = static_cast<std::uint32_t>(rendered.size());
+    if (m_store != nullptr) {
+        m_store->put(r.content, rendered);
+    }
+    return m_memo.emplace(key, std::move(r)).first->second;
+}
+
+const AnthropicRequestParser::Rendered&
+AnthropicRequestParser::remember(std::string_view rendered, const RenderStats& stats)
+{
+    m_scratch.stats = stats;
+    m_scratch.content = hash_bytes(rendered);
+    m_scratch.bytes = static_cast<std::uint32_t>(rendered.size());
+    if (m_store != nullptr) {
+        m_store->put(m_scratch.content, rendered);
+    }
+    return m_scratch;
+}
+
+Segment
+AnthropicRequestParser::make_segment(const Rendered& rendered, SegmentPath path, Role role,
+                                     bool message_start)
+{
+    const RenderStats& stats = rendered.stats;
     Segment s;
     s.path = path;
     s.role = role;
     s.message_start = message_start;
-    s.content = hash_bytes(rendered);
-    s.bytes = static_cast<std::uint32_t>(rendered.size());
-    if (m_store != nullptr) {
-        m_store->put(s.content, rendered);
-    }
+    s.content = rendered.content;
+    s.bytes = rendered.bytes;
     double estimate = stats.text_tokens + static_cast<double>(stats.images) * m_estimator->image() +
                       m_estimator->document(stats.document_base64_bytes) +
                       m_estimator->block_overhead();
@@ -214,13 +249,12 @@ AnthropicRequestParser::tools(od::value value)
             if (type_of(tool) != od::json_type::object) {
                 wrong_type("a tool definition object", type_of(tool));
             }
-            RenderStats stats;
-            const std::string_view rendered = m_renderer.render_block(tool, stats);
-            if (stats.type.rfind("web_search", 0) == 0) {
+            const Rendered& rendered = render(tool);
+            if (rendered.stats.type.rfind("web_search", 0) == 0) {
                 m_web_search = true;
             }
-            m_tools.push_back(make_segment(rendered, stats, SegmentPath{model::Level::tools, -1, i},
-                                           Role::none, false));
+            m_tools.push_back(
+                make_segment(rendered, SegmentPath{model::Level::tools, -1, i}, Role::none, false));
         });
         ++i;
     }
@@ -237,9 +271,9 @@ AnthropicRequestParser::system(od::value value)
         // "A string system is one text block."
         RenderStats stats;
         const std::string_view text = get(value.get_string(), "a string");
-        const std::string_view rendered = m_renderer.render_text_string(text, stats);
+        const Rendered& rendered = remember(m_renderer.render_text_string(text, stats), stats);
         SegmentPath path{model::Level::system, -1, 0, true};
-        m_system.push_back(make_segment(rendered, stats, path, Role::none, false));
+        m_system.push_back(make_segment(rendered, path, Role::none, false));
         return;
     }
     if (t != od::json_type::array) {
@@ -252,13 +286,12 @@ AnthropicRequestParser::system(od::value value)
             if (type_of(block) != od::json_type::object) {
                 wrong_type("a text block object", type_of(block));
             }
-            RenderStats stats;
-            const std::string_view rendered = m_renderer.render_block(block, stats);
-            if (stats.type.empty()) {
+            const Rendered& rendered = render(block);
+            if (rendered.stats.type.empty()) {
                 throw FieldError("type", "missing (expected \"text\")");
             }
-            m_system.push_back(make_segment(
-                rendered, stats, SegmentPath{model::Level::system, -1, i}, Role::none, false));
+            m_system.push_back(
+                make_segment(rendered, SegmentPath{model::Level::system, -1, i}, Role::none, false));
         });
         ++i;
     }
@@ -272,9 +305,9 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
     if (t == od::json_type::string) {
         RenderStats stats;
         const std::string_view text = get(content.get_string(), "a string");
-        const std::string_view rendered = m_renderer.render_text_string(text, stats);
+        const Rendered& rendered = remember(m_renderer.render_text_string(text, stats), stats);
         SegmentPath path{model::Level::messages, message, 0, true};
-        out.push_back(make_segment(rendered, stats, path, role, true));
+        out.push_back(make_segment(rendered, path, role, true));
         return;
     }
     if (t != od::json_type::array) {
@@ -287,8 +320,8 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
             if (type_of(block) != od::json_type::object) {
                 wrong_type("a content block object", type_of(block));
             }
-            RenderStats stats;
-            const std::string_view rendered = m_renderer.render_block(block, stats);
+            const Rendered& rendered = render(block);
+            const RenderStats& stats = rendered.stats;
             if (stats.type.empty()) {
                 throw FieldError("type",
                                  "missing (expected \"text\", \"image\", \"tool_use\", ...)");
@@ -299,8 +332,8 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
             if (stats.citations_enabled) {
                 m_citations = true;
             }
-            out.push_back(make_segment(
-                rendered, stats, SegmentPath{model::Level::messages, message, i}, role, i == 0));
+            out.push_back(
+                make_segment(rendered, SegmentPath{model::Level::messages, message, i}, role, i == 0));
         });
         ++i;
     }

@@ -374,11 +374,11 @@ JsonRenderer::array(od::array a, bool payload, int depth, RenderStats& stats, Ob
 }
 
 std::string_view
-JsonRenderer::render_block(od::value v, RenderStats& stats)
+JsonRenderer::render_object(od::object o, RenderStats& stats)
 {
     m_out.clear();
     stats = RenderStats{};
-    value(v, false, 0, "", stats, nullptr);
+    object(o, false, 0, "", stats, nullptr);
     return m_out;
 }
 

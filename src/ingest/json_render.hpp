@@ -41,8 +41,8 @@ public:
 
     explicit JsonRenderer(const model::TokenEstimator& estimator) : m_estimator(&estimator) {}
 
-    // Renders one block/tool/system entry; the view is valid until the next call.
-    std::string_view render_block(od::value value, RenderStats& stats);
+    // Renders one block, tool or system entry; the view is valid until the next call.
+    std::string_view render_object(od::object object, RenderStats& stats);
 
     // Canonical rendering of a parameter value (tool_choice, thinking, ...).
     std::string render_param(od::value value);

@@ -169,12 +169,15 @@ assign_tokens(Request& request)
         for (auto i : logged) {
             sum += segs[i].estimate;
         }
-        std::int64_t target = *total;
+        const std::int64_t target = *total;
         bool scale = true;
         if (unlogged < segs.size()) {
             // The unlogged part takes the remainder unless the logged part
             // alone already exceeds the total (then the estimates are scaled).
-            const auto rounded = std::llround(sum);
+            std::int64_t rounded = 0;
+            for (auto i : logged) {
+                rounded += std::llround(segs[i].estimate);
+            }
             if (rounded <= *total) {
                 round_all(TokenSource::estimated);
                 segs[unlogged].tokens = *total - rounded;
@@ -202,9 +205,19 @@ assign_tokens(Request& request)
                 assigned += whole;
                 fractions.emplace_back(exact - static_cast<double>(whole), i);
             }
-            std::stable_sort(fractions.begin(), fractions.end(),
-                             [](const auto& a, const auto& b) { return a.first > b.first; });
-            for (std::size_t k = 0; assigned < target && k < fractions.size(); ++k, ++assigned) {
+            // The remainder (fewer than one token per segment) goes to the
+            // largest fractions; ties to the earlier segment, so results are
+            // stable. A selection, not a sort: this runs for every request.
+            const auto remainder = static_cast<std::size_t>(target - assigned);
+            const auto larger = [](const auto& a, const auto& b) {
+                return a.first > b.first || (a.first == b.first && a.second < b.second);
+            };
+            if (remainder > 0 && remainder < fractions.size()) {
+                std::nth_element(fractions.begin(),
+                                 fractions.begin() + static_cast<std::ptrdiff_t>(remainder) - 1,
+                                 fractions.end(), larger);
+            }
+            for (std::size_t k = 0; k < std::min(remainder, fractions.size()); ++k) {
                 ++segs[fractions[k].second].tokens;
             }
         }

@@ -51,7 +51,8 @@ LineReader::ensure_capacity(std::size_t needed)
         return;
     }
     std::size_t capacity = std::max(needed, m_capacity * 2);
-    auto buffer = std::make_unique<char[]>(capacity + k_padding);
+    // Not value-initialised: zero-filling 4 MiB per file showed in profiles.
+    std::unique_ptr<char[]> buffer(new char[capacity + k_padding]);
     if (m_end > m_begin) {
         std::memcpy(buffer.get(), m_buffer.get() + m_begin, m_end - m_begin);
     }
