@@ -417,6 +417,19 @@ AnthropicRequestParser::finish()
     add("images", m_images ? "yes" : "no", true);
     add("thinking", m_thinking, m_has_thinking);
     add("effort", m_effort, m_has_effort);
+    // Tokens the API adds to the prompt for tools and for extended thinking
+    // are in the reported usage but in no segment: count them on the first.
+    if (!r.segments.empty()) {
+        const auto& t = m_rules->tokens;
+        double added = 0;
+        if (!m_tools.empty()) {
+            added += t.tool_use_system_prompt.value;
+        }
+        if (m_has_thinking && m_thinking.find("\"enabled\"") != std::string::npos) {
+            added += t.thinking_system_prompt.value;
+        }
+        r.segments.front().estimate += static_cast<float>(added);
+    }
     finalize(r, *m_rules);
 }
 

@@ -446,6 +446,8 @@ parse_tokens(const Reader& r)
     t.message_overhead = o.sourced<double>("message");
     t.tool_overhead = o.sourced<double>("tool");
     t.image_tokens = o.sourced<double>("image");
+    t.tool_use_system_prompt = o.sourced<double>("tool_use_system_prompt");
+    t.thinking_system_prompt = o.sourced<double>("thinking_system_prompt");
     t.document_base64_bytes_per_token = o.sourced<double>("document_base64_bytes_per_token");
     t.error_band_percent = r.sourced<double>("error_band_percent");
     for (const auto* key :

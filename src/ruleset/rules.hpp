@@ -145,6 +145,8 @@ struct TokenRules {
     Sourced<double> message_overhead;
     Sourced<double> tool_overhead;
     Sourced<double> image_tokens;
+    Sourced<double> tool_use_system_prompt; // added by the API when tools are given
+    Sourced<double> thinking_system_prompt; // added when extended thinking is on
     Sourced<double> document_base64_bytes_per_token;
     Sourced<double> error_band_percent;
 
