@@ -47,7 +47,8 @@ main(int argc, char** argv)
         std::vector<double> errors; // (estimate - reported) / reported
         fmt::print("{:>10}  {:>10}  {:>7}  {}\n", "estimate", "reported", "error", "request");
         const auto summary = loader.load(inputs, [&](cachewise::model::Request&& r) {
-            if (!r.prompt_logged || !r.usage || !r.usage->total_input() || *r.usage->total_input() <= 0) {
+            if (!r.prompt_logged || !r.usage || !r.usage->total_input() ||
+                *r.usage->total_input() <= 0) {
                 return;
             }
             double estimate = 0;
@@ -60,8 +61,8 @@ main(int argc, char** argv)
             const auto reported = static_cast<double>(*r.usage->total_input());
             const double error = (estimate - reported) / reported;
             errors.push_back(error);
-            fmt::print("{:>10.0f}  {:>10.0f}  {:>+6.1f}%  {} ({})\n", estimate, reported, 100 * error, r.id,
-                       r.model);
+            fmt::print("{:>10.0f}  {:>10.0f}  {:>+6.1f}%  {} ({})\n", estimate, reported,
+                       100 * error, r.id, r.model);
         });
         if (errors.empty()) {
             fmt::print(stderr, "no request with a logged prompt and reported usage ({} read)\n",
@@ -75,12 +76,14 @@ main(int argc, char** argv)
         std::sort(errors.begin(), errors.end());
         std::sort(magnitudes.begin(), magnitudes.end());
         const auto at = [](const std::vector<double>& v, double q) {
-            return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
+            return v[std::min(v.size() - 1,
+                              static_cast<std::size_t>(q * static_cast<double>(v.size())))];
         };
-        fmt::print("\n{} requests: median error {:+.1f}%, median |error| {:.1f}%, p90 |error| {:.1f}%, "
-                   "max |error| {:.1f}%\n",
-                   errors.size(), 100 * at(errors, 0.5), 100 * at(magnitudes, 0.5),
-                   100 * at(magnitudes, 0.9), 100 * magnitudes.back());
+        fmt::print(
+            "\n{} requests: median error {:+.1f}%, median |error| {:.1f}%, p90 |error| {:.1f}%, "
+            "max |error| {:.1f}%\n",
+            errors.size(), 100 * at(errors, 0.5), 100 * at(magnitudes, 0.5),
+            100 * at(magnitudes, 0.9), 100 * magnitudes.back());
     } catch (const cachewise::Error& e) {
         fmt::print(stderr, "cachewise_calibrate: error: {}\n", e.what());
         return 2;

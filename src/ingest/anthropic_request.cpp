@@ -290,8 +290,8 @@ AnthropicRequestParser::system(od::value value)
             if (rendered.stats.type.empty()) {
                 throw FieldError("type", "missing (expected \"text\")");
             }
-            m_system.push_back(
-                make_segment(rendered, SegmentPath{model::Level::system, -1, i}, Role::none, false));
+            m_system.push_back(make_segment(rendered, SegmentPath{model::Level::system, -1, i},
+                                            Role::none, false));
         });
         ++i;
     }
@@ -332,8 +332,8 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
             if (stats.citations_enabled) {
                 m_citations = true;
             }
-            out.push_back(
-                make_segment(rendered, SegmentPath{model::Level::messages, message, i}, role, i == 0));
+            out.push_back(make_segment(rendered, SegmentPath{model::Level::messages, message, i},
+                                       role, i == 0));
         });
         ++i;
     }
