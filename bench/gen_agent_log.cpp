@@ -665,16 +665,23 @@ public:
             if (!s.active) {
                 start_session(s);
             }
-            if (m_claude_code) {
-                claude_code_turn(s);
-            } else {
-                exchange_turn(s);
-            }
-            if (m_buf.size() >= k_flush_at) {
-                flush();
-            }
+            turn(s);
         }
         flush();
+    }
+
+    // One turn of a session in the chosen format, flushing when the buffer is full.
+    void
+    turn(Session& s)
+    {
+        if (m_claude_code) {
+            claude_code_turn(s);
+        } else {
+            exchange_turn(s);
+        }
+        if (m_buf.size() >= k_flush_at) {
+            flush();
+        }
     }
 
     // One file per session, as Claude Code keeps its transcripts:
@@ -693,14 +700,7 @@ public:
                 throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
             }
             while (s.active && m_written + m_buf.size() < target) {
-                if (m_claude_code) {
-                    claude_code_turn(s);
-                } else {
-                    exchange_turn(s);
-                }
-                if (m_buf.size() >= k_flush_at) {
-                    flush();
-                }
+                turn(s);
             }
             flush();
             if (std::fclose(m_file) != 0) {
