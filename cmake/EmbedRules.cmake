@@ -4,7 +4,8 @@
 set(CACHEWISE_RULE_FILES
   providers/anthropic.json
   pricing.json
-  tokens.json)
+  tokens.json
+  dynamic-fields.json)
 
 function(cachewise_embed_rules target)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/embedded_rules.cpp")

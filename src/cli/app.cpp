@@ -25,13 +25,11 @@ GlobalOptions::parsed_input_format() const
 report::Format
 GlobalOptions::parsed_format() const
 {
-    if (format == "text") {
-        return report::Format::text;
+    if (const auto f = report::parse_format(format)) {
+        return *f;
     }
-    if (format == "json") {
-        return report::Format::json;
-    }
-    throw Error(fmt::format("--format: unknown format \"{}\" (expected text or json)", format));
+    throw Error(
+        fmt::format("--format: unknown format \"{}\" (expected text, json or markdown)", format));
 }
 
 std::shared_ptr<const ruleset::Rules>
@@ -43,7 +41,15 @@ GlobalOptions::load_rules() const
             dir = env;
         }
     }
-    return ruleset::load_rules(dir);
+    auto rules = ruleset::load_rules(dir);
+    if (dynamic_field_files.empty()) {
+        return rules;
+    }
+    auto extended = std::make_shared<ruleset::Rules>(*rules);
+    for (const auto& file : dynamic_field_files) {
+        ruleset::add_dynamic_fields(extended->dynamic_fields, file);
+    }
+    return extended;
 }
 
 void
@@ -96,12 +102,19 @@ run(int argc, char** argv)
                    "Input format: auto, request, exchange, sse, claude-code (default auto)")
         ->type_name("FORMAT");
     app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
-    app.add_option("--format", global.format, "Output format: text or json (default text)")
+    app.add_option("--format", global.format,
+                   "Output format: text, json or markdown (default text)")
         ->type_name("FORMAT");
+    app.add_option("--dynamic-fields", global.dynamic_field_files,
+                   "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "
+                   "repeatable")
+        ->type_name("FILE");
     app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
 
     ChainOptions chain;
     add_chain_command(app, global, chain);
+    AnalyzeOptions analyze;
+    add_analyze_command(app, analyze);
 
     try {
         app.parse(argc, argv);
@@ -114,6 +127,9 @@ run(int argc, char** argv)
     try {
         if (app.got_subcommand("chain")) {
             return run_chain(global, chain);
+        }
+        if (app.got_subcommand("analyze")) {
+            return run_analyze(global, analyze);
         }
         std::cout << app.help();
         return static_cast<int>(ExitCode::usage);

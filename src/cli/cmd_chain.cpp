@@ -1,4 +1,5 @@
 #include "cli/options.hpp"
+#include "report/chain_printer.hpp"
 #include "util/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -29,7 +30,11 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
     const auto rules = global.load_rules();
     ingest::LoadOptions load_options;
     load_options.format = global.parsed_input_format();
-    const auto printer = report::make_chain_printer(global.parsed_format(), std::cout);
+    const auto format = global.parsed_format();
+    if (format == report::Format::markdown) {
+        throw Error("chain: --format markdown is not offered (text or json)");
+    }
+    const auto printer = report::make_chain_printer(format, std::cout);
 
     std::optional<std::uint64_t> index;
     if (options.request && !options.request->empty() &&

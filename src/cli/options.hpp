@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ingest/loader.hpp"
-#include "report/chain_printer.hpp"
+#include "report/format.hpp"
 #include "ruleset/rules.hpp"
 
 #include <memory>
@@ -22,6 +22,7 @@ struct GlobalOptions {
     bool strict = false;
     std::string format = "text";
     bool quiet = false;
+    std::vector<std::string> dynamic_field_files; // --dynamic-fields, added to the rules
 
     [[nodiscard]] ingest::InputFormat parsed_input_format() const;
     [[nodiscard]] report::Format parsed_format() const;
@@ -35,6 +36,16 @@ struct ChainOptions {
 
 void add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options);
 int run_chain(const GlobalOptions& global, const ChainOptions& options);
+
+struct AnalyzeOptions {
+    std::vector<std::string> inputs;
+    std::size_t top = 10;
+    bool details = false;
+    std::string window = "1h";
+};
+
+void add_analyze_command(CLI::App& app, AnalyzeOptions& options);
+int run_analyze(const GlobalOptions& global, const AnalyzeOptions& options);
 
 // Prints the load errors to stderr (text) and decides the exit status shared
 // by every command that reads logs: 2 when nothing usable was read, or when

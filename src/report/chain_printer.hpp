@@ -2,13 +2,12 @@
 
 #include "ingest/loader.hpp"
 #include "model/request.hpp"
+#include "report/format.hpp"
 
 #include <memory>
 #include <ostream>
 
 namespace cachewise::report {
-
-enum class Format { text, json };
 
 // Prints `cachewise chain` output as requests arrive, so a large log is never
 // held in memory.
@@ -19,6 +18,7 @@ public:
     virtual void finish(const ingest::LoadSummary& summary) = 0;
 };
 
+// Text or JSON (Markdown is not offered for chain).
 std::unique_ptr<ChainPrinter> make_chain_printer(Format format, std::ostream& out);
 
 } // namespace cachewise::report

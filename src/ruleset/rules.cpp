@@ -31,11 +31,8 @@ to_string(Level level)
 }
 
 ModelPattern::ModelPattern(const std::string& pattern)
-    : m_text(pattern), m_re(std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet))
+    : m_text(pattern), m_re(std::make_shared<const re2::RE2>(pattern, re2::RE2::Quiet))
 {}
-ModelPattern::~ModelPattern() = default;
-ModelPattern::ModelPattern(ModelPattern&&) noexcept = default;
-ModelPattern& ModelPattern::operator=(ModelPattern&&) noexcept = default;
 
 bool
 ModelPattern::ok() const
@@ -471,6 +468,46 @@ parse_tokens(const Reader& r)
     return t;
 }
 
+// Appends the patterns of one dynamic-fields document; every pattern must
+// compile and match each of its examples.
+void
+parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_required)
+{
+    check_schema(r);
+    const Reader patterns = r.array("patterns");
+    for (std::size_t i = 0; i < patterns.node().size(); ++i) {
+        const Reader p = patterns.at(i);
+        DynamicFieldPattern d;
+        d.name = p.string("name");
+        d.kind = p.string("kind");
+        d.pattern = p.string("pattern");
+        d.announces = p.has("announces") && p.boolean("announces");
+        d.file = r.file();
+        re2::RE2 re(d.pattern, re2::RE2::Quiet);
+        if (!re.ok()) {
+            p.fail("pattern", fmt::format("invalid RE2 pattern: {}", re.error()));
+        }
+        const Reader examples = p.array("examples");
+        if (examples.node().empty()) {
+            p.fail("examples", "expected at least one example");
+        }
+        for (std::size_t k = 0; k < examples.node().size(); ++k) {
+            const auto& e = examples.node()[k];
+            if (!e.is_string() || !re2::RE2::PartialMatch(e.get<std::string>(), re)) {
+                p.fail(fmt::format("examples[{}]", k), "does not match the pattern");
+            }
+            d.examples.push_back(e.get<std::string>());
+        }
+        out.patterns.push_back(std::move(d));
+    }
+    if (entropy_required || r.has("entropy")) {
+        const Reader e = r.child("entropy");
+        out.entropy_min_length = static_cast<std::size_t>(e.integer("min_length", 8));
+        out.entropy_min_bits_per_char = e.non_negative("min_bits_per_char");
+        out.entropy_kind = e.string("kind");
+    }
+}
+
 json
 parse_json(const std::string& file, std::string_view text)
 {
@@ -529,7 +566,25 @@ load_rules(const std::optional<std::string>& dir)
         const json doc = parse_json(label, text);
         rules->tokens = parse_tokens(Reader(label, doc));
     }
+    {
+        const std::string text = read_rule_file(dir, "dynamic-fields.json", label);
+        const json doc = parse_json(label, text);
+        parse_dynamic_fields(Reader(label, doc), rules->dynamic_fields, true);
+    }
     return rules;
+}
+
+void
+add_dynamic_fields(DynamicFieldRules& rules, const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(fmt::format("{}: cannot be read", path));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const json doc = parse_json(path, ss.str());
+    parse_dynamic_fields(Reader(path, doc), rules, false);
 }
 
 } // namespace cachewise::ruleset

@@ -29,9 +29,6 @@ std::string_view to_string(Level level);
 class ModelPattern {
 public:
     explicit ModelPattern(const std::string& pattern);
-    ~ModelPattern();
-    ModelPattern(ModelPattern&&) noexcept;
-    ModelPattern& operator=(ModelPattern&&) noexcept;
 
     [[nodiscard]] bool ok() const;
     [[nodiscard]] std::string error() const;
@@ -44,7 +41,7 @@ public:
 
 private:
     std::string m_text;
-    std::unique_ptr<re2::RE2> m_re;
+    std::shared_ptr<const re2::RE2> m_re; // compiled once, shared by copies
 };
 
 // "us.anthropic.claude-sonnet-4-5-20250929-v1:0" -> "claude-sonnet-4-5": drops
@@ -160,12 +157,36 @@ struct TokenRules {
     [[nodiscard]] double multiplier_for(std::string_view model) const;
 };
 
+// Patterns of values that change between requests (rules/dynamic-fields.json
+// and files given with --dynamic-fields). Validated here; compiled together
+// into an RE2::Set by analysis::DynamicFieldMatcher.
+struct DynamicFieldPattern {
+    std::string name;
+    std::string kind;
+    std::string pattern; // RE2 syntax
+    std::vector<std::string> examples;
+    bool announces = false; // introduces a value ("Today is"), reported only without one
+    std::string file;
+};
+
+struct DynamicFieldRules {
+    std::vector<DynamicFieldPattern> patterns;
+    std::size_t entropy_min_length = 20;
+    double entropy_min_bits_per_char = 4.0;
+    std::string entropy_kind = "random-token";
+};
+
 struct Rules {
     std::string origin; // "built-in" or the directory given
     ProviderRules anthropic;
     Pricing pricing;
     TokenRules tokens;
+    DynamicFieldRules dynamic_fields;
 };
+
+// Adds the patterns of a user file (same format as rules/dynamic-fields.json,
+// "entropy" optional). Throws Error naming the file and key.
+void add_dynamic_fields(DynamicFieldRules& rules, const std::string& path);
 
 // Loads and validates rules from `dir` (when given) or from the copies built
 // into the binary. Throws Error naming the file and key of the first problem.

@@ -177,6 +177,59 @@ from_epoch_seconds(double seconds)
     return Timestamp{static_cast<std::int64_t>(std::llround(seconds * 1e6))};
 }
 
+Expected<double>
+parse_duration(std::string_view text)
+{
+    const auto bad = [&] {
+        return unexpected(
+            fmt::format("invalid duration \"{}\" (expected e.g. 90s, 30m, 1h, 1h30m)", text));
+    };
+    if (text.empty()) {
+        return bad();
+    }
+    double total = 0;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        std::size_t start = i;
+        while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) {
+            ++i;
+        }
+        if (i == start) {
+            return bad();
+        }
+        double value = 0;
+        try {
+            value = std::stod(std::string(text.substr(start, i - start)));
+        } catch (const std::exception&) {
+            return bad();
+        }
+        double unit = 1;
+        if (i < text.size()) {
+            switch (text[i]) {
+            case 's':
+                unit = 1;
+                break;
+            case 'm':
+                unit = 60;
+                break;
+            case 'h':
+                unit = 3600;
+                break;
+            case 'd':
+                unit = 86400;
+                break;
+            default:
+                return bad();
+            }
+            ++i;
+        } else if (start != 0) {
+            return bad(); // "1h30" is ambiguous
+        }
+        total += value * unit;
+    }
+    return total;
+}
+
 std::string
 format_rfc3339(Timestamp t)
 {

@@ -27,6 +27,9 @@ Expected<Timestamp> from_epoch_seconds(double seconds);
 // "2025-09-03T00:52:31.217Z" (milliseconds, always UTC).
 std::string format_rfc3339(Timestamp t);
 
+// "90s", "30m", "1h", "1h30m", "2d", or plain seconds ("600").
+Expected<double> parse_duration(std::string_view text);
+
 inline double
 seconds_between(Timestamp a, Timestamp b)
 {

@@ -1,0 +1,394 @@
+#include "analysis/analyzer.hpp"
+
+#include "analysis/divergence.hpp"
+#include "analysis/dynamic_fields.hpp"
+#include "model/tokens.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+namespace cachewise::analysis {
+
+using model::Request;
+
+std::string_view
+to_string(RequestOutcome::Status status)
+{
+    switch (status) {
+    case RequestOutcome::Status::cold:
+        return "cold";
+    case RequestOutcome::Status::extends:
+        return "extends";
+    case RequestOutcome::Status::branched:
+        return "branched";
+    case RequestOutcome::Status::diverged:
+        return "diverged";
+    case RequestOutcome::Status::uncached:
+        return "diverged-uncached";
+    case RequestOutcome::Status::not_logged:
+        return "not-logged";
+    }
+    return "?";
+}
+
+namespace {
+
+// The most recent holder of a prefix, for partner search.
+struct Holder {
+    std::size_t request = 0;
+    std::optional<std::int64_t> micros;
+};
+
+// A node of the prefix tree, for the hottest shared prefixes.
+struct Node {
+    Hash128 parent;
+    Hash128 root;            // the family: requests that share a first segment
+    std::uint32_t depth = 0; // segments
+    std::uint32_t count = 0; // requests through it
+    std::uint32_t max_child = 0;
+    std::uint32_t children = 0;
+    std::int64_t tokens = 0;
+    std::size_t example = 0;
+};
+
+} // namespace
+
+struct Analyzer::Impl {
+    const ruleset::Rules& rules;
+    AnalyzeOptions options;
+    const model::TextStore& texts;
+    model::TokenEstimator estimator;
+    DynamicFieldMatcher matcher;
+    std::vector<Request> requests;
+
+    Impl(const ruleset::Rules& r, AnalyzeOptions o, const model::TextStore& t)
+        : rules(r), options(o), texts(t), estimator(r.tokens), matcher(r.dynamic_fields)
+    {}
+
+    bool
+    within_window(const std::optional<std::int64_t>& now,
+                  const std::optional<std::int64_t>& then) const
+    {
+        if (!now || !then) {
+            return true; // no times logged: every earlier request qualifies
+        }
+        return static_cast<double>(*now - *then) <= options.window_seconds * 1e6;
+    }
+
+    AnalysisResult run();
+};
+
+Analyzer::Analyzer(const ruleset::Rules& rules, AnalyzeOptions options,
+                   const model::TextStore& texts)
+    : m_impl(std::make_unique<Impl>(rules, options, texts))
+{}
+
+Analyzer::~Analyzer() = default;
+
+void
+Analyzer::add(Request&& request)
+{
+    m_impl->requests.push_back(std::move(request));
+}
+
+AnalysisResult
+Analyzer::finish()
+{
+    return m_impl->run();
+}
+
+AnalysisResult
+Analyzer::Impl::run()
+{
+    AnalysisResult result;
+    result.window_seconds = options.window_seconds;
+    result.requests = requests.size();
+
+    // Start times order the requests; a request without one keeps its place
+    // in the log after the last time seen before it.
+    std::vector<std::optional<std::int64_t>> times(requests.size());
+    std::vector<std::int64_t> order_key(requests.size());
+    std::int64_t carried = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (requests[i].started_at) {
+            times[i] = requests[i].started_at->micros;
+            carried = std::max(carried, *times[i]);
+            order_key[i] = *times[i];
+        } else {
+            order_key[i] = carried;
+        }
+    }
+    std::vector<std::size_t> order(requests.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return order_key[a] < order_key[b]; });
+
+    const DivergenceContext context{rules, texts, matcher, estimator};
+    std::unordered_map<Hash128, Holder, Hash128Hasher> holders;
+    std::unordered_map<Hash128, Node, Hash128Hasher> nodes;
+    std::unordered_map<std::string, std::size_t> last_of_stream;
+    std::unordered_map<std::string, std::size_t> stream_length;
+    std::vector<std::size_t> position_in_stream(requests.size(), 0);
+    std::vector<std::size_t> finding_request; // request index of each finding
+    std::size_t inferred = 0;
+
+    for (const std::size_t index : order) {
+        Request& r = requests[index];
+        RequestOutcome outcome;
+        outcome.id = r.id;
+        outcome.prompt_tokens = r.prompt_tokens();
+        if (!r.prompt_logged || r.segments.empty()) {
+            outcome.status = RequestOutcome::Status::not_logged;
+            outcome.stream = r.stream;
+            ++result.not_logged;
+            result.outcomes.push_back(std::move(outcome));
+            continue;
+        }
+        result.input_tokens += r.prompt_tokens();
+
+        // Longest shared prefix within the window. The most recent holder of a
+        // deeper prefix is never more recent than that of a shallower one, so
+        // "some holder is within the window" is monotone in depth.
+        const auto held = [&](std::size_t depth) -> const Holder* {
+            const auto it = holders.find(r.segments[depth - 1].chain);
+            if (it == holders.end() || !within_window(times[index], it->second.micros)) {
+                return nullptr;
+            }
+            return &it->second;
+        };
+        std::size_t lo = 0;
+        std::size_t hi = r.segments.size();
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo + 1) / 2;
+            if (held(mid) != nullptr) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        std::optional<std::size_t> partner;
+        if (lo > 0) {
+            partner = held(lo)->request;
+        } else if (!r.stream.empty()) {
+            // Nothing shared: the stream's previous request is the one it broke from.
+            if (const auto it = last_of_stream.find(r.stream);
+                it != last_of_stream.end() && within_window(times[index], times[it->second])) {
+                partner = it->second;
+            }
+        }
+
+        // A new conversation on a shared head is not a break: it parts from its
+        // partner in the messages, and either the partner is another stream's
+        // or, with no streams logged, it parts at the very first message.
+        const Request* p = partner ? &requests[*partner] : nullptr;
+        const bool branch = p != nullptr && lo < r.segments.size() && lo < p->segments.size() &&
+                            r.segments[lo].path.level == model::Level::messages &&
+                            ((!r.stream.empty() && !p->stream.empty() && r.stream != p->stream) ||
+                             (r.stream.empty() && r.segments[lo].path.message == 0));
+        if (p == nullptr || branch) {
+            if (branch) {
+                outcome.status = RequestOutcome::Status::branched;
+                outcome.partner = p->id;
+                outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
+                result.shared_tokens += outcome.shared_tokens;
+                ++result.branched;
+            } else {
+                outcome.status = RequestOutcome::Status::cold;
+                ++result.cold_starts;
+            }
+            if (r.stream.empty()) {
+                r.stream = fmt::format("inferred-{}", ++inferred);
+            }
+            for (auto& f : scan_dynamic_fields(r, context)) {
+                const auto same = std::find_if(result.dynamic_fields.begin(),
+                                               result.dynamic_fields.end(), [&](const Finding& g) {
+                                                   return g.location.path == f.location.path &&
+                                                          g.location.offset == f.location.offset &&
+                                                          g.excerpt->now == f.excerpt->now;
+                                               });
+                if (same != result.dynamic_fields.end()) {
+                    ++same->occurrences;
+                } else {
+                    result.dynamic_fields.push_back(std::move(f));
+                }
+            }
+        } else {
+            if (r.stream.empty()) {
+                // An inferred stream continues when the history is shared.
+                const bool history =
+                    lo > 0 && r.segments[lo - 1].path.level == model::Level::messages;
+                r.stream = history ? p->stream : fmt::format("inferred-{}", ++inferred);
+            }
+            outcome.partner = p->id;
+            outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
+            result.shared_tokens += outcome.shared_tokens;
+            if (auto finding = find_divergence(r, *p, context)) {
+                finding->stream = r.stream;
+                outcome.status = RequestOutcome::Status::diverged;
+                outcome.finding = result.findings.size();
+                result.findings.push_back(std::move(*finding));
+                finding_request.push_back(index);
+            } else if (lo < p->segments.size() && lo < r.segments.size()) {
+                outcome.status = RequestOutcome::Status::uncached;
+                ++result.uncached;
+            } else {
+                outcome.status = RequestOutcome::Status::extends;
+                ++result.extends;
+            }
+        }
+        outcome.stream = r.stream;
+        position_in_stream[index] = stream_length[r.stream]++;
+        last_of_stream[r.stream] = index;
+
+        Hash128 parent;
+        for (std::size_t k = 0; k < r.segments.size(); ++k) {
+            const auto& s = r.segments[k];
+            holders[s.chain] = Holder{index, times[index]};
+            auto [it, inserted] = nodes.try_emplace(s.chain);
+            Node& node = it->second;
+            if (inserted) {
+                if (k > 0) {
+                    ++nodes[parent].children;
+                }
+                node.parent = parent;
+                node.root = r.segments.front().chain;
+                node.depth = static_cast<std::uint32_t>(k + 1);
+                node.tokens = s.cumulative_tokens;
+                node.example = index;
+            }
+            ++node.count;
+            if (k > 0) {
+                Node& up = nodes[parent];
+                up.max_child = std::max(up.max_child, node.count);
+            }
+            parent = s.chain;
+        }
+        result.outcomes.push_back(std::move(outcome));
+    }
+
+    // A place that changes in three or more consecutive requests of a stream
+    // is dynamic even when no pattern knows its values.
+    {
+        std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_place;
+        for (std::size_t f = 0; f < result.findings.size(); ++f) {
+            by_place[{result.findings[f].stream, result.findings[f].location.path}].push_back(f);
+        }
+        for (auto& [place, list] : by_place) {
+            std::size_t run_start = 0;
+            for (std::size_t i = 1; i <= list.size(); ++i) {
+                const auto pos = [&](std::size_t j) {
+                    return position_in_stream[finding_request[list[j]]];
+                };
+                const bool continues = i < list.size() && pos(i) == pos(i - 1) + 1;
+                if (continues) {
+                    continue;
+                }
+                if (i - run_start >= 3) {
+                    for (std::size_t j = run_start; j < i; ++j) {
+                        Finding& f = result.findings[list[j]];
+                        if (f.rule == "CW001") {
+                            f.rule = "CW010";
+                            f.name = "dynamic-field";
+                            f.kind = "changing";
+                            f.message =
+                                fmt::format("{} changes in {} consecutive requests of stream {}: a "
+                                            "dynamic value no pattern knows",
+                                            f.location.path, i - run_start, f.stream);
+                        }
+                    }
+                }
+                run_start = i;
+            }
+        }
+    }
+
+    // Totals and causes.
+    std::map<std::string, CauseSummary> causes;
+    std::set<std::string> streams;
+    for (const auto& o : result.outcomes) {
+        if (!o.stream.empty()) {
+            streams.insert(o.stream);
+        }
+    }
+    result.streams = streams.size();
+    std::map<std::string, std::map<std::string, std::size_t>> locations;
+    for (const auto& f : result.findings) {
+        ++result.breaks;
+        result.tokens_lost += f.tokens_lost;
+        if (f.cost_usd) {
+            result.cost_lost_usd = result.cost_lost_usd.value_or(0) + *f.cost_usd;
+        }
+        CauseSummary& c = causes[f.rule];
+        c.rule = f.rule;
+        c.name = f.name;
+        ++c.count;
+        c.tokens_lost += f.tokens_lost;
+        if (f.cost_usd) {
+            c.cost_usd = c.cost_usd.value_or(0) + *f.cost_usd;
+        }
+        ++locations[f.rule][f.location.path];
+    }
+    for (auto& [rule, c] : causes) {
+        std::vector<std::pair<std::string, std::size_t>> top(locations[rule].begin(),
+                                                             locations[rule].end());
+        std::stable_sort(top.begin(), top.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        if (top.size() > options.top) {
+            top.resize(options.top);
+        }
+        c.top_locations = std::move(top);
+        result.causes.push_back(std::move(c));
+    }
+    std::stable_sort(
+        result.causes.begin(), result.causes.end(),
+        [](const CauseSummary& a, const CauseSummary& b) { return a.tokens_lost > b.tokens_lost; });
+
+    // Hottest shared prefixes: the heads of template families. A head is the
+    // deepest prefix every request of a family shares, a place where requests
+    // that shared everything so far part ways (several children), or an
+    // identical prompt sent again (a shared leaf); ranked by requests × tokens.
+    std::vector<std::pair<Hash128, const Node*>> heads;
+    for (const auto& [hash, node] : nodes) {
+        const bool whole_family =
+            node.count == nodes[node.root].count && node.count > node.max_child;
+        if (node.count >= 2 && (whole_family || node.children >= 2 || node.children == 0)) {
+            heads.emplace_back(hash, &node);
+        }
+    }
+    const auto score = [](const Node* n) {
+        return static_cast<double>(n->count) * static_cast<double>(n->tokens);
+    };
+    std::sort(heads.begin(), heads.end(), [&](const auto& a, const auto& b) {
+        return score(a.second) != score(b.second) ? score(a.second) > score(b.second)
+                                                  : a.second->example < b.second->example;
+    });
+    if (heads.size() > options.top) {
+        heads.resize(options.top);
+    }
+    for (const auto& [hash, node] : heads) {
+        HotPrefix h;
+        const Request& example = requests[node->example];
+        h.model = example.model;
+        h.ends_at = example.segments[node->depth - 1].path.str();
+        h.segments = node->depth;
+        h.tokens = node->tokens;
+        h.requests = node->count;
+        h.example = example.id;
+        std::set<std::string> in;
+        for (const auto& r : requests) {
+            if (r.segments.size() >= node->depth && r.segments[node->depth - 1].chain == hash) {
+                in.insert(r.stream);
+            }
+        }
+        h.streams = in.size();
+        result.hot_prefixes.push_back(std::move(h));
+    }
+    return result;
+}
+
+} // namespace cachewise::analysis

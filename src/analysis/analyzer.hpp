@@ -1,0 +1,113 @@
+#pragma once
+
+#include "analysis/finding.hpp"
+#include "model/request.hpp"
+#include "model/text_store.hpp"
+#include "ruleset/rules.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cachewise::analysis {
+
+struct AnalyzeOptions {
+    double window_seconds = 3600; // how far back a partner may be
+    std::size_t top = 10;         // rows in the top-N lists
+};
+
+// What happened to one request relative to its partner.
+struct RequestOutcome {
+    enum class Status {
+        cold,       // no earlier request shares a prefix: a cold start
+        extends,    // the partner's whole prompt is a prefix of this one (or the reverse)
+        branched,   // a new conversation on a shared head: parts from another stream's
+                    // partner in the messages, or at the first message
+        diverged,   // parted inside what the partner had cached: a break (see finding)
+        uncached,   // parted after the partner's last breakpoint: nothing cached was lost
+        not_logged, // only the response was logged
+    };
+    std::string id;
+    std::string stream;
+    std::string partner;
+    Status status = Status::cold;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t shared_tokens = 0;     // tokens of the prefix shared with the partner
+    std::optional<std::size_t> finding; // index into AnalysisResult::findings
+};
+std::string_view to_string(RequestOutcome::Status status);
+
+struct CauseSummary {
+    std::string rule;
+    std::string name;
+    std::size_t count = 0;
+    std::int64_t tokens_lost = 0;
+    std::optional<double> cost_usd;
+    std::vector<std::pair<std::string, std::size_t>> top_locations; // path, count
+};
+
+// A prefix shared by several requests: a template family and its stable head.
+struct HotPrefix {
+    std::string model;
+    std::string ends_at; // path of its last segment
+    std::size_t segments = 0;
+    std::int64_t tokens = 0;
+    std::size_t requests = 0;
+    std::size_t streams = 0;
+    std::string example; // a request id
+};
+
+struct AnalysisResult {
+    double window_seconds = 0;
+    std::size_t requests = 0;
+    std::size_t streams = 0;
+    std::size_t cold_starts = 0;
+    std::size_t extends = 0;
+    std::size_t branched = 0;
+    std::size_t breaks = 0;
+    std::size_t uncached = 0;
+    std::size_t not_logged = 0;
+    std::int64_t input_tokens = 0;
+    std::int64_t shared_tokens = 0;
+    std::int64_t tokens_lost = 0;
+    std::optional<double> cost_lost_usd;
+    std::vector<Finding> findings;       // breaks, in time order
+    std::vector<Finding> dynamic_fields; // CW010 in cold-start prompts, folded by place
+    std::vector<CauseSummary> causes;
+    std::vector<HotPrefix> hot_prefixes;
+    std::vector<RequestOutcome> outcomes; // in time order
+
+    // Σ tokens shared with the partner ÷ Σ input tokens.
+    [[nodiscard]] double
+    reuse_potential() const
+    {
+        return input_tokens > 0
+                   ? static_cast<double>(shared_tokens) / static_cast<double>(input_tokens)
+                   : 0.0;
+    }
+};
+
+// Finds, for every request, the earlier request it should have reused (its
+// partner: the one within the window whose chain shares the longest prefix;
+// ties to the most recent; the stream's previous request when nothing is
+// shared), where the two part and why. Requests are added as they are read;
+// finish() orders them by start time and analyses them in one pass, with
+// hash lookups only, so time grows linearly with the log.
+class Analyzer {
+public:
+    Analyzer(const ruleset::Rules& rules, AnalyzeOptions options, const model::TextStore& texts);
+    ~Analyzer();
+    Analyzer(const Analyzer&) = delete;
+    Analyzer& operator=(const Analyzer&) = delete;
+
+    void add(model::Request&& request);
+    AnalysisResult finish();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace cachewise::analysis

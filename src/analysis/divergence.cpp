@@ -1,0 +1,503 @@
+#include "analysis/divergence.hpp"
+
+#include "analysis/rule_catalogue.hpp"
+#include "analysis/segment_text.hpp"
+#include "model/breakpoints.hpp"
+#include "model/chain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace cachewise::analysis {
+
+using model::Level;
+using model::Request;
+using model::Segment;
+
+namespace {
+
+constexpr std::size_t k_context_chars = 40; // excerpt context on each side of a change
+
+std::int64_t
+tokens_before(const Request& r, std::size_t k)
+{
+    return k == 0 ? 0 : r.segments[k - 1].cumulative_tokens;
+}
+
+std::optional<std::size_t>
+last_breakpoint(const Request& r)
+{
+    std::optional<std::size_t> last;
+    for (const auto& bp : model::breakpoints(r)) {
+        last = std::max(last.value_or(0), bp.segment);
+    }
+    return last;
+}
+
+int
+message_count(const Request& r)
+{
+    int n = 0;
+    for (const auto& s : r.segments) {
+        if (s.path.level == Level::messages) {
+            n = std::max(n, s.path.message + 1);
+        }
+    }
+    return n;
+}
+
+// The changed range of two texts: common head and tail peeled off.
+struct Change {
+    std::size_t head = 0;    // bytes shared at the start
+    std::size_t was_end = 0; // end of the changed part in `was`
+    std::size_t now_end = 0; // end of the changed part in `now`
+};
+
+Change
+diff(std::string_view was, std::string_view now)
+{
+    Change c;
+    const std::size_t n = std::min(was.size(), now.size());
+    while (c.head < n && was[c.head] == now[c.head]) {
+        ++c.head;
+    }
+    c.head = std::min(utf8_floor(was, c.head), utf8_floor(now, c.head));
+    std::size_t tail = 0;
+    while (tail < n - c.head && was[was.size() - 1 - tail] == now[now.size() - 1 - tail]) {
+        ++tail;
+    }
+    // Keep the tail on a character boundary.
+    while (tail > 0 && (static_cast<unsigned char>(now[now.size() - tail]) & 0xC0) == 0x80) {
+        --tail;
+    }
+    c.was_end = was.size() - tail;
+    c.now_end = now.size() - tail;
+    return c;
+}
+
+// "…context«changed»context…" around [begin, end) of text.
+std::string
+excerpt(std::string_view text, std::size_t begin, std::size_t end)
+{
+    std::size_t from = begin > k_context_chars ? utf8_floor(text, begin - k_context_chars) : 0;
+    std::size_t to = std::min(text.size(), end + k_context_chars);
+    to = to < text.size() ? utf8_floor(text, to) : to;
+    std::string out;
+    if (from > 0) {
+        out += "…";
+    }
+    out += printable(text.substr(from, begin - from));
+    out += "«";
+    out += printable(text.substr(begin, end - begin));
+    out += "»";
+    out += printable(text.substr(end, to - end));
+    if (to < text.size()) {
+        out += "…";
+    }
+    return out;
+}
+
+std::optional<double>
+cost_of(const Request& request, const Request& partner, std::int64_t tokens,
+        const ruleset::Rules& rules)
+{
+    if (tokens <= 0) {
+        return std::nullopt;
+    }
+    const std::string date =
+        request.started_at ? format_rfc3339(*request.started_at).substr(0, 10) : "";
+    const auto* period = rules.pricing.find(request.model, date);
+    if (period == nullptr) {
+        return std::nullopt;
+    }
+    // The lost tokens are paid again at the rate of the partner's cache write
+    // instead of the read rate; without breakpoints, at the base input rate.
+    double paid = period->prices.input;
+    const auto bps = model::breakpoints(partner);
+    if (!bps.empty()) {
+        paid = bps.back().cache_control.ttl == model::Ttl::one_hour ? period->prices.write_1h
+                                                                    : period->prices.write_5m;
+    }
+    return static_cast<double>(tokens) * (paid - period->prices.read) / 1e6;
+}
+
+// Token position of a byte offset inside segment k of `r`.
+std::int64_t
+token_at(const Request& r, std::size_t k, std::string_view text, std::size_t offset,
+         const model::TokenEstimator& estimator)
+{
+    const Segment& s = r.segments[k];
+    double inside = estimator.text(text.substr(0, offset));
+    if (s.estimate > 0) {
+        inside *= static_cast<double>(s.tokens) / static_cast<double>(s.estimate);
+    }
+    return tokens_before(r, k) + std::min<std::int64_t>(s.tokens, std::llround(inside));
+}
+
+std::string
+describe_param(const model::Param& p)
+{
+    return p.present ? p.value : std::string("(unset)");
+}
+
+class Classifier {
+public:
+    Classifier(const Request& now, const Request& was, std::size_t k, const DivergenceContext& c)
+        : m_now(now), m_was(was), m_k(k), m_c(c)
+    {}
+
+    Finding
+    run()
+    {
+        const Segment& a = m_was.segments[m_k];
+        const Segment& b = m_now.segments[m_k];
+        if (m_now.model != m_was.model) {
+            return scope({"model"}, Level::tools);
+        }
+        const Level level = std::min(a.path.level, b.path.level);
+        if (a.content == b.content && a.role == b.role && a.message_start == b.message_start &&
+            a.path.level == b.path.level) {
+            // Same block, different chain: a parameter mixed in where this level begins.
+            std::vector<std::string> changed;
+            for (const auto& p : m_now.params) {
+                const auto* q = m_was.param(p.name);
+                if (p.level <= level &&
+                    (q == nullptr || q->present != p.present || q->value != p.value)) {
+                    changed.push_back(p.name);
+                }
+            }
+            if (!changed.empty()) {
+                return scope(changed, level);
+            }
+        }
+        if (level == Level::tools) {
+            return tools();
+        }
+        return content(level);
+    }
+
+private:
+    Finding
+    base(std::string_view rule) const
+    {
+        Finding f = make_finding(rule);
+        f.request = m_now.id;
+        f.partner = m_was.id;
+        f.stream = m_now.stream;
+        f.file = m_now.file;
+        f.line = m_now.line;
+        f.location.path = m_now.segments[m_k].path.str();
+        f.location.offset = 0;
+        f.location.token = tokens_before(m_now, m_k);
+        f.tokens_lost = tokens_lost(m_was, m_k);
+        f.cost_usd = cost_of(m_now, m_was, f.tokens_lost, m_c.rules);
+        return f;
+    }
+
+    Finding
+    scope(const std::vector<std::string>& names, Level level) const
+    {
+        Finding f = base("CW005");
+        std::string what;
+        for (const auto& name : names) {
+            const auto* p = m_now.param(name);
+            const auto* q = m_was.param(name);
+            const std::string before =
+                name == "model" ? m_was.model : (q ? describe_param(*q) : "(unset)");
+            const std::string after =
+                name == "model" ? m_now.model : (p ? describe_param(*p) : "(unset)");
+            what += fmt::format("{}{} {} → {}", what.empty() ? "" : "; ", name, before, after);
+            if (p != nullptr) {
+                level = std::min(level, p->level);
+            }
+        }
+        f.kind = names.front();
+        f.excerpt = Excerpt{};
+        f.message = fmt::format("{}: invalidates the {} level and everything after it", what,
+                                ruleset::to_string(level));
+        return f;
+    }
+
+    std::optional<std::string>
+    text_of(const Request& r, std::size_t k) const
+    {
+        const auto t = m_c.texts.get(r.segments[k].content);
+        return t ? std::optional<std::string>(std::string(*t)) : std::nullopt;
+    }
+
+    // Fills offset, token and excerpt from the two segments' texts; returns the
+    // dynamic value at the change, if any.
+    std::optional<DynamicMatch>
+    locate(Finding& f, bool display) const
+    {
+        const auto was_raw = text_of(m_was, m_k);
+        const auto now_raw = text_of(m_now, m_k);
+        if (!was_raw || !now_raw) {
+            return std::nullopt;
+        }
+        const std::string was =
+            display ? display_text(*was_raw, m_was.segments[m_k].kind) : *was_raw;
+        const std::string now =
+            display ? display_text(*now_raw, m_now.segments[m_k].kind) : *now_raw;
+        const Change c = diff(was, now);
+        f.location.offset = utf8_length(now, c.head);
+        f.location.token = token_at(m_now, m_k, now, c.head, m_c.estimator);
+        f.excerpt = Excerpt{excerpt(was, c.head, c.was_end), excerpt(now, c.head, c.now_end)};
+        if (auto m = m_c.matcher.find_overlapping(now, c.head, c.now_end)) {
+            return m;
+        }
+        return m_c.matcher.find_overlapping(was, c.head, c.was_end);
+    }
+
+    Finding
+    dynamic(Finding f, const DynamicMatch& m) const
+    {
+        Finding d = make_finding("CW010");
+        d.request = f.request;
+        d.partner = f.partner;
+        d.stream = f.stream;
+        d.file = f.file;
+        d.line = f.line;
+        d.location = f.location;
+        d.excerpt = f.excerpt;
+        d.tokens_lost = f.tokens_lost;
+        d.cost_usd = f.cost_usd;
+        d.kind = m.kind;
+        d.message =
+            fmt::format("a dynamic value ({}, pattern {}) changed inside the cached prefix at {}",
+                        m.kind, m.name, f.location.path);
+        return d;
+    }
+
+    Finding
+    tools() const
+    {
+        std::vector<std::pair<Hash128, std::size_t>> was_tools;
+        std::vector<std::pair<Hash128, std::size_t>> now_tools;
+        for (std::size_t i = 0;
+             i < m_was.segments.size() && m_was.segments[i].path.level == Level::tools; ++i) {
+            was_tools.emplace_back(m_was.segments[i].content, i);
+        }
+        for (std::size_t i = 0;
+             i < m_now.segments.size() && m_now.segments[i].path.level == Level::tools; ++i) {
+            now_tools.emplace_back(m_now.segments[i].content, i);
+        }
+        const auto names = [&](const Request& r, const auto& list) {
+            std::vector<std::string> out;
+            for (const auto& [hash, index] : list) {
+                const auto t = m_c.texts.get(hash);
+                out.push_back(t ? tool_name(*t) : fmt::format("tools[{}]", index));
+            }
+            (void)r;
+            return out;
+        };
+        const auto was_names = names(m_was, was_tools);
+        const auto now_names = names(m_now, now_tools);
+
+        auto sorted_was = was_tools;
+        auto sorted_now = now_tools;
+        const auto by_hash = [](const auto& x, const auto& y) { return x.first < y.first; };
+        std::sort(sorted_was.begin(), sorted_was.end(), by_hash);
+        std::sort(sorted_now.begin(), sorted_now.end(), by_hash);
+        const bool same_set =
+            sorted_was.size() == sorted_now.size() &&
+            std::equal(sorted_was.begin(), sorted_was.end(), sorted_now.begin(),
+                       [](const auto& x, const auto& y) { return x.first == y.first; });
+        if (same_set) {
+            Finding f = base("CW003");
+            f.kind = "reordered";
+            f.excerpt = Excerpt{fmt::format("{}", fmt::join(was_names, ", ")),
+                                fmt::format("{}", fmt::join(now_names, ", "))};
+            f.message = fmt::format("the same {} tools in another order: {} → {}", now_tools.size(),
+                                    fmt::join(was_names, ", "), fmt::join(now_names, ", "));
+            return f;
+        }
+        if (m_k < m_was.segments.size() && m_k < m_now.segments.size() &&
+            m_was.segments[m_k].path.level == Level::tools &&
+            m_now.segments[m_k].path.level == Level::tools) {
+            if (auto drift = serialization(); drift) {
+                return *drift;
+            }
+        }
+        Finding f = base("CW002");
+        std::vector<std::string> added;
+        std::vector<std::string> removed;
+        for (const auto& n : now_names) {
+            if (std::find(was_names.begin(), was_names.end(), n) == was_names.end()) {
+                added.push_back(n);
+            }
+        }
+        for (const auto& n : was_names) {
+            if (std::find(now_names.begin(), now_names.end(), n) == now_names.end()) {
+                removed.push_back(n);
+            }
+        }
+        std::string what;
+        if (!added.empty()) {
+            what += fmt::format("added {}", fmt::join(added, ", "));
+            f.kind = "added";
+        }
+        if (!removed.empty()) {
+            what += fmt::format("{}removed {}", what.empty() ? "" : "; ", fmt::join(removed, ", "));
+            f.kind = f.kind.empty() ? "removed" : "added-removed";
+        }
+        if (what.empty()) {
+            const std::string name = m_k < now_names.size() ? now_names[m_k] : std::string("?");
+            what = fmt::format("the definition of {} changed", name);
+            f.kind = "changed";
+            if (m_now.segments[m_k].path.level == Level::tools &&
+                m_was.segments[m_k].path.level == Level::tools) {
+                if (auto m = locate(f, false)) {
+                    return dynamic(f, *m);
+                }
+            }
+        }
+        f.message =
+            fmt::format("tool definitions changed ({}): every cache level is invalidated", what);
+        return f;
+    }
+
+    std::optional<Finding>
+    serialization() const
+    {
+        const auto a = text_of(m_was, m_k);
+        const auto b = text_of(m_now, m_k);
+        if (!a || !b || !canonical_equal(*a, *b)) {
+            return std::nullopt;
+        }
+        Finding f = base("CW004");
+        f.kind = "serialization";
+        locate(f, false);
+        f.message = fmt::format("{} is the same JSON with another key order or number format: the "
+                                "serialiser is not stable",
+                                f.location.path);
+        return f;
+    }
+
+    Finding
+    content(Level level) const
+    {
+        if (auto drift = serialization(); drift) {
+            return *drift;
+        }
+        Finding f = base("CW001");
+        const Segment& b = m_now.segments[m_k];
+        const Segment& a = m_was.segments[m_k];
+        const bool same_place = a.path == b.path;
+        std::optional<DynamicMatch> match;
+        if (same_place) {
+            match = locate(f, true);
+        }
+        if (level == Level::system) {
+            f.kind = "system";
+            f.message = fmt::format("the system prompt changed at {}", f.location.path);
+        } else {
+            const int message = std::min(a.path.message, b.path.message);
+            const int was_messages = message_count(m_was);
+            const int now_messages = message_count(m_now);
+            if (message < was_messages - 1) {
+                f.kind = "history-rewritten";
+                std::string how = "edited";
+                if (m_now.prompt_tokens() * 10 < m_was.prompt_tokens() * 6 &&
+                    now_messages < was_messages) {
+                    how = "compacted";
+                } else if (now_messages < was_messages) {
+                    how = "truncated";
+                }
+                f.message = fmt::format("message {} of {} was {} (history rewritten): the cache of "
+                                        "everything after it is lost",
+                                        message, was_messages, how);
+            } else {
+                f.kind = "message";
+                f.message = fmt::format("the latest message ({}) changed", f.location.path);
+            }
+        }
+        if (!same_place) {
+            f.message += fmt::format(" ({} became {})", a.path.str(), b.path.str());
+        }
+        if (match) {
+            return dynamic(f, *match);
+        }
+        return f;
+    }
+
+    const Request& m_now;
+    const Request& m_was;
+    std::size_t m_k;
+    const DivergenceContext& m_c;
+};
+
+} // namespace
+
+std::int64_t
+tokens_lost(const Request& partner, std::size_t k)
+{
+    const std::int64_t before = tokens_before(partner, k);
+    if (const auto last = last_breakpoint(partner)) {
+        return *last >= k ? partner.segments[*last].cumulative_tokens - before : 0;
+    }
+    return partner.prompt_tokens() - before;
+}
+
+std::optional<Finding>
+find_divergence(const Request& request, const Request& partner, const DivergenceContext& context)
+{
+    const std::size_t k = model::shared_prefix(request, partner);
+    if (k >= partner.segments.size() || k >= request.segments.size()) {
+        return std::nullopt; // one prompt is a prefix of the other
+    }
+    const auto last = last_breakpoint(partner);
+    if (last && *last < k && request.model == partner.model) {
+        return std::nullopt; // they part after everything the partner had cached
+    }
+    return Classifier(request, partner, k, context).run();
+}
+
+std::vector<Finding>
+scan_dynamic_fields(const Request& request, const DivergenceContext& context)
+{
+    std::vector<Finding> out;
+    const auto last = last_breakpoint(request);
+    const std::size_t end = last ? *last + 1 : request.segments.size();
+    const std::int64_t cached_end =
+        last ? request.segments[*last].cumulative_tokens : request.prompt_tokens();
+    for (std::size_t k = 0; k < end; ++k) {
+        const Segment& s = request.segments[k];
+        if (s.path.level == Level::messages && s.path.message > 0) {
+            break;
+        }
+        const auto raw = context.texts.get(s.content);
+        if (!raw) {
+            continue;
+        }
+        const std::string text = display_text(*raw, s.kind);
+        std::size_t covered = 0; // matches are sorted by start, widest first
+        for (const auto& m : context.matcher.find(text)) {
+            if (m.begin < covered) {
+                continue; // inside a wider match: the same value
+            }
+            covered = m.end;
+            Finding f = make_finding("CW010");
+            f.request = request.id;
+            f.stream = request.stream;
+            f.file = request.file;
+            f.line = request.line;
+            f.kind = m.kind;
+            f.location.path = s.path.str();
+            f.location.offset = utf8_length(text, m.begin);
+            f.location.token = token_at(request, k, text, m.begin, context.estimator);
+            f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end)};
+            // The block is hashed whole: the entry spoils from its start.
+            f.tokens_lost = cached_end - tokens_before(request, k);
+            f.message = fmt::format("{} value ({}) at {} would spoil the {} cached tokens after it",
+                                    m.kind, m.name, f.location.path, f.tokens_lost);
+            out.push_back(std::move(f));
+        }
+    }
+    return out;
+}
+
+} // namespace cachewise::analysis

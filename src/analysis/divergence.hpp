@@ -1,0 +1,40 @@
+#pragma once
+
+#include "analysis/dynamic_fields.hpp"
+#include "analysis/finding.hpp"
+#include "model/request.hpp"
+#include "model/text_store.hpp"
+#include "model/tokens.hpp"
+#include "ruleset/rules.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace cachewise::analysis {
+
+// What the divergence analysis reads besides the two requests.
+struct DivergenceContext {
+    const ruleset::Rules& rules;
+    const model::TextStore& texts;
+    const DynamicFieldMatcher& matcher;
+    const model::TokenEstimator& estimator;
+};
+
+// Tokens of `partner` after segment `k` begins that its cache held: up to its
+// last breakpoint when it had breakpoints, the whole remainder otherwise.
+std::int64_t tokens_lost(const model::Request& partner, std::size_t k);
+
+// The earliest divergence of `request` from `partner` and its cause, or
+// nothing when one prompt is a prefix of the other (append-only growth) or
+// the prompts part after everything the partner had cached.
+std::optional<Finding> find_divergence(const model::Request& request, const model::Request& partner,
+                                       const DivergenceContext& context);
+
+// Dynamic values in the part of a prompt that is cached or meant to be:
+// tools, system and the first message, up to the last breakpoint (the whole
+// prompt without one). Later messages are history, written once and only
+// appended to, so a date in an old tool result spoils nothing.
+std::vector<Finding> scan_dynamic_fields(const model::Request& request,
+                                         const DivergenceContext& context);
+
+} // namespace cachewise::analysis

@@ -1,0 +1,145 @@
+#include "analysis/dynamic_fields.hpp"
+
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace cachewise::analysis {
+
+DynamicFieldMatcher::DynamicFieldMatcher(const ruleset::DynamicFieldRules& rules)
+    : m_set(std::make_unique<re2::RE2::Set>(re2::RE2::Options(), re2::RE2::UNANCHORED)),
+      m_entropy_min_length(rules.entropy_min_length),
+      m_entropy_min_bits(rules.entropy_min_bits_per_char), m_entropy_kind(rules.entropy_kind)
+{
+    re2::RE2::Options options;
+    options.set_log_errors(false);
+    for (const auto& p : rules.patterns) {
+        std::string error;
+        if (m_set->Add(p.pattern, &error) < 0) {
+            throw Error(fmt::format("{}: pattern {}: {}", p.file, p.name, error));
+        }
+        m_patterns.push_back(
+            Pattern{p.name, p.kind, p.announces, std::make_unique<re2::RE2>(p.pattern, options)});
+    }
+    if (!m_set->Compile()) {
+        throw Error("the dynamic-field patterns are too large to compile together");
+    }
+}
+
+DynamicFieldMatcher::~DynamicFieldMatcher() = default;
+
+std::vector<DynamicMatch>
+DynamicFieldMatcher::find(std::string_view text) const
+{
+    std::vector<DynamicMatch> out;
+    const re2::StringPiece input(text.data(), text.size());
+    std::vector<int> hits;
+    if (!m_patterns.empty() && m_set->Match(input, &hits)) {
+        for (const int index : hits) {
+            const Pattern& p = m_patterns[static_cast<std::size_t>(index)];
+            std::size_t pos = 0;
+            re2::StringPiece match;
+            while (pos <= text.size() &&
+                   p.re->Match(input, pos, text.size(), re2::RE2::UNANCHORED, &match, 1)) {
+                const auto begin = static_cast<std::size_t>(match.data() - text.data());
+                const auto end = begin + match.size();
+                out.push_back(DynamicMatch{p.name, p.kind, p.announces, begin, end});
+                pos = end > begin ? end : begin + 1; // never loop on an empty match
+            }
+        }
+    }
+    find_random_tokens(text, out);
+    std::sort(out.begin(), out.end(), [](const DynamicMatch& a, const DynamicMatch& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+    });
+    // "Current date and time: 2026-…": report the value, not its announcement.
+    constexpr std::size_t k_announce_reach = 40;
+    std::vector<DynamicMatch> kept;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (out[i].announces) {
+            const bool value_follows =
+                std::any_of(out.begin(), out.end(), [&](const DynamicMatch& v) {
+                    return !v.announces && v.begin >= out[i].begin &&
+                           v.begin <= out[i].end + k_announce_reach;
+                });
+            if (value_follows) {
+                continue;
+            }
+        }
+        kept.push_back(std::move(out[i]));
+    }
+    return kept;
+}
+
+void
+DynamicFieldMatcher::find_random_tokens(std::string_view text, std::vector<DynamicMatch>& out) const
+{
+    const auto is_token_char = [](unsigned char c) {
+        return std::isalnum(c) != 0 || c == '_' || c == '-' || c == '+' || c == '/' || c == '=';
+    };
+    std::size_t i = 0;
+    while (i < text.size()) {
+        if (!is_token_char(static_cast<unsigned char>(text[i]))) {
+            ++i;
+            continue;
+        }
+        const std::size_t begin = i;
+        bool letter = false;
+        bool digit = false;
+        std::array<int, 256> counts{};
+        while (i < text.size() && is_token_char(static_cast<unsigned char>(text[i]))) {
+            const auto c = static_cast<unsigned char>(text[i]);
+            letter = letter || std::isalpha(c) != 0;
+            digit = digit || std::isdigit(c) != 0;
+            ++counts[c];
+            ++i;
+        }
+        const std::size_t length = i - begin;
+        if (length < m_entropy_min_length || !letter || !digit) {
+            continue;
+        }
+        double bits = 0;
+        for (const int n : counts) {
+            if (n > 0) {
+                const double p = static_cast<double>(n) / static_cast<double>(length);
+                bits -= p * std::log2(p);
+            }
+        }
+        if (bits >= m_entropy_min_bits) {
+            out.push_back(DynamicMatch{"high-entropy", m_entropy_kind, false, begin, i});
+        }
+    }
+}
+
+std::optional<DynamicMatch>
+DynamicFieldMatcher::find_overlapping(std::string_view text, std::size_t begin,
+                                      std::size_t end) const
+{
+    // An empty change (an insertion or deletion) overlaps what touches it.
+    const std::size_t lo = begin;
+    const std::size_t hi = std::max(end, begin + 1);
+    std::optional<DynamicMatch> best;
+    std::size_t best_cover = 0;
+    for (auto& m : find(text)) {
+        if (m.end < lo || m.begin > hi || (m.end == lo && end > begin) ||
+            (m.begin == hi && end > begin)) {
+            continue;
+        }
+        const std::size_t cover = std::min(m.end, hi) - std::max(m.begin, lo);
+        const bool better = !best || cover > best_cover ||
+                            (cover == best_cover && m.end - m.begin < best->end - best->begin);
+        if (better) {
+            best = m;
+            best_cover = cover;
+        }
+    }
+    return best;
+}
+
+} // namespace cachewise::analysis

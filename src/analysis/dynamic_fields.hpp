@@ -1,0 +1,59 @@
+#pragma once
+
+#include "ruleset/rules.hpp"
+
+#include <re2/re2.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cachewise::analysis {
+
+struct DynamicMatch {
+    std::string name; // pattern name, or "high-entropy"
+    std::string kind; // "date", "uuid", ...
+    bool announces = false;
+    std::size_t begin = 0; // byte offsets in the scanned text
+    std::size_t end = 0;
+};
+
+// Finds dynamic values in text. All patterns are compiled once and run
+// together as one RE2::Set (linear time in the text, whatever users add);
+// only the patterns the set reports are run again to locate their matches.
+class DynamicFieldMatcher {
+public:
+    explicit DynamicFieldMatcher(const ruleset::DynamicFieldRules& rules);
+    ~DynamicFieldMatcher();
+    DynamicFieldMatcher(const DynamicFieldMatcher&) = delete;
+    DynamicFieldMatcher& operator=(const DynamicFieldMatcher&) = delete;
+
+    // Every match, ordered by position (widest first at one position);
+    // overlapping matches are kept, except that a phrase announcing a value is
+    // dropped when a value match starts within it or just after it.
+    [[nodiscard]] std::vector<DynamicMatch> find(std::string_view text) const;
+
+    // The most specific match overlapping [begin, end), if any: the one that
+    // covers the most of the range, then the shortest.
+    [[nodiscard]] std::optional<DynamicMatch>
+    find_overlapping(std::string_view text, std::size_t begin, std::size_t end) const;
+
+private:
+    struct Pattern {
+        std::string name;
+        std::string kind;
+        bool announces = false;
+        std::unique_ptr<re2::RE2> re;
+    };
+    void find_random_tokens(std::string_view text, std::vector<DynamicMatch>& out) const;
+
+    std::vector<Pattern> m_patterns;
+    std::unique_ptr<re2::RE2::Set> m_set;
+    std::size_t m_entropy_min_length;
+    double m_entropy_min_bits;
+    std::string m_entropy_kind;
+};
+
+} // namespace cachewise::analysis

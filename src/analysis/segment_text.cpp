@@ -1,0 +1,145 @@
+#include "analysis/segment_text.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace cachewise::analysis {
+
+using nlohmann::json;
+
+namespace {
+
+json
+parse_or_null(std::string_view text)
+{
+    return json::parse(text.begin(), text.end(), nullptr, false);
+}
+
+// The text of a content array that holds only text blocks.
+std::optional<std::string>
+only_text(const json& content)
+{
+    if (content.is_string()) {
+        return content.get<std::string>();
+    }
+    if (!content.is_array()) {
+        return std::nullopt;
+    }
+    std::string out;
+    for (const auto& block : content) {
+        if (!block.is_object() || block.value("type", "") != "text" || !block.contains("text") ||
+            !block["text"].is_string()) {
+            return std::nullopt;
+        }
+        out += block["text"].get<std::string>();
+    }
+    return out;
+}
+
+} // namespace
+
+std::string
+display_text(std::string_view rendered, model::SegmentKind kind)
+{
+    const json j = parse_or_null(rendered);
+    if (!j.is_object()) {
+        return std::string(rendered);
+    }
+    const auto member = [&](const char* key) -> std::optional<std::string> {
+        if (j.contains(key) && j[key].is_string()) {
+            return j[key].get<std::string>();
+        }
+        return std::nullopt;
+    };
+    switch (kind) {
+    case model::SegmentKind::text:
+        if (auto t = member("text")) {
+            return *t;
+        }
+        break;
+    case model::SegmentKind::thinking:
+        if (auto t = member("thinking")) {
+            return *t;
+        }
+        break;
+    case model::SegmentKind::tool_result:
+        if (j.contains("content")) {
+            if (auto t = only_text(j["content"])) {
+                return *t;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    return std::string(rendered);
+}
+
+bool
+canonical_equal(std::string_view a, std::string_view b)
+{
+    const json ja = parse_or_null(a);
+    const json jb = parse_or_null(b);
+    // nlohmann's objects are ordered maps and its == compares numbers by value.
+    return !ja.is_discarded() && !jb.is_discarded() && ja == jb;
+}
+
+std::string
+tool_name(std::string_view rendered)
+{
+    const json j = parse_or_null(rendered);
+    if (j.is_object() && j.contains("name") && j["name"].is_string()) {
+        return j["name"].get<std::string>();
+    }
+    return {};
+}
+
+std::size_t
+utf8_length(std::string_view text, std::size_t bytes)
+{
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < std::min(bytes, text.size()); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++n;
+        }
+    }
+    return n;
+}
+
+std::size_t
+utf8_floor(std::string_view text, std::size_t pos)
+{
+    while (pos > 0 && pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) {
+        --pos;
+    }
+    return pos;
+}
+
+std::string
+printable(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        switch (c) {
+        case '\n':
+            out += "\\n";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+            } else {
+                out.push_back(c);
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace cachewise::analysis

@@ -1,0 +1,58 @@
+#include "analysis/analyzer.hpp"
+#include "cli/options.hpp"
+#include "report/analysis_printer.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace cachewise::cli {
+
+void
+add_analyze_command(CLI::App& app, AnalyzeOptions& options)
+{
+    auto* cmd = app.add_subcommand("analyze", "Find, for every request, where it parts from the "
+                                              "earlier request it should have reused, and why");
+    cmd->add_option("LOG", options.inputs,
+                    "Log files or directories (walked recursively); - reads standard input")
+        ->required();
+    cmd->add_option("--top", options.top, "Rows in each top list (default 10)")->type_name("N");
+    cmd->add_flag("--details", options.details, "List every break with its was/now excerpt");
+    cmd->add_option("--window", options.window,
+                    "How far back a partner may be: 90s, 30m, 1h, 1h30m (default 1h)")
+        ->type_name("DURATION");
+}
+
+int
+run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
+{
+    const auto rules = global.load_rules();
+    const auto format = global.parsed_format();
+    analysis::AnalyzeOptions analyze_options;
+    analyze_options.window_seconds = value_or_throw(parse_duration(options.window), "--window");
+    if (analyze_options.window_seconds <= 0) {
+        throw Error("--window: must be longer than 0");
+    }
+    analyze_options.top = options.top;
+
+    model::TextStore texts; // the divergent segments are quoted from here
+    ingest::LoadOptions load_options;
+    load_options.format = global.parsed_input_format();
+    load_options.text_store = &texts;
+    analysis::Analyzer analyzer(*rules, analyze_options, texts);
+    ingest::Loader loader(*rules, load_options);
+    const auto load =
+        loader.load(options.inputs, [&](model::Request&& r) { analyzer.add(std::move(r)); });
+    report_load_errors(global, load);
+    if (const int status = load_exit_status(global, load); status != 0) {
+        return status;
+    }
+    const auto result = analyzer.finish();
+    report::print_analysis(result, load, {format, options.details, options.top}, std::cout);
+    return 0;
+}
+
+} // namespace cachewise::cli

@@ -1,0 +1,288 @@
+#include "report/analysis_printer.hpp"
+
+#include "report/finding_json.hpp"
+#include "report/request_json.hpp"
+#include "util/format.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace cachewise::report {
+
+using analysis::AnalysisResult;
+using analysis::Finding;
+
+namespace {
+
+std::string
+count(std::uint64_t n, std::string_view noun)
+{
+    return fmt::format("{} {}{}", group_digits(static_cast<std::int64_t>(n)), noun,
+                       n == 1 ? "" : "s");
+}
+
+std::string
+money(const std::optional<double>& usd)
+{
+    if (!usd) {
+        return "";
+    }
+    return *usd >= 0.01 ? fmt::format("${:.2f}", *usd) : fmt::format("${:.4f}", *usd);
+}
+
+std::string
+percent(double fraction)
+{
+    return fmt::format("{:.1f}%", 100.0 * fraction);
+}
+
+std::string
+where(const Finding& f)
+{
+    std::string s = f.location.path;
+    if (f.location.offset) {
+        s += fmt::format(" offset {}", *f.location.offset);
+    }
+    if (f.location.token) {
+        s += fmt::format(", token ≈{}", group_digits(*f.location.token));
+    }
+    return s;
+}
+
+std::string
+title(const Finding& f)
+{
+    return f.kind.empty() ? fmt::format("{} {}", f.rule, f.name)
+                          : fmt::format("{} {} ({})", f.rule, f.name, f.kind);
+}
+
+void
+text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPrintOptions& o,
+     std::ostream& out)
+{
+    fmt::print(
+        out,
+        "cachewise analyze: {} in {} · {} input tokens · reuse potential {} ({} tokens shared with "
+        "their partners)\n",
+        count(r.requests, "request"), count(r.streams, "stream"), group_digits(r.input_tokens),
+        percent(r.reuse_potential()), group_digits(r.shared_tokens));
+    fmt::print(out, "  {} · {} append-only · {} on a shared head · {} · {} after the cached prefix",
+               count(r.cold_starts, "cold start"),
+               group_digits(static_cast<std::int64_t>(r.extends)),
+               count(r.branched, "new conversation"), count(r.breaks, "break"),
+               group_digits(static_cast<std::int64_t>(r.uncached)));
+    if (r.not_logged > 0) {
+        fmt::print(out, " · {} without a logged prompt",
+                   group_digits(static_cast<std::int64_t>(r.not_logged)));
+    }
+    fmt::print(out, "\n  tokens lost to breaks: {}{}\n", group_digits(r.tokens_lost),
+               r.cost_lost_usd ? fmt::format(" (≈{} extra, estimated)", money(r.cost_lost_usd))
+                               : "");
+
+    if (!r.causes.empty()) {
+        fmt::print(out, "\nBreaks by cause\n");
+        for (const auto& c : r.causes) {
+            std::string places;
+            for (const auto& [path, n] : c.top_locations) {
+                places += fmt::format("{}{} ×{}", places.empty() ? "" : ", ", path, n);
+            }
+            fmt::print(out, "  {:<5} {:<20} {:>10}  {:>12} tokens lost  {:>9}  at {}\n", c.rule,
+                       c.name, count(c.count, "break"), group_digits(c.tokens_lost),
+                       money(c.cost_usd), places);
+        }
+    }
+
+    if (!r.dynamic_fields.empty()) {
+        fmt::print(out, "\nDynamic fields in the cached part of cold-start prompts\n");
+        std::size_t shown = 0;
+        for (const auto& f : r.dynamic_fields) {
+            if (shown++ == o.top) {
+                fmt::print(out, "  … and {} more (--top)\n", r.dynamic_fields.size() - o.top);
+                break;
+            }
+            fmt::print(out, "  {} {} at {}: {} — would spoil {} tokens{}\n", f.rule, f.kind,
+                       where(f), f.excerpt ? f.excerpt->now : "", group_digits(f.tokens_lost),
+                       f.occurrences > 1 ? fmt::format(" ({} requests)", f.occurrences) : "");
+        }
+    }
+
+    if (!r.hot_prefixes.empty()) {
+        fmt::print(out, "\nHottest shared prefixes (requests × tokens)\n");
+        fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", "requests", "streams",
+                   "segments", "tokens", "ends at", "example");
+        for (const auto& h : r.hot_prefixes) {
+            fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", h.requests, h.streams,
+                       h.segments, group_digits(h.tokens), h.ends_at, h.example);
+        }
+    }
+
+    if (o.details && !r.findings.empty()) {
+        fmt::print(out, "\nBreaks\n");
+        for (const auto& f : r.findings) {
+            fmt::print(out, "  {} ← {}  {}  {}, {} tokens lost{}\n", f.request, f.partner, title(f),
+                       where(f), group_digits(f.tokens_lost),
+                       f.cost_usd ? fmt::format(" (≈{})", money(f.cost_usd)) : "");
+            if (f.excerpt && !(f.excerpt->was.empty() && f.excerpt->now.empty())) {
+                fmt::print(out, "    was: {}\n    now: {}\n", f.excerpt->was, f.excerpt->now);
+            }
+            fmt::print(out, "    {}\n", f.message);
+        }
+    } else if (!r.findings.empty()) {
+        fmt::print(out, "\n(--details lists every break with its was/now excerpt)\n");
+    }
+    if (load.error_count > 0) {
+        fmt::print(out, "\n{} skipped (see standard error)\n",
+                   count(load.error_count, "broken record"));
+    }
+}
+
+void
+markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPrintOptions& o,
+         std::ostream& out)
+{
+    fmt::print(out, "### cachewise analyze\n\n");
+    fmt::print(out, "| requests | streams | input tokens | reuse potential | breaks | tokens lost "
+                    "| extra cost |\n");
+    fmt::print(out, "|---:|---:|---:|---:|---:|---:|---:|\n");
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n\n", r.requests, r.streams,
+               group_digits(r.input_tokens), percent(r.reuse_potential()), r.breaks,
+               group_digits(r.tokens_lost), r.cost_lost_usd ? "≈" + money(r.cost_lost_usd) : "—");
+    if (!r.causes.empty()) {
+        fmt::print(out, "| rule | breaks | tokens lost | where |\n|---|---:|---:|---|\n");
+        for (const auto& c : r.causes) {
+            std::string places;
+            for (const auto& [path, n] : c.top_locations) {
+                places += fmt::format("{}`{}` ×{}", places.empty() ? "" : ", ", path, n);
+            }
+            fmt::print(out, "| **{}** {} | {} | {} | {} |\n", c.rule, c.name, c.count,
+                       group_digits(c.tokens_lost), places);
+        }
+        fmt::print(out, "\n");
+    }
+    if (!r.dynamic_fields.empty()) {
+        fmt::print(out, "**Dynamic fields in cold-start prompts**\n\n");
+        std::size_t shown = 0;
+        for (const auto& f : r.dynamic_fields) {
+            if (shown++ == o.top) {
+                break;
+            }
+            fmt::print(out, "- `{}` {} at `{}`: `{}` (would spoil {} tokens)\n", f.rule, f.kind,
+                       where(f), f.excerpt ? f.excerpt->now : "", group_digits(f.tokens_lost));
+        }
+        fmt::print(out, "\n");
+    }
+    if (!r.findings.empty()) {
+        fmt::print(out, "<details><summary>{}</summary>\n\n", count(r.findings.size(), "break"));
+        std::size_t shown = 0;
+        for (const auto& f : r.findings) {
+            if (!o.details && shown++ == o.top) {
+                fmt::print(out, "- … and {} more\n", r.findings.size() - o.top);
+                break;
+            }
+            fmt::print(out, "- **{}** `{}` ← `{}` at `{}`: {} tokens lost. {}\n", title(f),
+                       f.request, f.partner, where(f), group_digits(f.tokens_lost), f.message);
+            if (f.excerpt && !f.excerpt->was.empty()) {
+                fmt::print(out, "  ```\n  was: {}\n  now: {}\n  ```\n", f.excerpt->was,
+                           f.excerpt->now);
+            }
+        }
+        fmt::print(out, "\n</details>\n");
+    }
+    if (load.error_count > 0) {
+        fmt::print(out, "\n_{} skipped._\n", count(load.error_count, "broken record"));
+    }
+}
+
+void
+json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out)
+{
+    Json j;
+    j["schema_version"] = 1;
+    j["command"] = "analyze";
+    j["window_seconds"] = r.window_seconds;
+    j["summary"] = {{"requests", r.requests},
+                    {"streams", r.streams},
+                    {"cold_starts", r.cold_starts},
+                    {"append_only", r.extends},
+                    {"branched", r.branched},
+                    {"breaks", r.breaks},
+                    {"diverged_after_cache", r.uncached},
+                    {"not_logged", r.not_logged},
+                    {"input_tokens", r.input_tokens},
+                    {"shared_tokens", r.shared_tokens},
+                    {"reuse_potential", r.reuse_potential()},
+                    {"tokens_lost", r.tokens_lost},
+                    {"cost_lost_usd", r.cost_lost_usd ? Json(*r.cost_lost_usd) : Json(nullptr)}};
+    Json causes = Json::array();
+    for (const auto& c : r.causes) {
+        Json places = Json::array();
+        for (const auto& [path, n] : c.top_locations) {
+            places.push_back({{"path", path}, {"count", n}});
+        }
+        causes.push_back({{"rule", c.rule},
+                          {"name", c.name},
+                          {"count", c.count},
+                          {"tokens_lost", c.tokens_lost},
+                          {"cost_usd", c.cost_usd ? Json(*c.cost_usd) : Json(nullptr)},
+                          {"top_locations", places}});
+    }
+    j["causes"] = causes;
+    Json findings = Json::array();
+    for (const auto& f : r.findings) {
+        findings.push_back(finding_to_json(f));
+    }
+    for (const auto& f : r.dynamic_fields) {
+        findings.push_back(finding_to_json(f));
+    }
+    j["findings"] = findings;
+    Json hot = Json::array();
+    for (const auto& h : r.hot_prefixes) {
+        hot.push_back({{"model", h.model},
+                       {"ends_at", h.ends_at},
+                       {"segments", h.segments},
+                       {"tokens", h.tokens},
+                       {"requests", h.requests},
+                       {"streams", h.streams},
+                       {"example", h.example}});
+    }
+    j["hot_prefixes"] = hot;
+    Json requests = Json::array();
+    for (const auto& o : r.outcomes) {
+        requests.push_back({{"id", o.id},
+                            {"stream", o.stream.empty() ? Json(nullptr) : Json(o.stream)},
+                            {"partner", o.partner.empty() ? Json(nullptr) : Json(o.partner)},
+                            {"status", std::string(analysis::to_string(o.status))},
+                            {"prompt_tokens", o.prompt_tokens},
+                            {"shared_tokens", o.shared_tokens},
+                            {"finding", o.finding ? Json(*o.finding) : Json(nullptr)}});
+    }
+    j["requests"] = requests;
+    Json errors = Json::array();
+    for (const auto& e : load.errors) {
+        errors.push_back(error_to_json(e));
+    }
+    j["errors"] = errors;
+    j["load"] = summary_to_json(load);
+    out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+} // namespace
+
+void
+print_analysis(const AnalysisResult& result, const ingest::LoadSummary& load,
+               const AnalysisPrintOptions& options, std::ostream& out)
+{
+    switch (options.format) {
+    case Format::text:
+        text(result, load, options, out);
+        break;
+    case Format::markdown:
+        markdown(result, load, options, out);
+        break;
+    case Format::json:
+        json(result, load, out);
+        break;
+    }
+}
+
+} // namespace cachewise::report

@@ -1,0 +1,30 @@
+#include "report/format.hpp"
+
+namespace cachewise::report {
+
+std::optional<Format>
+parse_format(std::string_view name)
+{
+    for (auto f : {Format::text, Format::json, Format::markdown}) {
+        if (to_string(f) == name) {
+            return f;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view
+to_string(Format format)
+{
+    switch (format) {
+    case Format::text:
+        return "text";
+    case Format::json:
+        return "json";
+    case Format::markdown:
+        return "markdown";
+    }
+    return "?";
+}
+
+} // namespace cachewise::report

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace cachewise::report {
+
+enum class Format { text, json, markdown };
+
+std::optional<Format> parse_format(std::string_view name);
+std::string_view to_string(Format format);
+
+} // namespace cachewise::report
