@@ -56,6 +56,29 @@ struct Node {
     std::size_t example = 0;
 };
 
+// The first message's content, which names a conversation when the log
+// names no stream.
+std::optional<Hash128>
+first_message(const Request& r)
+{
+    for (const auto& s : r.segments) {
+        if (s.path.level == model::Level::messages) {
+            return s.content;
+        }
+    }
+    return std::nullopt;
+}
+
+bool
+same_conversation(const Request& a, const Request& b)
+{
+    if (!a.stream.empty() && !b.stream.empty()) {
+        return a.stream == b.stream;
+    }
+    const auto x = first_message(a);
+    return x && x == first_message(b);
+}
+
 } // namespace
 
 struct Analyzer::Impl {
@@ -182,14 +205,22 @@ Analyzer::Impl::run()
             }
         }
 
-        // A new conversation on a shared head is not a break: it parts from its
-        // partner in the messages, and either the partner is another stream's
-        // or, with no streams logged, it parts at the very first message.
+        // A new conversation on a shared head is not a break. Requests belong to
+        // one conversation when the log says they share a stream or, without
+        // streams, when their first messages are the same. Across
+        // conversations only template bugs count: a dynamic value, unstable
+        // serialisation, reordered tools.
         const Request* p = partner ? &requests[*partner] : nullptr;
-        const bool branch = p != nullptr && lo < r.segments.size() && lo < p->segments.size() &&
-                            r.segments[lo].path.level == model::Level::messages &&
-                            ((!r.stream.empty() && !p->stream.empty() && r.stream != p->stream) ||
-                             (r.stream.empty() && r.segments[lo].path.message == 0));
+        std::optional<Finding> finding;
+        bool branch = false;
+        if (p != nullptr) {
+            finding = find_divergence(r, *p, context);
+            const bool template_bug =
+                finding &&
+                (finding->rule == "CW003" || finding->rule == "CW004" || finding->rule == "CW010");
+            branch = lo < r.segments.size() && lo < p->segments.size() &&
+                     !same_conversation(r, *p) && !template_bug;
+        }
         if (p == nullptr || branch) {
             if (branch) {
                 outcome.status = RequestOutcome::Status::branched;
@@ -219,15 +250,12 @@ Analyzer::Impl::run()
             }
         } else {
             if (r.stream.empty()) {
-                // An inferred stream continues when the history is shared.
-                const bool history =
-                    lo > 0 && r.segments[lo - 1].path.level == model::Level::messages;
-                r.stream = history ? p->stream : fmt::format("inferred-{}", ++inferred);
+                r.stream = p->stream; // the same conversation continues its stream
             }
             outcome.partner = p->id;
             outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
             result.shared_tokens += outcome.shared_tokens;
-            if (auto finding = find_divergence(r, *p, context)) {
+            if (finding) {
                 finding->stream = r.stream;
                 outcome.status = RequestOutcome::Status::diverged;
                 outcome.finding = result.findings.size();

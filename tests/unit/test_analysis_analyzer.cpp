@@ -1,0 +1,149 @@
+#include "analysis/analyzer.hpp"
+#include "analysis_helpers.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+using cachewise::test::analyse;
+using cachewise::test::body;
+using cachewise::test::record;
+
+namespace {
+
+const std::string k_system = R"("You are a helpful research assistant for the finance team.")";
+
+// n question/answer pairs and a last question: turns(n) extends turns(n - 1).
+std::string
+turns(int n)
+{
+    std::string m = "[";
+    for (int i = 0; i < n; ++i) {
+        m += fmt::format(
+            R"({{"role":"user","content":"question {}"}},{{"role":"assistant","content":"answer {}"}},)",
+            i, i);
+    }
+    return m + fmt::format(R"({{"role":"user","content":"question {}"}}])", n);
+}
+
+std::string
+replace_model(std::string b)
+{
+    const auto at = b.find("claude-sonnet-4-5");
+    b.replace(at, 17, "claude-haiku-4-5");
+    return b;
+}
+
+} // namespace
+
+TEST_SUITE("analysis::analyzer")
+{
+    TEST_CASE("partners in interleaved streams: the longest shared chain, not the previous line")
+    {
+        const std::string other_system = R"("You are a translator.")";
+        const auto a = analyse({record("a1", "A", 0, body(k_system, turns(1))),
+                                record("b1", "B", 5, body(other_system, turns(1))),
+                                record("a2", "A", 10, body(k_system, turns(2))),
+                                record("b2", "B", 15, body(other_system, turns(2)))});
+        REQUIRE(a.result.outcomes.size() == 4);
+        CHECK(a.result.outcomes[2].partner == "a1");
+        CHECK(a.result.outcomes[3].partner == "b1");
+        CHECK(a.result.findings.empty());
+        CHECK(a.result.extends == 2);
+        CHECK(a.result.cold_starts == 1); // a1
+        CHECK(a.result.branched == 1);    // b1 shares the tools with a1
+    }
+
+    TEST_CASE("ties go to the most recent request")
+    {
+        const auto a = analyse({record("x1", "S", 0, body(k_system, turns(1))),
+                                record("x2", "T", 5, body(k_system, turns(1))),
+                                record("x3", "U", 10, body(k_system, turns(2)))});
+        // x3 extends both x1 and x2 equally; x2 is the more recent.
+        CHECK(a.result.outcomes[2].partner == "x2");
+    }
+
+    TEST_CASE("a side call of another model mixed into a session does not disturb it")
+    {
+        const std::string side = replace_model(
+            body(R"("Summarise in five words.")", R"([{"role":"user","content":"title?"}])"));
+        const auto a =
+            analyse({record("m1", "S", 0, body(k_system, turns(1))), record("h1", "S", 3, side),
+                     record("m2", "S", 10, body(k_system, turns(2)))});
+        CHECK(a.result.outcomes[2].partner == "m1");
+        CHECK(a.result.outcomes[2].status == analysis::RequestOutcome::Status::extends);
+    }
+
+    TEST_CASE("a partner older than the window is none: a cold start")
+    {
+        analysis::AnalyzeOptions options;
+        options.window_seconds = 60;
+        const auto a = analyse({record("r1", "S", 0, body(k_system, turns(1))),
+                                record("r2", "S", 600, body(k_system, turns(2)))},
+                               options);
+        CHECK(a.result.cold_starts == 2);
+        CHECK(a.result.outcomes[1].partner.empty());
+    }
+
+    TEST_CASE("requests are ordered by start time, not by their place in the log")
+    {
+        const auto a = analyse({record("late", "S", 100, body(k_system, turns(2))),
+                                record("early", "S", 0, body(k_system, turns(1)))});
+        CHECK(a.result.outcomes[0].id == "early");
+        CHECK(a.result.outcomes[1].partner == "early");
+    }
+
+    TEST_CASE("without streams in the log, streams are inferred from shared history")
+    {
+        const auto bare = [](const std::string& b) { return b; };
+        const auto a = analyse({bare(body(k_system, turns(1))), bare(body(k_system, turns(2))),
+                                bare(body(R"("You are a poet.")", turns(1)))});
+        CHECK(a.result.outcomes[0].stream == a.result.outcomes[1].stream);
+        CHECK(a.result.outcomes[2].stream != a.result.outcomes[0].stream);
+        CHECK(a.result.streams == 2);
+    }
+
+    TEST_CASE("a dynamic field in a cold-start prompt is reported with the tokens it would spoil")
+    {
+        const std::string system =
+            R"("Session 7d3f9a2c-5b1e-4c8d-9f60-2a4e8b1c3d57. You are a helpful research assistant.")";
+        const auto a = analyse({record("r1", "S", 0, body(system, turns(1)))});
+        REQUIRE(a.result.dynamic_fields.size() == 1);
+        const auto& f = a.result.dynamic_fields[0];
+        CHECK(f.rule == "CW010");
+        CHECK(f.kind == "uuid");
+        CHECK(f.location.path == "system[0]");
+        CHECK(f.location.offset == 8);
+        CHECK(f.tokens_lost > 0);
+        CHECK(f.excerpt->now.find("«7d3f9a2c-5b1e-4c8d-9f60-2a4e8b1c3d57»") != std::string::npos);
+    }
+
+    TEST_CASE("reuse potential is shared tokens over input tokens")
+    {
+        const auto a = analyse({record("r1", "S", 0, body(k_system, turns(1))),
+                                record("r2", "S", 10, body(k_system, turns(2)))});
+        const auto& r = a.result;
+        CHECK(r.input_tokens == r.outcomes[0].prompt_tokens + r.outcomes[1].prompt_tokens);
+        CHECK(r.shared_tokens == r.outcomes[0].prompt_tokens);
+        CHECK(r.reuse_potential() ==
+              doctest::Approx(static_cast<double>(r.shared_tokens) / r.input_tokens));
+    }
+
+    TEST_CASE("hot prefixes: the stable head of a template family")
+    {
+        std::vector<std::string> lines;
+        for (int i = 0; i < 5; ++i) {
+            lines.push_back(record(
+                fmt::format("q{}", i), fmt::format("s{}", i), i * 10,
+                body(k_system,
+                     fmt::format(R"([{{"role":"user","content":"question number {}"}}])", i))));
+        }
+        const auto a = analyse(lines);
+        REQUIRE(!a.result.hot_prefixes.empty());
+        const auto& h = a.result.hot_prefixes[0];
+        CHECK(h.requests == 5);
+        CHECK(h.streams == 5);
+        CHECK(h.ends_at == "system[0]");
+        CHECK(h.segments == 3);
+        CHECK(a.result.branched == 4);
+    }
+}

@@ -1,0 +1,319 @@
+// Fixtures for every cause of analyze, each asserting the rule, the path and
+// the character offset of the earliest divergence.
+
+#include "analysis/rule_catalogue.hpp"
+#include "analysis_helpers.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+using cachewise::test::analyse;
+using cachewise::test::body;
+using cachewise::test::record;
+
+namespace {
+
+const std::string k_system =
+    R"("You are a careful coding agent. Work in small steps and explain each change.")";
+
+const std::string k_history =
+    R"([{"role":"user","content":"Fix the failing test in parser.py."},{"role":"assistant","content":[{"type":"text","text":"Reading the file first."},{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"parser.py","lines":200}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"def parse(x):\n    return int(x)\n","cache_control":{"type":"ephemeral"}}]}])";
+
+std::string
+replace(std::string text, const std::string& from, const std::string& to)
+{
+    const auto at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    text.replace(at, from.size(), to);
+    return text;
+}
+
+const analysis::Finding&
+only_break(const test::Analysed& a)
+{
+    REQUIRE(a.load.error_count == 0);
+    REQUIRE(a.result.findings.size() == 1);
+    return a.result.findings[0];
+}
+
+} // namespace
+
+TEST_SUITE("analysis::divergence")
+{
+    TEST_CASE("append-only growth with a turn of 30 parallel tool calls is no break")
+    {
+        std::string uses;
+        std::string results;
+        for (int i = 0; i < 30; ++i) {
+            uses += fmt::format(
+                R"(,{{"type":"tool_use","id":"toolu_p{}","name":"read_file","input":{{"path":"f{}.py"}}}})",
+                i, i);
+            results += fmt::format(
+                R"({}{{"type":"tool_result","tool_use_id":"toolu_p{}","content":"line {}"}})",
+                i == 0 ? "" : ",", i, i);
+        }
+        const std::string grown = replace(
+            k_history, R"("cache_control":{"type":"ephemeral"}}]}])",
+            R"("cache_control":{"type":"ephemeral"}}]},{"role":"assistant","content":[{"type":"text","text":"Reading all modules."})" +
+                uses + R"(]},{"role":"user","content":[)" + results + "]}]");
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(k_system, grown))});
+        CHECK(a.result.findings.empty());
+        CHECK(a.result.extends == 1);
+        CHECK(a.result.outcomes[1].partner == "r1");
+        CHECK(a.result.outcomes[1].shared_tokens == a.result.outcomes[0].prompt_tokens);
+    }
+
+    TEST_CASE("a whitespace-only re-serialisation is no break")
+    {
+        const std::string compact = body(k_system, k_history);
+        std::string loose;
+        bool in_string = false;
+        for (std::size_t i = 0; i < compact.size(); ++i) {
+            const char c = compact[i];
+            loose.push_back(c);
+            if (c == '"' && compact[i - 1] != '\\') {
+                in_string = !in_string;
+            }
+            if (!in_string && (c == ',' || c == ':' || c == '{' || c == '[')) {
+                loose += "\n  ";
+            }
+        }
+        REQUIRE(loose != compact);
+        // A pretty-printed record is not one line: give it as one request document each.
+        const auto a =
+            analyse({record("r1", "s", 0, compact),
+                     record("r2", "s", 20,
+                            replace(compact, "\"max_tokens\":512", "\"max_tokens\" :  512"))});
+        CHECK(a.result.findings.empty());
+        CHECK(a.result.extends == 1);
+        const auto r1 = test::request_of(compact);
+        const auto r2 = test::load_text(loose, ingest::InputFormat::request, "r.json");
+        REQUIRE(r2.requests.size() == 1);
+        CHECK(r1.segments.back().chain == r2.requests[0].segments.back().chain);
+    }
+
+    TEST_CASE("CW001 system: an edit inside the cached system prompt")
+    {
+        const std::string edited =
+            R"("You are a careful coding agent. Work in large steps and explain each change.")";
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(edited, k_history))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW001");
+        CHECK(f.name == "prefix-changed");
+        CHECK(f.kind == "system");
+        CHECK(f.request == "r2");
+        CHECK(f.partner == "r1");
+        CHECK(f.location.path == "system[0]");
+        CHECK(f.location.offset ==
+              40); // "You are a careful coding agent. Work in " is 40 characters
+        CHECK(f.excerpt->was.find("in «small» steps") != std::string::npos);
+        CHECK(f.excerpt->now.find("in «large» steps") != std::string::npos);
+        CHECK(f.tokens_lost > 0);
+        CHECK(f.cost_usd.has_value());
+    }
+
+    TEST_CASE("CW001 history-rewritten: an earlier message edited")
+    {
+        const std::string edited =
+            replace(k_history, "Reading the file first.", "Reading the file now.");
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(k_system, edited))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW001");
+        CHECK(f.kind == "history-rewritten");
+        CHECK(f.location.path == "messages[1].content[0]");
+        CHECK(f.location.offset == 17); // "Reading the file " is 17 characters
+    }
+
+    TEST_CASE("CW001 message: the partner's latest message changed")
+    {
+        const std::string edited = replace(k_history, "return int(x)", "return float(x)");
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(k_system, edited))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW001");
+        CHECK(f.kind == "message");
+        CHECK(f.location.path == "messages[2].content[0]");
+        CHECK(f.location.offset == 25); // "def parse(x):\n    return " is 25 characters
+    }
+
+    TEST_CASE("CW002 tools-changed: a tool added, and a description changed")
+    {
+        const std::string more = replace(
+            test::tools_json(), "]}}]",
+            R"(]}},{"name":"write_file","description":"Write a file.","input_schema":{"type":"object"}}])");
+        auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                          record("r2", "s", 20, body(k_system, k_history, more))});
+        auto f = only_break(a);
+        CHECK(f.rule == "CW002");
+        CHECK(f.kind == "added");
+        CHECK(f.location.path == "tools[2]");
+        CHECK(f.message.find("added write_file") != std::string::npos);
+
+        const std::string described =
+            replace(test::tools_json(), "Run a shell command.", "Run one shell command.");
+        a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                     record("r2", "s", 20, body(k_system, k_history, described))});
+        f = only_break(a);
+        CHECK(f.rule == "CW002");
+        CHECK(f.kind == "changed");
+        CHECK(f.location.path == "tools[1]");
+        CHECK(f.message.find("run") != std::string::npos);
+        CHECK(f.excerpt->now.find("«one»") != std::string::npos);
+    }
+
+    TEST_CASE("CW003 tools-reordered")
+    {
+        const std::string tools = test::tools_json();
+        const auto split = tools.find(R"(,{"name":"run")");
+        const std::string swapped = "[" + tools.substr(split + 1, tools.size() - split - 2) + "," +
+                                    tools.substr(1, split - 1) + "]";
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(k_system, k_history, swapped))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW003");
+        CHECK(f.location.path == "tools[0]");
+        CHECK(f.location.offset == 0);
+        CHECK(f.message.find("read_file, run → run, read_file") != std::string::npos);
+    }
+
+    TEST_CASE("CW004 serialization-drift: a key-order change in a tool_use input, not CW001")
+    {
+        const std::string swapped = replace(k_history, R"({"path":"parser.py","lines":200})",
+                                            R"({"lines":200,"path":"parser.py"})");
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(k_system, swapped))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW004");
+        CHECK(f.name == "serialization-drift");
+        CHECK(f.location.path == "messages[1].content[1]");
+    }
+
+    TEST_CASE("CW004 also for number formatting in a schema")
+    {
+        const std::string tools = replace(test::tools_json(), R"("required":["path"])",
+                                          R"("required":["path"],"maxLength":100)");
+        const std::string other = replace(tools, R"("maxLength":100)", R"("maxLength":100.0)");
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history, tools)),
+                                record("r2", "s", 20, body(k_system, k_history, other))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW004");
+        CHECK(f.location.path == "tools[0]");
+    }
+
+    TEST_CASE("CW005 scope-changed: tool_choice invalidates the messages level only")
+    {
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20,
+                                       body(k_system, k_history, test::tools_json(),
+                                            R"(,"tool_choice":{"type":"any"})"))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW005");
+        CHECK(f.kind == "tool_choice");
+        CHECK(f.location.path == "messages[0].content");
+        CHECK(f.message.find("invalidates the messages level") != std::string::npos);
+        CHECK(a.result.outcomes[1].shared_tokens > 0); // tools and system still shared
+    }
+
+    TEST_CASE("CW005 scope-changed: a model switch within a stream shares nothing")
+    {
+        const std::string other =
+            replace(body(k_system, k_history), "claude-sonnet-4-5", "claude-haiku-4-5");
+        const auto a = analyse(
+            {record("r1", "s", 0, body(k_system, k_history)), record("r2", "s", 20, other)});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW005");
+        CHECK(f.kind == "model");
+        CHECK(f.location.path == "tools[0]");
+        CHECK(f.message.find("claude-sonnet-4-5 → claude-haiku-4-5") != std::string::npos);
+    }
+
+    TEST_CASE("CW010 dynamic-field: a date line inside a cached system block")
+    {
+        const std::string day1 =
+            R"("You are a support agent.\nToday's date: 2026-11-20.\nAnswer politely and cite the manual.")";
+        const std::string day2 = replace(day1, "2026-11-20", "2026-11-21");
+        const auto a = analyse({record("r1", "s", 0, body(day1, k_history)),
+                                record("r2", "s", 20, body(day2, k_history))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW010");
+        CHECK(f.name == "dynamic-field");
+        CHECK(f.kind == "date");
+        CHECK(f.location.path == "system[0]");
+        // "You are a support agent.\nToday's date: 2026-11-2" is 48 characters.
+        CHECK(f.location.offset == 48);
+        CHECK(f.excerpt->was.find("2026-11-2«0»") != std::string::npos);
+    }
+
+    TEST_CASE("CW010 without a pattern: the same place changing in three consecutive requests")
+    {
+        std::vector<std::string> lines;
+        for (int i = 0; i < 4; ++i) {
+            const std::string system =
+                fmt::format(R"("You are an agent. Mood of the day: {}. Be helpful.")",
+                            std::vector<std::string>{"sunny", "rainy", "windy", "foggy"}[i]);
+            lines.push_back(record(fmt::format("r{}", i), "s", 30 * i, body(system, k_history)));
+        }
+        const auto a = analyse(lines);
+        REQUIRE(a.result.findings.size() == 3);
+        for (const auto& f : a.result.findings) {
+            CHECK(f.rule == "CW010");
+            CHECK(f.kind == "changing");
+            CHECK(f.location.path == "system[0]");
+        }
+    }
+
+    TEST_CASE("two changes are no run: they stay CW001")
+    {
+        std::vector<std::string> lines;
+        for (int i = 0; i < 3; ++i) {
+            const std::string system =
+                fmt::format(R"("You are an agent. Mood: {}.")",
+                            std::vector<std::string>{"sunny", "rainy", "windy"}[i]);
+            lines.push_back(record(fmt::format("r{}", i), "s", 30 * i, body(system, k_history)));
+        }
+        const auto a = analyse(lines);
+        REQUIRE(a.result.findings.size() == 2);
+        CHECK(a.result.findings[0].rule == "CW001");
+    }
+
+    TEST_CASE(
+        "tokens lost: up to the partner's last breakpoint, or the whole remainder without one")
+    {
+        // The change is in the system prompt; the partner cached through its last message.
+        const std::string edited =
+            R"("You are a careful coding agent. Work in large steps and explain each change.")";
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(edited, k_history))});
+        const auto& f = only_break(a);
+        const auto& partner = a.result.outcomes[0];
+        const std::int64_t tools_tokens = f.location.token.value_or(0) - 0;
+        CHECK(f.tokens_lost <= partner.prompt_tokens);
+        CHECK(f.tokens_lost >= partner.prompt_tokens - tools_tokens - 50);
+    }
+
+    TEST_CASE("a change after the partner's last breakpoint loses nothing cached")
+    {
+        // Only the system prompt is cached; the last message changes.
+        const std::string uncached =
+            replace(k_history, R"(,"cache_control":{"type":"ephemeral"})", "");
+        const std::string edited = replace(uncached, "return int(x)", "return float(x)");
+        const auto a = analyse({record("r1", "s", 0, body(k_system, uncached)),
+                                record("r2", "s", 20, body(k_system, edited))});
+        CHECK(a.result.findings.empty());
+        CHECK(a.result.uncached == 1);
+    }
+
+    TEST_CASE("every rule id has a name, a summary and a fix")
+    {
+        for (const auto& r : analysis::rule_catalogue()) {
+            CHECK(r.id.size() == 5);
+            CHECK(!r.name.empty());
+            CHECK(!r.summary.empty());
+            CHECK(!r.fix.empty());
+        }
+        CHECK(analysis::rule_info("CW004").name == "serialization-drift");
+    }
+}

@@ -1,0 +1,115 @@
+#include "analysis/dynamic_fields.hpp"
+#include "helpers.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+using namespace cachewise::analysis;
+
+namespace {
+
+std::vector<std::string>
+kinds(const std::vector<DynamicMatch>& matches)
+{
+    std::vector<std::string> out;
+    for (const auto& m : matches) {
+        out.push_back(m.kind);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_SUITE("analysis::dynamic_fields")
+{
+    TEST_CASE(
+        "every built-in pattern matches its own examples (checked at load) and finds them in text")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        for (const auto& p : test::rules().dynamic_fields.patterns) {
+            for (const auto& e : p.examples) {
+                const auto found = m.find("before " + e + " after");
+                CHECK_MESSAGE(!found.empty(), p.name, ": ", e);
+            }
+        }
+    }
+
+    TEST_CASE("kinds and positions")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        const std::string text =
+            "Run 7d3f9a2c-5b1e-4c8d-9f60-2a4e8b1c3d57 started 2026-11-20T14:03:12Z; 3 turns left.";
+        const auto found = m.find(text);
+        REQUIRE(found.size() >= 3);
+        CHECK(found[0].kind == "uuid");
+        CHECK(found[0].begin == 4);
+        CHECK(found[0].end == 40);
+        const auto k = kinds(found);
+        CHECK(std::count(k.begin(), k.end(), "timestamp") >= 1);
+        CHECK(std::count(k.begin(), k.end(), "counter") == 1);
+    }
+
+    TEST_CASE("an announcing phrase gives way to the value after it")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        auto found = m.find("Current date and time: 2026-11-20T14:03:12Z");
+        REQUIRE(!found.empty());
+        CHECK(found[0].kind == "timestamp");
+        CHECK(found[0].name == "iso-datetime");
+        found = m.find("Today is Friday and the weather is fine.");
+        REQUIRE(found.size() == 1);
+        CHECK(found[0].kind == "today");
+    }
+
+    TEST_CASE("high-entropy tokens, but not words or plain numbers")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        CHECK(kinds(m.find("key sk-ant-aB3dE9fG7hJ2kL5mN8pQ1rS4t here")) ==
+              std::vector<std::string>{"random-token"});
+        CHECK(m.find("internationalization_configuration_manager").empty());
+        CHECK(m.find("the year 2026 had 365 days").empty());
+    }
+
+    TEST_CASE("stable prompt text has no dynamic fields")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        CHECK(m.find("You are a helpful assistant. Answer in English, cite sources, and keep "
+                     "answers short.")
+                  .empty());
+        CHECK(m.find("def parse(x):\n    return int(x)\n").empty());
+    }
+
+    TEST_CASE("the change is classified by the match that covers it")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        const std::string text = "Date: 2026-11-21. Rules follow.";
+        const auto hit = m.find_overlapping(text, 15, 16);
+        REQUIRE(hit);
+        CHECK(hit->kind == "date");
+        CHECK(!m.find_overlapping(text, 20, 22));
+    }
+
+    TEST_CASE("user patterns are added from a file and validated")
+    {
+        test::TempFile good(
+            R"({"schema_version":1,"patterns":[{"name":"ticket","kind":"ticket-id","pattern":"\\bTKT-\\d{6}\\b","examples":["TKT-123456"]}]})",
+            "extra.json");
+        auto rules = test::rules().dynamic_fields;
+        ruleset::add_dynamic_fields(rules, good.path());
+        const DynamicFieldMatcher m(rules);
+        CHECK(kinds(m.find("see TKT-000042")) == std::vector<std::string>{"ticket-id"});
+
+        test::TempFile bad(
+            R"({"schema_version":1,"patterns":[{"name":"x","kind":"k","pattern":"\\d{4}","examples":["abc"]}]})",
+            "bad.json");
+        CHECK_THROWS_WITH_AS(
+            ruleset::add_dynamic_fields(rules, bad.path()),
+            doctest::Contains("patterns[0].examples[0]: does not match the pattern"), Error);
+        test::TempFile broken(
+            R"({"schema_version":1,"patterns":[{"name":"x","kind":"k","pattern":"(","examples":["("]}]})",
+            "broken.json");
+        CHECK_THROWS_WITH_AS(ruleset::add_dynamic_fields(rules, broken.path()),
+                             doctest::Contains("patterns[0].pattern: invalid RE2 pattern"), Error);
+    }
+}
