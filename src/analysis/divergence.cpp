@@ -246,10 +246,10 @@ private:
         f.location.offset = utf8_length(now, c.head);
         f.location.token = token_at(m_now, m_k, now, c.head, m_c.estimator);
         f.excerpt = Excerpt{excerpt(was, c.head, c.was_end), excerpt(now, c.head, c.now_end)};
-        if (auto m = m_c.matcher.find_overlapping(now, c.head, c.now_end)) {
+        if (auto m = m_c.matcher.find_covering(now, c.head, c.now_end)) {
             return m;
         }
-        return m_c.matcher.find_overlapping(was, c.head, c.was_end);
+        return m_c.matcher.find_covering(was, c.head, c.was_end);
     }
 
     Finding

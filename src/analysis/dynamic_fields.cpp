@@ -15,6 +15,7 @@ namespace cachewise::analysis {
 DynamicFieldMatcher::DynamicFieldMatcher(const ruleset::DynamicFieldRules& rules)
     : m_set(std::make_unique<re2::RE2::Set>(re2::RE2::Options(), re2::RE2::UNANCHORED)),
       m_entropy_min_length(rules.entropy_min_length),
+      m_entropy_min_digits(rules.entropy_min_digits),
       m_entropy_min_bits(rules.entropy_min_bits_per_char), m_entropy_kind(rules.entropy_kind)
 {
     re2::RE2::Options options;
@@ -91,17 +92,18 @@ DynamicFieldMatcher::find_random_tokens(std::string_view text, std::vector<Dynam
         }
         const std::size_t begin = i;
         bool letter = false;
-        bool digit = false;
+        std::size_t digits = 0;
         std::array<int, 256> counts{};
         while (i < text.size() && is_token_char(static_cast<unsigned char>(text[i]))) {
             const auto c = static_cast<unsigned char>(text[i]);
             letter = letter || std::isalpha(c) != 0;
-            digit = digit || std::isdigit(c) != 0;
+            digits += std::isdigit(c) != 0 ? 1 : 0;
             ++counts[c];
             ++i;
         }
         const std::size_t length = i - begin;
-        if (length < m_entropy_min_length || !letter || !digit) {
+        if (length < m_entropy_min_length || !letter ||
+            digits < std::max<std::size_t>(1, m_entropy_min_digits)) {
             continue;
         }
         double bits = 0;
@@ -118,25 +120,18 @@ DynamicFieldMatcher::find_random_tokens(std::string_view text, std::vector<Dynam
 }
 
 std::optional<DynamicMatch>
-DynamicFieldMatcher::find_overlapping(std::string_view text, std::size_t begin,
-                                      std::size_t end) const
+DynamicFieldMatcher::find_covering(std::string_view text, std::size_t begin, std::size_t end) const
 {
-    // An empty change (an insertion or deletion) overlaps what touches it.
-    const std::size_t lo = begin;
-    const std::size_t hi = std::max(end, begin + 1);
+    // A change of "14:03:12Z" to "14:04:43Z" lies inside the timestamp; a
+    // whole paragraph replaced is not explained by a date inside it.
+    constexpr std::size_t k_edge = 3;
     std::optional<DynamicMatch> best;
-    std::size_t best_cover = 0;
     for (auto& m : find(text)) {
-        if (m.end < lo || m.begin > hi || (m.end == lo && end > begin) ||
-            (m.begin == hi && end > begin)) {
+        if (m.begin > begin + k_edge || m.end + k_edge < end || m.end < begin) {
             continue;
         }
-        const std::size_t cover = std::min(m.end, hi) - std::max(m.begin, lo);
-        const bool better = !best || cover > best_cover ||
-                            (cover == best_cover && m.end - m.begin < best->end - best->begin);
-        if (better) {
+        if (!best || m.end - m.begin < best->end - best->begin) {
             best = m;
-            best_cover = cover;
         }
     }
     return best;

@@ -35,10 +35,10 @@ public:
     // dropped when a value match starts within it or just after it.
     [[nodiscard]] std::vector<DynamicMatch> find(std::string_view text) const;
 
-    // The most specific match overlapping [begin, end), if any: the one that
-    // covers the most of the range, then the shortest.
+    // The match that explains a change of [begin, end): the change lies inside
+    // it (give or take a few characters at its edges). Of several, the shortest.
     [[nodiscard]] std::optional<DynamicMatch>
-    find_overlapping(std::string_view text, std::size_t begin, std::size_t end) const;
+    find_covering(std::string_view text, std::size_t begin, std::size_t end) const;
 
 private:
     struct Pattern {
@@ -52,6 +52,7 @@ private:
     std::vector<Pattern> m_patterns;
     std::unique_ptr<re2::RE2::Set> m_set;
     std::size_t m_entropy_min_length;
+    std::size_t m_entropy_min_digits;
     double m_entropy_min_bits;
     std::string m_entropy_kind;
 };

@@ -504,6 +504,7 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
         const Reader e = r.child("entropy");
         out.entropy_min_length = static_cast<std::size_t>(e.integer("min_length", 8));
         out.entropy_min_bits_per_char = e.non_negative("min_bits_per_char");
+        out.entropy_min_digits = static_cast<std::size_t>(e.integer("min_digits", 0));
         out.entropy_kind = e.string("kind");
     }
 }

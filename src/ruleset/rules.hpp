@@ -173,6 +173,7 @@ struct DynamicFieldRules {
     std::vector<DynamicFieldPattern> patterns;
     std::size_t entropy_min_length = 20;
     double entropy_min_bits_per_char = 4.0;
+    std::size_t entropy_min_digits = 4; // keeps identifiers like "payload_cache1" out
     std::string entropy_kind = "random-token";
 };
 

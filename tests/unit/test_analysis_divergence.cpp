@@ -6,6 +6,9 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 using namespace cachewise;
 using cachewise::test::analyse;
 using cachewise::test::body;
@@ -315,5 +318,20 @@ TEST_SUITE("analysis::divergence")
             CHECK(!r.fix.empty());
         }
         CHECK(analysis::rule_info("CW004").name == "serialization-drift");
+        // The man page documents every rule with an example and the fix.
+        std::ifstream man(std::string(CACHEWISE_SOURCE_DIR) + "/man/cachewise.1");
+        std::ostringstream buffer;
+        buffer << man.rdbuf();
+        const std::string page = buffer.str();
+        REQUIRE(!page.empty());
+        for (const auto& r : analysis::rule_catalogue()) {
+            std::string name(r.name);
+            std::string escaped;
+            for (char c : name) {
+                escaped += c == '-' ? std::string("\\-") : std::string(1, c);
+            }
+            CHECK_MESSAGE(page.find(".B " + std::string(r.id) + " " + escaped) != std::string::npos,
+                          r.id);
+        }
     }
 }

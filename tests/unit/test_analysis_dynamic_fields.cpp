@@ -84,10 +84,12 @@ TEST_SUITE("analysis::dynamic_fields")
     {
         const DynamicFieldMatcher m(test::rules().dynamic_fields);
         const std::string text = "Date: 2026-11-21. Rules follow.";
-        const auto hit = m.find_overlapping(text, 15, 16);
+        const auto hit = m.find_covering(text, 15, 16);
         REQUIRE(hit);
         CHECK(hit->kind == "date");
-        CHECK(!m.find_overlapping(text, 20, 22));
+        CHECK(!m.find_covering(text, 20, 22));
+        // A whole passage replaced is not explained by a date inside it.
+        CHECK(!m.find_covering(text, 0, text.size()));
     }
 
     TEST_CASE("user patterns are added from a file and validated")
