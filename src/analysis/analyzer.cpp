@@ -125,6 +125,39 @@ Analyzer::finish()
     return m_impl->run();
 }
 
+const std::vector<Request>&
+Analyzer::requests() const
+{
+    return m_impl->requests;
+}
+
+void
+sort_by_start(std::vector<Request>& requests)
+{
+    // A request without a start time keeps its place in the log, after the
+    // last time seen before it.
+    std::vector<std::int64_t> key(requests.size());
+    std::int64_t carried = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (requests[i].started_at) {
+            carried = std::max(carried, requests[i].started_at->micros);
+            key[i] = requests[i].started_at->micros;
+        } else {
+            key[i] = carried;
+        }
+    }
+    std::vector<std::size_t> order(requests.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    std::vector<Request> sorted;
+    sorted.reserve(requests.size());
+    for (const auto i : order) {
+        sorted.push_back(std::move(requests[i]));
+    }
+    requests = std::move(sorted);
+}
+
 AnalysisResult
 Analyzer::Impl::run()
 {
@@ -132,24 +165,13 @@ Analyzer::Impl::run()
     result.window_seconds = options.window_seconds;
     result.requests = requests.size();
 
-    // Start times order the requests; a request without one keeps its place
-    // in the log after the last time seen before it.
+    sort_by_start(requests);
     std::vector<std::optional<std::int64_t>> times(requests.size());
-    std::vector<std::int64_t> order_key(requests.size());
-    std::int64_t carried = std::numeric_limits<std::int64_t>::min();
     for (std::size_t i = 0; i < requests.size(); ++i) {
         if (requests[i].started_at) {
             times[i] = requests[i].started_at->micros;
-            carried = std::max(carried, *times[i]);
-            order_key[i] = *times[i];
-        } else {
-            order_key[i] = carried;
         }
     }
-    std::vector<std::size_t> order(requests.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return order_key[a] < order_key[b]; });
 
     const DivergenceContext context{rules, texts, matcher, estimator};
     std::unordered_map<Hash128, Holder, Hash128Hasher> holders;
@@ -160,7 +182,7 @@ Analyzer::Impl::run()
     std::vector<std::size_t> finding_request; // request index of each finding
     std::size_t inferred = 0;
 
-    for (const std::size_t index : order) {
+    for (std::size_t index = 0; index < requests.size(); ++index) {
         Request& r = requests[index];
         RequestOutcome outcome;
         outcome.id = r.id;
@@ -205,6 +227,10 @@ Analyzer::Impl::run()
             }
         }
 
+        if (partner && lo > 0) {
+            // Token positions of the shared prefix follow the partner's counts.
+            model::calibrate_from_prefix(r, requests[*partner], lo);
+        }
         // A new conversation on a shared head is not a break. Requests belong to
         // one conversation when the log says they share a stream or, without
         // streams, when their first messages are the same. Across

@@ -105,9 +105,17 @@ public:
     void add(model::Request&& request);
     AnalysisResult finish();
 
+    // After finish(): the requests in start order, as outcomes[i] describes
+    // requests()[i], with inferred streams filled in.
+    [[nodiscard]] const std::vector<model::Request>& requests() const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
+
+// Orders requests by start time; one without a start time keeps its place in
+// the log (stable).
+void sort_by_start(std::vector<model::Request>& requests);
 
 } // namespace cachewise::analysis

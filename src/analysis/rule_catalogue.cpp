@@ -46,6 +46,54 @@ rule_catalogue()
          "a value that changes per request (date, time, id, counter, random token) sits inside "
          "the cached prefix",
          "move dynamic values after the last breakpoint, e.g. into the latest user message"},
+        {"CW011", "no-breakpoint", Severity::warning,
+         "a prefix long enough to cache is sent again and again without cache_control",
+         "add a cache_control breakpoint at the end of the stable part (system prompt, tools, or "
+         "the last message), or a top-level automatic cache_control"},
+        {"CW012", "below-minimum", Severity::warning,
+         "a breakpoint's prefix is shorter than the model's minimum cacheable length: nothing is "
+         "written and no error is returned",
+         "move the breakpoint later so its prefix reaches the minimum, or drop it"},
+        {"CW013", "too-many-breakpoints", Severity::error,
+         "more than 4 breakpoints (the automatic one counts): the API rejects the request",
+         "keep at most 4 cache_control markers, counting a top-level automatic one"},
+        {"CW014", "ttl-order", Severity::error,
+         "a 1h breakpoint after a 5m one, or an automatic TTL that conflicts with a marker on the "
+         "same block: the API rejects the request",
+         "put 1h breakpoints before 5m ones and give the automatic marker the same TTL"},
+        {"CW015", "lookback-exceeded", Severity::warning,
+         "an earlier entry was alive but more than 20 positions before every breakpoint: the "
+         "lookback window missed it",
+         "add a breakpoint closer to the previous write, e.g. one every 15-20 blocks of growth"},
+        {"CW020", "ttl-expired", Severity::info,
+         "the gap since the entry was written or last read exceeded its TTL",
+         "send the next request sooner, pre-warm, or use the 1h TTL for gaps up to an hour"},
+        {"CW021", "concurrent", Severity::info,
+         "the request started before the response of the request that writes the entry began",
+         "wait for the first response to begin before sending parallel requests that share it"},
+        {"CW022", "unexplained-miss", Severity::warning,
+         "an identical marked prefix was alive but nothing was read: eviction, routing or "
+         "workspace isolation",
+         "check that requests share one workspace and API key; report persistent cases to the "
+         "provider"},
+        {"CW023", "write-without-read", Severity::warning,
+         "entries were written (at the write premium) and expired without a single read",
+         "drop breakpoints whose prefixes are never reused, or reuse them within the TTL"},
+        {"CW024", "ttl-advice", Severity::info,
+         "the reuse gaps suit another TTL: gaps between 5 minutes and 1 hour favour 1h; a 1h "
+         "premium that reuse never needed favours 5m",
+         "switch the breakpoints' ttl as advised; the finding gives the net saving"},
+        {"CW025", "warmed-elsewhere", Severity::info,
+         "the provider read more than anything in this log could have written",
+         "nothing to fix: other traffic (or an earlier log) warmed the cache"},
+        {"CW030", "usage-inconsistent", Severity::error,
+         "a usage record breaks the accounting identities (missing or negative counts, or a "
+         "cache_creation total that is not the sum of its 5m and 1h parts)",
+         "fix the logger or the gateway that produced the record"},
+        {"CW031", "usage-mismatch", Severity::warning,
+         "reported cache reads or writes differ from what the provider's documented cache "
+         "should have done, beyond the token-estimate tolerance",
+         "see the attributed cause in the finding's kind"},
     };
     return rules;
 }

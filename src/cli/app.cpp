@@ -115,6 +115,8 @@ run(int argc, char** argv)
     add_chain_command(app, global, chain);
     AnalyzeOptions analyze;
     add_analyze_command(app, analyze);
+    AuditOptions audit;
+    add_audit_command(app, audit);
 
     try {
         app.parse(argc, argv);
@@ -130,6 +132,9 @@ run(int argc, char** argv)
         }
         if (app.got_subcommand("analyze")) {
             return run_analyze(global, analyze);
+        }
+        if (app.got_subcommand("audit")) {
+            return run_audit(global, audit);
         }
         std::cout << app.help();
         return static_cast<int>(ExitCode::usage);

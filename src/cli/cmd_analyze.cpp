@@ -31,6 +31,9 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
 {
     const auto rules = global.load_rules();
     const auto format = global.parsed_format();
+    if (format == report::Format::csv) {
+        throw Error("analyze: --format csv is not offered (text, json or markdown)");
+    }
     analysis::AnalyzeOptions analyze_options;
     analyze_options.window_seconds = value_or_throw(parse_duration(options.window), "--window");
     if (analyze_options.window_seconds <= 0) {

@@ -31,8 +31,9 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
     ingest::LoadOptions load_options;
     load_options.format = global.parsed_input_format();
     const auto format = global.parsed_format();
-    if (format == report::Format::markdown) {
-        throw Error("chain: --format markdown is not offered (text or json)");
+    if (format != report::Format::text && format != report::Format::json) {
+        throw Error(fmt::format("chain: --format {} is not offered (text or json)",
+                                report::to_string(format)));
     }
     const auto printer = report::make_chain_printer(format, std::cout);
 

@@ -47,6 +47,19 @@ struct AnalyzeOptions {
 void add_analyze_command(CLI::App& app, AnalyzeOptions& options);
 int run_analyze(const GlobalOptions& global, const AnalyzeOptions& options);
 
+struct AuditOptions {
+    std::vector<std::string> inputs;
+    std::optional<std::string> since;
+    std::optional<std::string> until;
+    std::optional<std::string> by;
+    bool details = false;
+    std::string window = "1h";
+    double latency = 2.0;
+};
+
+void add_audit_command(CLI::App& app, AuditOptions& options);
+int run_audit(const GlobalOptions& global, const AuditOptions& options);
+
 // Prints the load errors to stderr (text) and decides the exit status shared
 // by every command that reads logs: 2 when nothing usable was read, or when
 // --strict and any record was broken.

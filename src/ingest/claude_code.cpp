@@ -212,6 +212,7 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
         parent = m_entries[it->second].parent;
     }
     std::reverse(chain.begin(), chain.end());
+    request.breakpoints_logged = false; // Claude Code sets cache_control; transcripts drop it
 
     const Entry& last = m_entries[response_lines.back()];
     request.id = first.request_id;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <unordered_set>
 
@@ -131,6 +132,11 @@ struct Loader::Impl {
     void
     deliver(model::Request&& request)
     {
+        if (request.started_at && ((options.since && *request.started_at < *options.since) ||
+                                   (options.until && !(*request.started_at < *options.until)))) {
+            ++summary.filtered;
+            return;
+        }
         ++summary.requests;
         (*on_request)(std::move(request));
     }
@@ -246,6 +252,14 @@ struct Loader::Impl {
                         throw FieldError("", "expected a string");
                     }
                     return std::string(s);
+                });
+            } else if (key == "workspace") {
+                request.workspace = within("workspace", [&] {
+                    std::string_view w;
+                    if (v.get_string().get(w)) {
+                        throw FieldError("", "expected a string");
+                    }
+                    return std::string(w);
                 });
             } else if (key == "started_at") {
                 request.started_at = within("started_at", [&] { return time_value(v); });
@@ -503,6 +517,20 @@ struct Loader::Impl {
     void
     file(const std::string& path)
     {
+        if (options.since && path != "-") {
+            // Records are appended as they happen: a file last written before
+            // --since holds nothing newer.
+            std::error_code ec;
+            const auto written = fs::last_write_time(path, ec);
+            if (!ec) {
+                const auto since_epoch = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::file_clock::to_sys(written).time_since_epoch());
+                if (since_epoch.count() < options.since->micros) {
+                    ++summary.files_skipped;
+                    return;
+                }
+            }
+        }
         ++summary.files;
         auto opened = LineReader::open(path, options.max_record_bytes);
         if (!opened) {

@@ -3,6 +3,7 @@
 #include "model/request.hpp"
 #include "model/text_store.hpp"
 #include "ruleset/rules.hpp"
+#include "util/time.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -37,6 +38,10 @@ struct LoadOptions {
     InputFormat format = InputFormat::auto_detect;
     std::size_t max_record_bytes = std::size_t{1} << 30;
     model::TextStore* text_store = nullptr; // keep rendered segment bytes
+    // Keep only requests started in [since, until). A file last modified
+    // before `since` is skipped unread; requests without a start time are kept.
+    std::optional<Timestamp> since;
+    std::optional<Timestamp> until;
 };
 
 struct LoadSummary {
@@ -46,6 +51,8 @@ struct LoadSummary {
     std::uint64_t requests = 0;   // requests delivered
     std::uint64_t skipped = 0;    // lines that are not requests (Claude Code bookkeeping, blanks)
     std::uint64_t duplicates = 0; // the same request id seen again (Claude Code resumes)
+    std::uint64_t filtered = 0;   // requests outside --since/--until
+    std::uint64_t files_skipped = 0; // files last modified before --since
     std::uint64_t error_count = 0;
     std::vector<InputError> errors; // the first k_max_kept_errors of them
     static constexpr std::size_t k_max_kept_errors = 1000;

@@ -21,8 +21,9 @@ struct Param {
 };
 
 struct Request {
-    std::string id;     // the record's own id, or <file>:<line>
-    std::string stream; // explicit session or sub-stream; empty when the log gives none
+    std::string id;        // the record's own id, or <file>:<line>
+    std::string stream;    // explicit session or sub-stream; empty when the log gives none
+    std::string workspace; // cache isolation scope (workspace or API key) when the log names it
     std::string file;
     std::uint64_t line = 0;
 
@@ -37,7 +38,8 @@ struct Request {
     std::vector<Segment> segments;                  // in render order
     std::optional<Usage> usage;
 
-    bool prompt_logged = true; // false: only a response was logged
+    bool prompt_logged = true;      // false: only a response was logged
+    bool breakpoints_logged = true; // false: the log drops cache_control (Claude Code)
     std::vector<std::string> notes;
 
     [[nodiscard]] std::int64_t

@@ -229,4 +229,56 @@ assign_tokens(Request& request)
     }
 }
 
+bool
+calibrate_from_prefix(Request& request, const Request& source, std::size_t shared)
+{
+    auto& segs = request.segments;
+    shared = std::min({shared, segs.size(), source.segments.size()});
+    if (shared == 0 || !request.usage || !request.usage->total_input()) {
+        return false;
+    }
+    const std::int64_t total = *request.usage->total_input();
+    const std::int64_t pinned = source.segments[shared - 1].cumulative_tokens;
+    const std::int64_t rest = total - pinned;
+    double estimate = 0;
+    for (std::size_t i = shared; i < segs.size(); ++i) {
+        estimate += segs[i].estimate;
+    }
+    if (rest < 0 || (rest > 0 && shared == segs.size()) || (rest > 0 && estimate <= 0)) {
+        return false;
+    }
+    for (std::size_t i = 0; i < shared; ++i) {
+        segs[i].tokens = source.segments[i].tokens;
+        segs[i].token_source = source.segments[i].token_source;
+    }
+    // Largest remainder over the new segments, as in assign_tokens.
+    std::vector<std::pair<double, std::size_t>> fractions;
+    std::int64_t assigned = 0;
+    for (std::size_t i = shared; i < segs.size(); ++i) {
+        const double exact = static_cast<double>(rest) * segs[i].estimate / estimate;
+        segs[i].tokens = static_cast<std::int64_t>(std::floor(exact));
+        segs[i].token_source = TokenSource::calibrated;
+        assigned += segs[i].tokens;
+        fractions.emplace_back(exact - static_cast<double>(segs[i].tokens), i);
+    }
+    const auto remainder = static_cast<std::size_t>(rest - assigned);
+    const auto larger = [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    };
+    if (remainder > 0 && remainder < fractions.size()) {
+        std::nth_element(fractions.begin(),
+                         fractions.begin() + static_cast<std::ptrdiff_t>(remainder) - 1,
+                         fractions.end(), larger);
+    }
+    for (std::size_t k = 0; k < std::min(remainder, fractions.size()); ++k) {
+        ++segs[fractions[k].second].tokens;
+    }
+    std::int64_t cumulative = 0;
+    for (auto& s : segs) {
+        cumulative += s.tokens;
+        s.cumulative_tokens = cumulative;
+    }
+    return true;
+}
+
 } // namespace cachewise::model

@@ -79,4 +79,13 @@ private:
 // Then fills cumulative_tokens.
 void assign_tokens(Request& request);
 
+// Pins the first `shared` segments of `request` to the token counts of the
+// same segments in `source` (an earlier request with the same prefix: same
+// content, same tokens) and spreads what the reported total leaves over the
+// rest by their estimates. Identical prefixes then sit at identical token
+// positions in every request of a stream, which independent calibration
+// cannot promise. Returns false and changes nothing when the counts do not
+// fit (no reported total, or the pinned part exceeds it).
+bool calibrate_from_prefix(Request& request, const Request& source, std::size_t shared);
+
 } // namespace cachewise::model

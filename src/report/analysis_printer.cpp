@@ -282,6 +282,8 @@ print_analysis(const AnalysisResult& result, const ingest::LoadSummary& load,
     case Format::json:
         json(result, load, out);
         break;
+    case Format::csv:
+        break; // not offered by analyze; the command refuses it
     }
 }
 

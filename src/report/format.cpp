@@ -5,7 +5,7 @@ namespace cachewise::report {
 std::optional<Format>
 parse_format(std::string_view name)
 {
-    for (auto f : {Format::text, Format::json, Format::markdown}) {
+    for (auto f : {Format::text, Format::json, Format::markdown, Format::csv}) {
         if (to_string(f) == name) {
             return f;
         }
@@ -23,6 +23,8 @@ to_string(Format format)
         return "json";
     case Format::markdown:
         return "markdown";
+    case Format::csv:
+        return "csv";
     }
     return "?";
 }

@@ -117,6 +117,8 @@ summary_to_json(const ingest::LoadSummary& s)
     j["requests"] = s.requests;
     j["skipped_lines"] = s.skipped;
     j["duplicates"] = s.duplicates;
+    j["filtered"] = s.filtered;
+    j["files_skipped"] = s.files_skipped;
     j["errors"] = s.error_count;
     return j;
 }

@@ -1,0 +1,532 @@
+#include "account/auditor.hpp"
+
+#include "analysis/rule_catalogue.hpp"
+#include "util/format.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace cachewise::account {
+
+using analysis::Finding;
+using analysis::make_finding;
+using model::Request;
+
+void
+Totals::add(const RequestAudit& r)
+{
+    ++requests;
+    if (r.reported) {
+        ++with_usage;
+        with_read += r.reported->read > 0 ? 1 : 0;
+        reported += *r.reported;
+    }
+    expected += r.expected;
+    if (r.priced && r.reported) {
+        ++priced;
+        actual += r.actual;
+        no_cache += r.no_cache;
+        expected_cost += r.expected_cost;
+        ideal += r.ideal;
+    }
+}
+
+std::map<std::string, Totals>
+AuditResult::by(std::string_view key) const
+{
+    std::map<std::string, Totals> out;
+    for (const auto& r : requests) {
+        const std::string& k = key == "day" ? r.day : key == "stream" ? r.stream : r.model;
+        out[k.empty() ? "(unknown)" : k].add(r);
+    }
+    return out;
+}
+
+namespace {
+
+Distribution
+distribution(std::vector<double> values)
+{
+    Distribution d;
+    d.count = values.size();
+    if (values.empty()) {
+        return d;
+    }
+    std::sort(values.begin(), values.end());
+    const auto at = [&](double q) {
+        const double pos = q * static_cast<double>(values.size() - 1);
+        const auto lo = static_cast<std::size_t>(std::floor(pos));
+        const auto hi = std::min(lo + 1, values.size() - 1);
+        return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+    };
+    d.p50 = at(0.5);
+    d.p95 = at(0.95);
+    return d;
+}
+
+class Auditor {
+public:
+    Auditor(const ruleset::Rules& rules, const AuditOptions& options, AuditResult& result)
+        : m_rules(rules), m_options(options), m_result(result),
+          m_cache(rules.anthropic, options.sim)
+    {}
+
+    void
+    run(const std::vector<Request>& requests)
+    {
+        m_requests = &requests;
+        std::set<std::string> unpriced;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            RequestAudit a = one(requests[i], i);
+            if (!a.priced && a.reported) {
+                unpriced.insert(requests[i].model.empty() ? "(unknown model)" : requests[i].model);
+            }
+            m_result.requests.push_back(std::move(a));
+        }
+        m_result.unpriced_models.assign(unpriced.begin(), unpriced.end());
+        advise_writes();
+        advise_ttl();
+        summarise();
+    }
+
+private:
+    Finding
+    finding(std::string_view rule, const Request& r, std::size_t index)
+    {
+        Finding f = make_finding(rule);
+        f.request = r.id;
+        f.stream = r.stream;
+        f.file = r.file;
+        f.line = r.line;
+        (void)index;
+        return f;
+    }
+
+    void
+    add(Finding f, std::size_t index)
+    {
+        m_result.findings.push_back(std::move(f));
+        if (index < m_result.requests.size()) {
+            m_result.requests[index].findings.push_back(m_result.findings.size() - 1);
+        } else {
+            m_pending.push_back(m_result.findings.size() - 1);
+        }
+    }
+
+    // Folds a finding into an earlier one of the same rule, stream and place.
+    void
+    add_folded(Finding f, std::size_t index)
+    {
+        for (auto& g : m_result.findings) {
+            if (g.rule == f.rule && g.stream == f.stream && g.location.path == f.location.path &&
+                g.kind == f.kind) {
+                ++g.occurrences;
+                g.tokens_lost += f.tokens_lost;
+                if (f.cost_usd) {
+                    g.cost_usd = g.cost_usd.value_or(0) + *f.cost_usd;
+                }
+                return;
+            }
+        }
+        add(std::move(f), index);
+    }
+
+    RequestAudit
+    one(const Request& r, std::size_t index)
+    {
+        const auto& outcome = m_result.analysis.outcomes[index];
+        RequestAudit a;
+        a.id = r.id;
+        a.stream = r.stream;
+        a.model = r.model;
+        a.started_at = r.started_at;
+        a.day = r.started_at ? format_rfc3339(*r.started_at).substr(0, 10) : "";
+        a.status = outcome.status;
+        a.partner = outcome.partner;
+        a.prompt_tokens = r.prompt_tokens();
+        a.shared_tokens = outcome.shared_tokens;
+        if (r.started_at && r.first_token_at) {
+            a.ttft_seconds = seconds_between(*r.started_at, *r.first_token_at);
+        }
+        m_pending.clear();
+        if (outcome.finding) {
+            // The break analyze found explains the miss (CW001-CW005, CW010).
+            add(m_result.analysis.findings[*outcome.finding], SIZE_MAX);
+        }
+        for (auto& f : check_usage(r)) {
+            add(std::move(f), SIZE_MAX);
+        }
+        if (r.usage) {
+            if (const auto rep = reported_split(*r.usage)) {
+                a.reported = rep->split;
+                a.write_ttl_assumed = rep->write_ttl_assumed;
+            }
+        }
+        const std::int64_t output = a.reported ? a.reported->output : 0;
+
+        if (r.prompt_logged && !r.segments.empty()) {
+            a.simulated = true;
+            const sim::SimResult s = m_cache.simulate(r, index);
+            a.rejected = s.rejected;
+            a.breakpoints_assumed = s.breakpoints_assumed;
+            m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
+            a.expected = Split{s.read, s.write_5m, s.write_1h, s.fresh, output};
+            findings_of_simulation(r, index, s, a);
+        } else if (a.reported) {
+            a.expected = *a.reported; // nothing to simulate: take the report as it is
+        }
+        a.cold = outcome.status == analysis::RequestOutcome::Status::cold ||
+                 outcome.status == analysis::RequestOutcome::Status::branched || m_expired_now;
+
+        const auto prices = prices_for(m_rules.pricing, r.model, a.day, a.prompt_tokens);
+        if (prices && a.reported) {
+            a.priced = true;
+            a.actual = cost_of(*a.reported, *prices);
+            Split none;
+            none.fresh = a.reported->input();
+            none.output = output;
+            a.no_cache = cost_of(none, *prices);
+            a.expected_cost = cost_of(a.expected, *prices);
+            Split ideal;
+            ideal.read = std::min(a.shared_tokens, a.reported->input());
+            ideal.fresh = a.reported->input() - ideal.read;
+            ideal.output = output;
+            a.ideal = cost_of(ideal, *prices);
+            m_prices[index] = *prices;
+        }
+        for (const auto f : m_pending) {
+            a.findings.push_back(f);
+        }
+        m_pending.clear();
+        return a;
+    }
+
+    void
+    findings_of_simulation(const Request& r, std::size_t index, const sim::SimResult& s,
+                           RequestAudit& a)
+    {
+        m_expired_now = false;
+        if (s.rejected) {
+            Finding f = finding(s.reject_rule, r, index);
+            f.location.path = "cache_control";
+            f.message =
+                fmt::format("{}: the API answers 400 and nothing is cached", s.reject_reason);
+            add(std::move(f), SIZE_MAX);
+            return;
+        }
+        for (const auto segment : s.below_minimum) {
+            Finding f = finding("CW012", r, index);
+            f.location.path = r.segments[segment].path.str();
+            f.location.token = r.segments[segment].cumulative_tokens;
+            f.kind = s.minimum_known ? "" : "minimum-assumed";
+            f.message =
+                fmt::format("the breakpoint at {} caches a prefix of about {} tokens, below the {} "
+                            "minimum of {}{}: nothing is written",
+                            f.location.path, group_digits(r.segments[segment].cumulative_tokens),
+                            r.model, group_digits(s.minimum_tokens),
+                            s.minimum_known ? "" : " (assumed for an unlisted model)");
+            add_folded(std::move(f), SIZE_MAX);
+        }
+        if (s.breakpoints.empty() && !s.breakpoints_assumed &&
+            a.shared_tokens >= s.minimum_tokens) {
+            Finding f = finding("CW011", r, index);
+            f.location.path = "cache_control";
+            f.tokens_lost = a.shared_tokens;
+            f.message = fmt::format(
+                "{} tokens are shared with an earlier request but no breakpoint caches them",
+                group_digits(a.shared_tokens));
+            add_folded(std::move(f), SIZE_MAX);
+        }
+        if (s.missed) {
+            const auto& m = *s.missed;
+            const std::string_view rule = m.reason == sim::MissReason::expired      ? "CW020"
+                                          : m.reason == sim::MissReason::concurrent ? "CW021"
+                                                                                    : "CW015";
+            Finding f = finding(rule, r, index);
+            f.partner = (*m_requests)[m.writer].id;
+            f.location.path = r.segments[m.segment].path.str();
+            f.location.token = m.tokens;
+            f.tokens_lost = m.tokens - s.read;
+            if (m.reason == sim::MissReason::expired) {
+                m_expired_now = true;
+                f.message = fmt::format(
+                    "the entry at {} was last used {:.0f} s before, beyond its {:.0f} s TTL: "
+                    "{} tokens written again",
+                    f.location.path, m.gap_seconds, m.ttl_seconds, group_digits(f.tokens_lost));
+            } else if (m.reason == sim::MissReason::concurrent) {
+                f.message = fmt::format(
+                    "started before the response of {} began, so its entry at {} was not "
+                    "visible yet",
+                    f.partner, f.location.path);
+            } else {
+                f.message = fmt::format(
+                    "the entry at {} is {} positions before the nearest breakpoint; the "
+                    "lookback window is {}",
+                    f.location.path, m.positions_back, m_rules.anthropic.lookback_positions.value);
+            }
+            add(std::move(f), SIZE_MAX);
+        }
+        compare(r, index, s, a);
+    }
+
+    // Expected against reported (CW031), with the cause attributed.
+    void
+    compare(const Request& r, std::size_t index, const sim::SimResult& s, RequestAudit& a)
+    {
+        if (!a.reported) {
+            return;
+        }
+        const auto& rep = *a.reported;
+        const std::int64_t tolerance = std::max<std::int64_t>(
+            m_options.tolerance_tokens,
+            std::llround(m_options.tolerance_fraction * static_cast<double>(rep.input())));
+        const std::int64_t d_read = rep.read - a.expected.read;
+        const std::int64_t d_write = rep.write() - a.expected.write();
+        if (std::abs(d_read) <= tolerance && std::abs(d_write) <= tolerance) {
+            return;
+        }
+        a.mismatch = true;
+        Finding f = finding("CW031", r, index);
+        f.location.path = "usage";
+        const std::string numbers = fmt::format(
+            "reported read {} / write {} / fresh {}, expected read {} / write {} / fresh {}",
+            group_digits(rep.read), group_digits(rep.write()), group_digits(rep.fresh),
+            group_digits(a.expected.read), group_digits(a.expected.write()),
+            group_digits(a.expected.fresh));
+        if (d_read < -tolerance) {
+            f.kind = "CW022";
+            f.tokens_lost = -d_read;
+            f.partner = s.hit_writer ? (*m_requests)[*s.hit_writer].id : "";
+            f.message = fmt::format(
+                "{}: an identical marked prefix written by {} was alive and visible, but "
+                "{} fewer tokens were read (CW022 unexplained-miss: eviction, routing or "
+                "isolation)",
+                numbers, f.partner, group_digits(-d_read));
+        } else if (d_read > tolerance) {
+            if (rep.read > a.shared_tokens + tolerance) {
+                f.kind = "CW025";
+                f.message = fmt::format(
+                    "{}: no earlier request in the log shares more than {} tokens (CW025 "
+                    "warmed-elsewhere)",
+                    numbers, group_digits(a.shared_tokens));
+            } else if (s.missed && std::abs(rep.read - s.missed->tokens) <= tolerance) {
+                f.kind = std::string(s.missed->reason == sim::MissReason::expired      ? "CW020"
+                                     : s.missed->reason == sim::MissReason::concurrent ? "CW021"
+                                                                                       : "CW015");
+                f.message = fmt::format(
+                    "{}: the provider read the entry at {} that the documented rules ruled "
+                    "out ({})",
+                    numbers, r.segments[s.missed->segment].path.str(),
+                    sim::to_string(s.missed->reason));
+            } else {
+                f.kind = "reads";
+                f.message =
+                    fmt::format("{}: more was read than the documented rules allow", numbers);
+            }
+        } else {
+            f.kind = !s.minimum_known ? "CW012" : "writes";
+            f.message = fmt::format(
+                "{}: the writes differ{}", numbers,
+                !s.minimum_known ? " (the model's minimum cacheable length is assumed)" : "");
+        }
+        if (a.breakpoints_assumed) {
+            f.message += " (breakpoints not logged: Claude Code's placement assumed)";
+        }
+        add(std::move(f), SIZE_MAX);
+    }
+
+    // CW023: a request whose writes all died unread paid the premium for nothing.
+    void
+    advise_writes()
+    {
+        // A request whose every write died unread paid the write premium for
+        // nothing. One finding per stream, naming the first such request.
+        std::map<std::size_t, std::pair<std::size_t, std::size_t>>
+            per_writer; // writes, dead unread
+        for (const auto& w : m_cache.writes()) {
+            auto& [writes, dead] = per_writer[w.writer];
+            ++writes;
+            dead += (w.dead && w.reads == 0) ? 1 : 0;
+        }
+        std::map<std::string, Finding> per_stream;
+        for (const auto& [writer, counts] : per_writer) {
+            const RequestAudit& a = m_result.requests[writer];
+            const Split& paid = a.reported ? *a.reported : a.expected;
+            if (counts.second != counts.first || paid.write() == 0) {
+                continue;
+            }
+            const Request& r = (*m_requests)[writer];
+            auto [it, first] = per_stream.try_emplace(r.stream, finding("CW023", r, writer));
+            Finding& f = it->second;
+            if (!first) {
+                ++f.occurrences;
+            }
+            f.location.path = "cache_control";
+            f.tokens_lost += paid.write();
+            if (const auto price = m_prices.find(writer); price != m_prices.end()) {
+                const auto& p = price->second;
+                f.cost_usd = f.cost_usd.value_or(0) +
+                             (static_cast<double>(paid.write_5m) * (p.write_5m - p.input) +
+                              static_cast<double>(paid.write_1h) * (p.write_1h - p.input)) /
+                                 1e6;
+            }
+        }
+        for (auto& [stream, f] : per_stream) {
+            f.message = fmt::format(
+                "{} request{} wrote {} tokens to the cache that expired unread{}", f.occurrences,
+                f.occurrences == 1 ? "" : "s", group_digits(f.tokens_lost),
+                f.cost_usd ? fmt::format(": {:.6f} USD of write premium wasted", *f.cost_usd) : "");
+            add(std::move(f), SIZE_MAX);
+        }
+    }
+
+    // CW024: per stream, the TTL its reuse gaps call for.
+    void
+    advise_ttl()
+    {
+        struct StreamUse {
+            std::vector<std::size_t> requests;
+            std::int64_t expired_tokens = 0; // re-written after gaps of 5 min to 1 h
+            std::int64_t written_5m = 0;
+            std::int64_t written_1h = 0;
+        };
+        std::map<std::string, StreamUse> streams;
+        for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
+            const auto& a = m_result.requests[i];
+            auto& s = streams[a.stream];
+            s.requests.push_back(i);
+            const Split& paid = a.reported ? *a.reported : a.expected;
+            s.written_5m += paid.write_5m;
+            s.written_1h += paid.write_1h;
+        }
+        for (const auto& f : m_result.findings) {
+            if (f.rule == "CW020") {
+                streams[f.stream].expired_tokens += f.tokens_lost;
+            }
+        }
+        const double five = m_rules.anthropic.ttl_5m_seconds.value;
+        const double hour = m_rules.anthropic.ttl_1h_seconds.value;
+        for (const auto& [name, s] : streams) {
+            if (s.requests.size() < 2) {
+                continue;
+            }
+            std::size_t mid_gaps = 0; // between 5 min and 1 h
+            double longest = 0;
+            for (std::size_t k = 1; k < s.requests.size(); ++k) {
+                const auto& prev = m_result.requests[s.requests[k - 1]];
+                const auto& next = m_result.requests[s.requests[k]];
+                if (!prev.started_at || !next.started_at) {
+                    continue;
+                }
+                const double gap = seconds_between(*prev.started_at, *next.started_at);
+                longest = std::max(longest, gap);
+                mid_gaps += (gap > five && gap <= hour) ? 1 : 0;
+            }
+            const std::size_t first = s.requests.front();
+            const auto price = m_prices.find(first);
+            const Request& r = (*m_requests)[first];
+            if (s.written_5m > 0 && mid_gaps > 0 && s.expired_tokens > 0) {
+                Finding f = finding("CW024", r, first);
+                f.kind = "use-1h";
+                f.location.path = "cache_control";
+                if (price != m_prices.end()) {
+                    const auto& p = price->second;
+                    const double saved =
+                        static_cast<double>(s.expired_tokens) * (p.write_5m - p.read) / 1e6;
+                    const double extra =
+                        static_cast<double>(s.written_5m) * (p.write_1h - p.write_5m) / 1e6;
+                    f.cost_usd = saved - extra;
+                }
+                f.tokens_lost = s.expired_tokens;
+                f.message = fmt::format(
+                    "{} gaps between 5 minutes and 1 hour in stream {} let 5m entries expire "
+                    "({} tokens written again); a 1h TTL would keep them{}",
+                    mid_gaps, name, group_digits(s.expired_tokens),
+                    f.cost_usd ? fmt::format(", net {:+.4f} USD", *f.cost_usd) : "");
+                if (!f.cost_usd || *f.cost_usd > 0) {
+                    add(std::move(f), first);
+                }
+            } else if (s.written_1h > 0 && longest > 0 && longest <= five) {
+                Finding f = finding("CW024", r, first);
+                f.kind = "use-5m";
+                f.location.path = "cache_control";
+                if (price != m_prices.end()) {
+                    f.cost_usd = static_cast<double>(s.written_1h) *
+                                 (price->second.write_1h - price->second.write_5m) / 1e6;
+                }
+                f.message =
+                    fmt::format("stream {} never waits more than {:.0f} s between requests: the 1h "
+                                "premium on {} written tokens buys nothing over 5m{}",
+                                name, longest, group_digits(s.written_1h),
+                                f.cost_usd ? fmt::format(" (saves {:.4f} USD)", *f.cost_usd) : "");
+                add(std::move(f), first);
+            }
+        }
+    }
+
+    void
+    summarise()
+    {
+        std::vector<double> ratios;
+        std::vector<double> ttft_cold;
+        std::vector<double> ttft_warm;
+        for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
+            const auto& a = m_result.requests[i];
+            m_result.totals.add(a);
+            (a.cold ? m_result.cold : m_result.warm).add(a);
+            if (a.reported && a.reported->input() > 0) {
+                ratios.push_back(static_cast<double>(a.reported->read) /
+                                 static_cast<double>(a.reported->input()));
+            }
+            if (a.ttft_seconds) {
+                (a.cold ? ttft_cold : ttft_warm).push_back(*a.ttft_seconds);
+            }
+            if (a.priced && a.reported) {
+                const auto& p = m_prices.at(i);
+                const auto& s = *a.reported;
+                m_result.totals.write_premium +=
+                    (static_cast<double>(s.write_5m) * (p.write_5m - p.input) +
+                     static_cast<double>(s.write_1h) * (p.write_1h - p.input)) /
+                    1e6;
+                m_result.totals.read_savings +=
+                    static_cast<double>(s.read) * (p.input - p.read) / 1e6;
+            }
+        }
+        m_result.hit_ratio = distribution(std::move(ratios));
+        m_result.ttft_cold = distribution(std::move(ttft_cold));
+        m_result.ttft_warm = distribution(std::move(ttft_warm));
+    }
+
+    const ruleset::Rules& m_rules;
+    const AuditOptions& m_options;
+    AuditResult& m_result;
+    sim::AnthropicCache m_cache;
+    const std::vector<Request>* m_requests = nullptr;
+    std::unordered_map<std::size_t, ruleset::PriceSet> m_prices;
+    std::vector<std::size_t> m_pending; // findings of the request being audited
+    bool m_expired_now = false;
+};
+
+} // namespace
+
+AuditResult
+audit(std::vector<Request> requests, const model::TextStore& texts, const ruleset::Rules& rules,
+      const AuditOptions& options)
+{
+    AuditResult result;
+    analysis::Analyzer analyzer(rules, options.analyze, texts);
+    for (auto& r : requests) {
+        analyzer.add(std::move(r));
+    }
+    result.analysis = analyzer.finish();
+    Auditor auditor(rules, options, result);
+    auditor.run(analyzer.requests());
+    return result;
+}
+
+} // namespace cachewise::account

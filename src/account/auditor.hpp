@@ -1,0 +1,108 @@
+#pragma once
+
+#include "account/cost.hpp"
+#include "account/usage_split.hpp"
+#include "analysis/analyzer.hpp"
+#include "model/text_store.hpp"
+#include "ruleset/rules.hpp"
+#include "sim/anthropic_cache.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cachewise::account {
+
+struct AuditOptions {
+    analysis::AnalyzeOptions analyze;
+    sim::SimOptions sim;
+    // Reported and simulated splits agree within max(tokens, fraction × prompt):
+    // the token estimate places breakpoints only that precisely.
+    std::int64_t tolerance_tokens = 32;
+    double tolerance_fraction = 0.02;
+};
+
+// One request: what the cache should have done, what was reported, the cost.
+struct RequestAudit {
+    std::string id;
+    std::string stream;
+    std::string model;
+    std::string day; // YYYY-MM-DD of the start, "" when unknown
+    std::optional<Timestamp> started_at;
+    analysis::RequestOutcome::Status status = analysis::RequestOutcome::Status::cold;
+    std::string partner;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t shared_tokens = 0;
+    bool cold = true; // first of its stream, a new conversation, or after expiry
+
+    bool simulated = false; // the prompt was logged
+    bool rejected = false;
+    bool breakpoints_assumed = false;
+    Split expected;                // the simulation, with the reported output
+    std::optional<Split> reported; // normalised reported usage
+    bool write_ttl_assumed = false;
+    bool mismatch = false; // CW031
+
+    bool priced = false;
+    Money actual;        // reported usage at the request's prices
+    Money no_cache;      // every input token at the base price
+    Money expected_cost; // the simulation with the request's own breakpoints
+    Money ideal;         // everything shared with a live partner read (a lower bound)
+    std::optional<double> ttft_seconds;
+    std::vector<std::size_t> findings; // indices into AuditResult::findings
+};
+
+struct Totals {
+    std::size_t requests = 0;
+    std::size_t with_usage = 0;
+    std::size_t with_read = 0;
+    std::size_t priced = 0;
+    Split reported;
+    Split expected;
+    Money actual;
+    Money no_cache;
+    Money expected_cost;
+    Money ideal;
+    double write_premium = 0; // paid above the base input price for writes
+    double read_savings = 0;  // saved below the base input price by reads
+
+    [[nodiscard]] double
+    hit_rate() const // Σ read ÷ Σ (read + write + fresh)
+    {
+        return reported.input() > 0
+                   ? static_cast<double>(reported.read) / static_cast<double>(reported.input())
+                   : 0.0;
+    }
+    void add(const RequestAudit& r);
+};
+
+struct Distribution {
+    std::size_t count = 0;
+    double p50 = 0;
+    double p95 = 0;
+};
+
+struct AuditResult {
+    std::vector<RequestAudit> requests; // in start order
+    std::vector<analysis::Finding> findings;
+    Totals totals;
+    Totals cold;
+    Totals warm;
+    Distribution hit_ratio; // per request read ÷ input (requests with usage)
+    Distribution ttft_cold; // seconds, where the log has first_token_at
+    Distribution ttft_warm;
+    std::vector<std::string> unpriced_models;
+    std::size_t assumed_breakpoints = 0; // requests simulated with assumed breakpoints
+    analysis::AnalysisResult analysis;
+
+    // Totals by day, stream or model.
+    [[nodiscard]] std::map<std::string, Totals> by(std::string_view key) const;
+};
+
+// Runs analyze, the cache simulation and the accounting over requests read
+// from a log. Ordered by start time inside.
+AuditResult audit(std::vector<model::Request> requests, const model::TextStore& texts,
+                  const ruleset::Rules& rules, const AuditOptions& options);
+
+} // namespace cachewise::account

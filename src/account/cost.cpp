@@ -1,0 +1,32 @@
+#include "account/cost.hpp"
+
+namespace cachewise::account {
+
+std::optional<ruleset::PriceSet>
+prices_for(const ruleset::Pricing& pricing, std::string_view model, std::string_view date,
+           std::int64_t prompt_tokens)
+{
+    const auto* period = pricing.find(model, date);
+    if (period == nullptr) {
+        return std::nullopt;
+    }
+    if (period->long_prompt_above && prompt_tokens > *period->long_prompt_above) {
+        return period->long_prompt_prices;
+    }
+    return period->prices;
+}
+
+Money
+cost_of(const Split& s, const ruleset::PriceSet& p)
+{
+    // Prices are per million tokens.
+    Money m;
+    m.fresh = static_cast<double>(s.fresh) * p.input / 1e6;
+    m.write_5m = static_cast<double>(s.write_5m) * p.write_5m / 1e6;
+    m.write_1h = static_cast<double>(s.write_1h) * p.write_1h / 1e6;
+    m.read = static_cast<double>(s.read) * p.read / 1e6;
+    m.output = static_cast<double>(s.output) * p.output / 1e6;
+    return m;
+}
+
+} // namespace cachewise::account

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "account/usage_split.hpp"
+#include "ruleset/rules.hpp"
+
+#include <optional>
+#include <string_view>
+
+namespace cachewise::account {
+
+// Dollars by billing class.
+struct Money {
+    double fresh = 0;
+    double write_5m = 0;
+    double write_1h = 0;
+    double read = 0;
+    double output = 0;
+
+    [[nodiscard]] double
+    total() const
+    {
+        return fresh + write_5m + write_1h + read + output;
+    }
+    Money&
+    operator+=(const Money& o)
+    {
+        fresh += o.fresh;
+        write_5m += o.write_5m;
+        write_1h += o.write_1h;
+        read += o.read;
+        output += o.output;
+        return *this;
+    }
+};
+
+// The prices in force for `model` on `date` (YYYY-MM-DD; empty = latest),
+// with the long-prompt tier when the prompt exceeds it. Nothing for a model
+// the rules do not price: it is "unpriced", never guessed.
+std::optional<ruleset::PriceSet> prices_for(const ruleset::Pricing& pricing, std::string_view model,
+                                            std::string_view date, std::int64_t prompt_tokens);
+
+Money cost_of(const Split& split, const ruleset::PriceSet& prices);
+
+} // namespace cachewise::account

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "analysis/finding.hpp"
+#include "model/request.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cachewise::account {
+
+// A prompt's tokens by how they are billed, plus the output.
+struct Split {
+    std::int64_t read = 0;
+    std::int64_t write_5m = 0;
+    std::int64_t write_1h = 0;
+    std::int64_t fresh = 0;
+    std::int64_t output = 0;
+
+    [[nodiscard]] std::int64_t
+    write() const
+    {
+        return write_5m + write_1h;
+    }
+    [[nodiscard]] std::int64_t
+    input() const
+    {
+        return read + write() + fresh;
+    }
+    Split&
+    operator+=(const Split& o)
+    {
+        read += o.read;
+        write_5m += o.write_5m;
+        write_1h += o.write_1h;
+        fresh += o.fresh;
+        output += o.output;
+        return *this;
+    }
+};
+
+// What the provider reported, normalised. Anthropic counts cache tokens
+// outside input_tokens; cache_creation_input_tokens is the sum of its 5m and
+// 1h parts, so the split is taken from the parts when they are reported and
+// never added to the total twice.
+struct ReportedSplit {
+    Split split;
+    bool write_ttl_assumed = false; // only cache_creation_input_tokens: counted as 5m
+};
+
+// Nothing when the usage lacks input_tokens (see check_usage).
+std::optional<ReportedSplit> reported_split(const model::Usage& usage);
+
+// The identities a usage record must satisfy (CW030 usage-inconsistent):
+// every count present where required and not negative; cache_creation equal to
+// its 5m + 1h parts when both are reported.
+std::vector<analysis::Finding> check_usage(const model::Request& request);
+
+} // namespace cachewise::account

@@ -1,0 +1,93 @@
+#include "account/auditor.hpp"
+#include "cli/options.hpp"
+#include "report/audit_printer.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace cachewise::cli {
+
+namespace {
+
+// --since/--until: an RFC 3339 time or a date (midnight UTC).
+Timestamp
+parse_bound(const std::string& text, const char* option)
+{
+    if (text.size() == 10) {
+        return value_or_throw(parse_rfc3339(text + "T00:00:00Z"), option);
+    }
+    return value_or_throw(parse_rfc3339(text), option);
+}
+
+} // namespace
+
+void
+add_audit_command(CLI::App& app, AuditOptions& options)
+{
+    auto* cmd = app.add_subcommand(
+        "audit",
+        "Simulate the provider's cache request by request, check the reported usage and price it");
+    cmd->add_option("LOG", options.inputs,
+                    "Log files or directories (walked recursively); - reads standard input")
+        ->required();
+    cmd->add_option("--since", options.since,
+                    "Only requests started at or after T (RFC 3339 or YYYY-MM-DD)")
+        ->type_name("T");
+    cmd->add_option("--until", options.until,
+                    "Only requests started before T (RFC 3339 or YYYY-MM-DD)")
+        ->type_name("T");
+    cmd->add_option("--by", options.by, "A table of totals by day, stream or model")
+        ->type_name("day|stream|model")
+        ->check(CLI::IsMember({"day", "stream", "model"}));
+    cmd->add_flag("--details", options.details,
+                  "One line per request: reported and expected split, cost, findings");
+    cmd->add_option("--window", options.window, "How far back a partner may be (default 1h)")
+        ->type_name("DURATION");
+    cmd->add_option("--latency", options.latency,
+                    "Seconds after its start when a request's cache entry becomes visible, when "
+                    "the log has no "
+                    "first_token_at (default 2)")
+        ->type_name("SECONDS");
+}
+
+int
+run_audit(const GlobalOptions& global, const AuditOptions& options)
+{
+    const auto rules = global.load_rules();
+    const auto format = global.parsed_format();
+    account::AuditOptions audit_options;
+    audit_options.analyze.window_seconds =
+        value_or_throw(parse_duration(options.window), "--window");
+    audit_options.sim.visibility_latency_seconds = options.latency;
+    if (options.latency < 0) {
+        throw Error("--latency: must not be negative");
+    }
+
+    model::TextStore texts;
+    ingest::LoadOptions load_options;
+    load_options.format = global.parsed_input_format();
+    load_options.text_store = &texts;
+    if (options.since) {
+        load_options.since = parse_bound(*options.since, "--since");
+    }
+    if (options.until) {
+        load_options.until = parse_bound(*options.until, "--until");
+    }
+    std::vector<model::Request> requests;
+    ingest::Loader loader(*rules, load_options);
+    const auto load =
+        loader.load(options.inputs, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+    report_load_errors(global, load);
+    if (const int status = load_exit_status(global, load); status != 0) {
+        return status;
+    }
+    const auto result = account::audit(std::move(requests), texts, *rules, audit_options);
+    report::print_audit(result, load, {format, options.details, options.by}, std::cout);
+    return 0;
+}
+
+} // namespace cachewise::cli

@@ -1,0 +1,340 @@
+#include "report/audit_printer.hpp"
+
+#include "report/finding_json.hpp"
+#include "report/request_json.hpp"
+#include "util/format.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace cachewise::report {
+
+using account::AuditResult;
+using account::Money;
+using account::RequestAudit;
+using account::Split;
+using account::Totals;
+
+namespace {
+
+std::string
+pct(double f)
+{
+    return fmt::format("{:.1f}%", 100.0 * f);
+}
+
+std::string
+usd(double v)
+{
+    return fmt::format("{:.6f}", v);
+}
+
+std::string
+split_text(const Split& s)
+{
+    return fmt::format("read {} · write 5m {} · 1h {} · fresh {} · output {}", group_digits(s.read),
+                       group_digits(s.write_5m), group_digits(s.write_1h), group_digits(s.fresh),
+                       group_digits(s.output));
+}
+
+std::string
+split_short(const Split& s)
+{
+    return fmt::format("{}/{}/{}/{}", s.read, s.write_5m, s.write_1h, s.fresh);
+}
+
+Json
+split_json(const Split& s)
+{
+    return Json{{"read", s.read},   {"write_5m", s.write_5m}, {"write_1h", s.write_1h},
+                {"fresh", s.fresh}, {"output", s.output},     {"input", s.input()}};
+}
+
+Json
+money_json(const Money& m)
+{
+    return Json{{"fresh", m.fresh}, {"write_5m", m.write_5m}, {"write_1h", m.write_1h},
+                {"read", m.read},   {"output", m.output},     {"total", m.total()}};
+}
+
+Json
+totals_json(const Totals& t)
+{
+    return Json{{"requests", t.requests},
+                {"with_usage", t.with_usage},
+                {"with_read", t.with_read},
+                {"priced", t.priced},
+                {"hit_rate", t.hit_rate()},
+                {"reported", split_json(t.reported)},
+                {"expected", split_json(t.expected)},
+                {"cost_usd",
+                 {{"actual", money_json(t.actual)},
+                  {"no_cache", money_json(t.no_cache)},
+                  {"expected", money_json(t.expected_cost)},
+                  {"ideal", money_json(t.ideal)}}},
+                {"write_premium_usd", t.write_premium},
+                {"read_savings_usd", t.read_savings},
+                {"net_savings_usd", t.read_savings - t.write_premium}};
+}
+
+void
+cost_rows(const Totals& t, std::ostream& out, bool markdown)
+{
+    const auto row = [&](std::string_view name, const Money& m) {
+        if (markdown) {
+            fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", name, usd(m.total()),
+                       usd(m.fresh), usd(m.write_5m), usd(m.write_1h), usd(m.read), usd(m.output));
+        } else {
+            fmt::print(out, "  {:<27} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", name,
+                       usd(m.total()), usd(m.fresh), usd(m.write_5m), usd(m.write_1h), usd(m.read),
+                       usd(m.output));
+        }
+    };
+    if (markdown) {
+        fmt::print(out, "| cost (USD) | total | fresh | write 5m | write 1h | read | output |\n");
+        fmt::print(out, "|---|---:|---:|---:|---:|---:|---:|\n");
+    } else {
+        fmt::print(out, "  {:<27} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "cost (USD)",
+                   "total", "fresh", "write 5m", "write 1h", "read", "output");
+    }
+    row("actual (reported usage)", t.actual);
+    row("no caching", t.no_cache);
+    row("expected (documented cache)", t.expected_cost);
+    row("ideal (lower bound)", t.ideal);
+}
+
+void
+text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
+     std::ostream& out)
+{
+    const Totals& t = r.totals;
+    fmt::print(out, "cachewise audit: {} requests in {} streams · {} with usage · {} priced\n",
+               t.requests, r.analysis.streams, t.with_usage, t.priced);
+    fmt::print(out, "  reported  {}\n", split_text(t.reported));
+    fmt::print(out,
+               "  expected  {}  (Anthropic's documented cache, the requests' own breakpoints)\n",
+               split_text(t.expected));
+    fmt::print(
+        out,
+        "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} requests read from the cache\n",
+        pct(t.hit_rate()), t.with_read, t.with_usage);
+    fmt::print(out, "  cold {} requests, hit rate {} · warm {} requests, hit rate {}\n",
+               r.cold.requests, pct(r.cold.hit_rate()), r.warm.requests, pct(r.warm.hit_rate()));
+    if (r.hit_ratio.count > 0) {
+        fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
+                   pct(r.hit_ratio.p95));
+        if (r.ttft_warm.count > 0 || r.ttft_cold.count > 0) {
+            fmt::print(out,
+                       " · time to first token p50/p95 warm {:.2f}/{:.2f} s, cold {:.2f}/{:.2f} s",
+                       r.ttft_warm.p50, r.ttft_warm.p95, r.ttft_cold.p50, r.ttft_cold.p95);
+        }
+        fmt::print(out, "\n");
+    }
+    if (r.assumed_breakpoints > 0) {
+        fmt::print(out,
+                   "  {} requests log no cache_control (Claude Code): simulated with Claude Code's "
+                   "placement "
+                   "(end of the system prompt and the last block)\n",
+                   r.assumed_breakpoints);
+    }
+    if (t.priced > 0) {
+        fmt::print(out, "\n");
+        cost_rows(t, out, false);
+        fmt::print(out, "  write premium {} · read savings {} · net {} USD\n", usd(t.write_premium),
+                   usd(t.read_savings), usd(t.read_savings - t.write_premium));
+    }
+    if (!r.unpriced_models.empty()) {
+        fmt::print(out, "  unpriced (no price in rules/pricing.json): {}\n",
+                   fmt::join(r.unpriced_models, ", "));
+    }
+
+    if (!r.findings.empty()) {
+        fmt::print(out, "\nFindings\n");
+        for (const auto& f : r.findings) {
+            fmt::print(out, "  {} {:<19} {:<10} {}{}{}\n", f.rule, f.name, f.request,
+                       f.kind.empty() ? "" : "(" + f.kind + ") ", f.message,
+                       f.occurrences > 1 ? fmt::format(" [×{}]", f.occurrences) : "");
+        }
+    }
+    if (o.by) {
+        fmt::print(out, "\nBy {}\n", *o.by);
+        fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", *o.by, "requests",
+                   "hit rate", "actual USD", "no-cache USD", "saved USD");
+        for (const auto& [key, g] : r.by(*o.by)) {
+            fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", key, g.requests,
+                       pct(g.hit_rate()), usd(g.actual.total()), usd(g.no_cache.total()),
+                       usd(g.no_cache.total() - g.actual.total()));
+        }
+    }
+    if (o.details) {
+        fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh)\n");
+        fmt::print(out, "  {:<28} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", "started",
+                   "status", "reported", "expected", "actual USD", "findings");
+        for (const auto& a : r.requests) {
+            std::string rules;
+            for (const auto i : a.findings) {
+                rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
+            }
+            fmt::print(out, "  {:<28} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id,
+                       a.started_at ? format_rfc3339(*a.started_at) : "-",
+                       analysis::to_string(a.status), a.reported ? split_short(*a.reported) : "-",
+                       a.simulated ? split_short(a.expected) : "-",
+                       a.priced ? usd(a.actual.total()) : "-", rules);
+        }
+    }
+    if (load.error_count > 0) {
+        fmt::print(out, "\n{} broken records skipped (see standard error)\n", load.error_count);
+    }
+}
+
+void
+markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptions&,
+         std::ostream& out)
+{
+    const Totals& t = r.totals;
+    fmt::print(out, "### cachewise audit\n\n");
+    fmt::print(out, "| requests | hit rate (tokens) | requests with a read | cold / warm hit rate "
+                    "| net savings |\n");
+    fmt::print(out, "|---:|---:|---:|---|---:|\n");
+    fmt::print(out, "| {} | {} | {} of {} | {} / {} | ${} |\n\n", t.requests, pct(t.hit_rate()),
+               t.with_read, t.with_usage, pct(r.cold.hit_rate()), pct(r.warm.hit_rate()),
+               usd(t.read_savings - t.write_premium));
+    if (t.priced > 0) {
+        cost_rows(t, out, true);
+        fmt::print(out, "\n");
+    }
+    if (!r.findings.empty()) {
+        fmt::print(out, "| rule | request | finding |\n|---|---|---|\n");
+        for (const auto& f : r.findings) {
+            fmt::print(out, "| **{}** {} | `{}` | {} |\n", f.rule, f.name, f.request, f.message);
+        }
+    }
+}
+
+void
+csv(const AuditResult& r, std::ostream& out)
+{
+    fmt::print(
+        out,
+        "id,stream,model,started_at,status,partner,prompt_tokens,reported_read,reported_write_5m,"
+        "reported_write_1h,reported_fresh,output,expected_read,expected_write_5m,expected_write_1h,"
+        "expected_fresh,actual_usd,no_cache_usd,expected_usd,ideal_usd,findings\n");
+    const auto quote = [](const std::string& s) {
+        std::string q = "\"";
+        for (char c : s) {
+            q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        }
+        return q + "\"";
+    };
+    for (const auto& a : r.requests) {
+        std::string rules;
+        for (const auto i : a.findings) {
+            rules += (rules.empty() ? "" : " ") + r.findings[i].rule;
+        }
+        const auto n = [&](const std::optional<Split>& s, std::int64_t Split::*f) {
+            return s ? std::to_string((*s).*f) : std::string();
+        };
+        const auto money = [&](const Money& m) {
+            return a.priced ? usd(m.total()) : std::string();
+        };
+        fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                   quote(a.id), quote(a.stream), quote(a.model),
+                   a.started_at ? format_rfc3339(*a.started_at) : "", analysis::to_string(a.status),
+                   quote(a.partner), a.prompt_tokens, n(a.reported, &Split::read),
+                   n(a.reported, &Split::write_5m), n(a.reported, &Split::write_1h),
+                   n(a.reported, &Split::fresh), n(a.reported, &Split::output), a.expected.read,
+                   a.expected.write_5m, a.expected.write_1h, a.expected.fresh, money(a.actual),
+                   money(a.no_cache), money(a.expected_cost), money(a.ideal), rules);
+    }
+}
+
+void
+json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
+     std::ostream& out)
+{
+    Json j;
+    j["schema_version"] = 1;
+    j["command"] = "audit";
+    j["totals"] = totals_json(r.totals);
+    j["cold"] = totals_json(r.cold);
+    j["warm"] = totals_json(r.warm);
+    const auto dist = [](const account::Distribution& d) {
+        return Json{{"count", d.count}, {"p50", d.p50}, {"p95", d.p95}};
+    };
+    j["per_request_hit_ratio"] = dist(r.hit_ratio);
+    j["ttft_seconds"] = {{"cold", dist(r.ttft_cold)}, {"warm", dist(r.ttft_warm)}};
+    j["unpriced_models"] = r.unpriced_models;
+    j["assumed_breakpoints"] = r.assumed_breakpoints;
+    Json findings = Json::array();
+    for (const auto& f : r.findings) {
+        findings.push_back(finding_to_json(f));
+    }
+    j["findings"] = findings;
+    Json requests = Json::array();
+    for (const auto& a : r.requests) {
+        Json x;
+        x["id"] = a.id;
+        x["stream"] = a.stream;
+        x["model"] = a.model;
+        x["started_at"] = a.started_at ? Json(format_rfc3339(*a.started_at)) : Json(nullptr);
+        x["status"] = std::string(analysis::to_string(a.status));
+        x["partner"] = a.partner.empty() ? Json(nullptr) : Json(a.partner);
+        x["cold"] = a.cold;
+        x["prompt_tokens"] = a.prompt_tokens;
+        x["shared_tokens"] = a.shared_tokens;
+        x["rejected"] = a.rejected;
+        x["breakpoints_assumed"] = a.breakpoints_assumed;
+        x["reported"] = a.reported ? split_json(*a.reported) : Json(nullptr);
+        x["write_ttl_assumed"] = a.write_ttl_assumed;
+        x["expected"] = a.simulated ? split_json(a.expected) : Json(nullptr);
+        x["mismatch"] = a.mismatch;
+        x["cost_usd"] = a.priced ? Json{{"actual", a.actual.total()},
+                                        {"no_cache", a.no_cache.total()},
+                                        {"expected", a.expected_cost.total()},
+                                        {"ideal", a.ideal.total()}}
+                                 : Json(nullptr);
+        x["ttft_seconds"] = a.ttft_seconds ? Json(*a.ttft_seconds) : Json(nullptr);
+        x["findings"] = a.findings;
+        requests.push_back(std::move(x));
+    }
+    j["requests"] = requests;
+    if (o.by) {
+        Json groups = Json::object();
+        for (const auto& [key, g] : r.by(*o.by)) {
+            groups[key] = totals_json(g);
+        }
+        j["by"] = {{"key", *o.by}, {"groups", groups}};
+    }
+    Json errors = Json::array();
+    for (const auto& e : load.errors) {
+        errors.push_back(error_to_json(e));
+    }
+    j["errors"] = errors;
+    j["load"] = summary_to_json(load);
+    out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+} // namespace
+
+void
+print_audit(const AuditResult& result, const ingest::LoadSummary& load,
+            const AuditPrintOptions& options, std::ostream& out)
+{
+    switch (options.format) {
+    case Format::text:
+        text(result, load, options, out);
+        break;
+    case Format::markdown:
+        markdown(result, load, options, out);
+        break;
+    case Format::csv:
+        csv(result, out);
+        break;
+    case Format::json:
+        json(result, load, options, out);
+        break;
+    }
+}
+
+} // namespace cachewise::report

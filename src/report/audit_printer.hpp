@@ -1,0 +1,23 @@
+#pragma once
+
+#include "account/auditor.hpp"
+#include "ingest/loader.hpp"
+#include "report/format.hpp"
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace cachewise::report {
+
+struct AuditPrintOptions {
+    Format format = Format::text;
+    bool details = false;
+    std::optional<std::string> by; // "day", "stream" or "model"
+};
+
+// Prints the result of `cachewise audit`.
+void print_audit(const account::AuditResult& result, const ingest::LoadSummary& load,
+                 const AuditPrintOptions& options, std::ostream& out);
+
+} // namespace cachewise::report

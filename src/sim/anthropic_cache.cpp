@@ -1,0 +1,243 @@
+#include "sim/anthropic_cache.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cachewise::sim {
+
+using model::Breakpoint;
+using model::Request;
+using model::Ttl;
+
+std::string_view
+to_string(MissReason reason)
+{
+    switch (reason) {
+    case MissReason::expired:
+        return "expired";
+    case MissReason::concurrent:
+        return "concurrent";
+    case MissReason::lookback:
+        return "lookback";
+    }
+    return "?";
+}
+
+AnthropicCache::AnthropicCache(const ruleset::ProviderRules& rules, SimOptions options)
+    : m_rules(rules), m_options(options)
+{}
+
+double
+AnthropicCache::ttl_seconds(Ttl ttl) const
+{
+    return ttl == Ttl::one_hour ? m_rules.ttl_1h_seconds.value : m_rules.ttl_5m_seconds.value;
+}
+
+std::vector<Breakpoint>
+AnthropicCache::effective_breakpoints(const Request& r, bool& assumed)
+{
+    assumed = !r.breakpoints_logged;
+    if (!assumed) {
+        return model::breakpoints(r);
+    }
+    std::vector<Breakpoint> out;
+    if (r.segments.empty()) {
+        return out;
+    }
+    // Claude Code marks the end of its system prompt and the latest block;
+    // the usage tells which TTL it asked for.
+    model::CacheControl cc;
+    if (r.usage && r.usage->cache_write_1h.value_or(0) > 0 &&
+        r.usage->cache_write_5m.value_or(0) == 0) {
+        cc.ttl = Ttl::one_hour;
+    }
+    if (r.segments.front().kind == model::SegmentKind::unlogged) {
+        out.push_back(Breakpoint{0, cc, false});
+    }
+    if (r.segments.size() > 1 || out.empty()) {
+        out.push_back(Breakpoint{r.segments.size() - 1, cc, false});
+    }
+    return out;
+}
+
+SimResult
+AnthropicCache::simulate(const Request& r, std::size_t index)
+{
+    SimResult out;
+    const std::int64_t t = r.started_at ? r.started_at->micros : m_last_start;
+    m_last_start = std::max(m_last_start, t);
+    out.breakpoints = effective_breakpoints(r, out.breakpoints_assumed);
+    auto& bps = out.breakpoints;
+    std::stable_sort(bps.begin(), bps.end(), [](const Breakpoint& a, const Breakpoint& b) {
+        return a.segment < b.segment;
+    });
+    const std::int64_t total = r.prompt_tokens();
+
+    // Requests the API rejects with HTTP 400 cache nothing.
+    if (static_cast<int>(bps.size()) > m_rules.max_breakpoints.value) {
+        out.rejected = true;
+        out.reject_rule = "CW013";
+        out.reject_reason = fmt::format("{} cache breakpoints{} (the API allows {})", bps.size(),
+                                        r.auto_cache_control ? ", the automatic one included" : "",
+                                        m_rules.max_breakpoints.value);
+        return out;
+    }
+    for (std::size_t i = 0; i < bps.size(); ++i) {
+        for (std::size_t j = i + 1; j < bps.size(); ++j) {
+            if (bps[i].segment == bps[j].segment &&
+                !(bps[i].cache_control == bps[j].cache_control)) {
+                out.rejected = true;
+                out.reject_rule = "CW014";
+                out.reject_reason =
+                    fmt::format("the automatic cache_control's TTL differs from the marker on "
+                                "the same block ({})",
+                                r.segments[bps[i].segment].path.str());
+                return out;
+            }
+            if (bps[i].cache_control.ttl == Ttl::five_minutes &&
+                bps[j].cache_control.ttl == Ttl::one_hour) {
+                out.rejected = true;
+                out.reject_rule = "CW014";
+                out.reject_reason = fmt::format(
+                    "a 1h breakpoint at {} follows a 5m breakpoint at {}: longer "
+                    "TTLs must come first",
+                    r.segments[bps[j].segment].path.str(), r.segments[bps[i].segment].path.str());
+                return out;
+            }
+        }
+    }
+
+    const auto minimum = m_rules.minimum_tokens(r.model);
+    out.minimum_tokens = minimum.tokens;
+    out.minimum_known = minimum.known_model;
+    std::vector<const Breakpoint*> eligible;
+    for (const auto& bp : bps) {
+        if (r.segments[bp.segment].cumulative_tokens < minimum.tokens) {
+            out.below_minimum.push_back(bp.segment); // "processed without caching"
+        } else {
+            eligible.push_back(&bp);
+        }
+    }
+
+    const auto find = [&](std::size_t j) -> Entry* {
+        const auto it = m_entries.find(Key{r.segments[j].chain, r.workspace});
+        return it == m_entries.end() ? nullptr : &it->second;
+    };
+    const auto alive = [&](const Entry& e) {
+        return static_cast<double>(t - e.touched_at) <= ttl_seconds(e.ttl) * 1e6;
+    };
+    const auto visible = [&](const Entry& e) { return t >= e.visible_at; };
+
+    // Reads: each breakpoint looks back at most `lookback_positions`
+    // positions, itself first; the longest match over all breakpoints wins.
+    const auto window = static_cast<std::uint32_t>(m_rules.lookback_positions.value);
+    std::optional<std::size_t> hit;
+    for (const auto& bp : bps) {
+        const std::uint32_t top = r.segments[bp.segment].lookback_position;
+        const std::uint32_t lowest = top >= window ? top - window + 1 : 1;
+        for (std::size_t j = bp.segment + 1;
+             j-- > 0 && r.segments[j].lookback_position >= lowest;) {
+            const Entry* e = find(j);
+            if (e != nullptr && alive(*e) && visible(*e)) {
+                if (!hit || j > *hit) {
+                    hit = j;
+                }
+                break;
+            }
+        }
+    }
+
+    // The deepest entry beyond the hit that could not be read, and why.
+    for (std::size_t j = r.segments.size(); j-- > (hit ? *hit + 1 : 0);) {
+        const Entry* e = find(j);
+        if (e == nullptr) {
+            continue;
+        }
+        Missed m;
+        m.segment = j;
+        m.tokens = r.segments[j].cumulative_tokens;
+        m.writer = m_writes[e->write].writer;
+        m.gap_seconds = static_cast<double>(t - e->touched_at) / 1e6;
+        m.ttl_seconds = ttl_seconds(e->ttl);
+        if (!alive(*e)) {
+            m.reason = MissReason::expired;
+        } else if (!visible(*e)) {
+            m.reason = MissReason::concurrent;
+        } else {
+            m.reason = MissReason::lookback;
+            std::uint32_t nearest = UINT32_MAX;
+            for (const auto& bp : bps) {
+                if (bp.segment >= j) {
+                    nearest = std::min(nearest, r.segments[bp.segment].lookback_position -
+                                                    r.segments[j].lookback_position + 1);
+                }
+            }
+            m.positions_back = nearest == UINT32_MAX ? 0 : nearest;
+        }
+        out.missed = m;
+        break;
+    }
+
+    const std::int64_t a = hit ? r.segments[*hit].cumulative_tokens : 0;
+    if (Entry* e = hit ? find(*hit) : nullptr; e != nullptr) {
+        e->touched_at =
+            t; // "refreshed for no additional cost each time the cached content is used"
+        ++m_writes[e->write].reads;
+        out.hit_segment = hit;
+        out.hit_writer = m_writes[e->write].writer;
+    }
+
+    // Writes: one entry per eligible breakpoint beyond the hit.
+    const std::int64_t visible_at =
+        r.first_token_at
+            ? r.first_token_at->micros
+            : t + static_cast<std::int64_t>(m_options.visibility_latency_seconds * 1e6);
+    for (const Breakpoint* bp : eligible) {
+        if (hit && bp->segment <= *hit) {
+            continue;
+        }
+        auto [it, fresh_key] =
+            m_entries.try_emplace(Key{r.segments[bp->segment].chain, r.workspace});
+        if (!fresh_key && m_writes[it->second.write].reads == 0) {
+            m_writes[it->second.write].dead = true; // written again before anyone read it
+        }
+        m_writes.push_back(WriteReport{index, bp->segment,
+                                       r.segments[bp->segment].cumulative_tokens,
+                                       bp->cache_control.ttl, 0, false});
+        it->second = Entry{bp->cache_control.ttl, t, visible_at, t, m_writes.size() - 1};
+        out.written.push_back(bp->segment);
+    }
+
+    // Billing (rule "Mixing TTLs"): A = tokens at the hit, B = the last 1h
+    // breakpoint after A, C = the last breakpoint; read A, 1h write B - A,
+    // 5m write C - B, the rest is fresh input.
+    out.read = a;
+    std::int64_t b = a;
+    std::int64_t c = a;
+    for (const Breakpoint* bp : eligible) {
+        const std::int64_t tokens = r.segments[bp->segment].cumulative_tokens;
+        if (tokens > a && bp->cache_control.ttl == Ttl::one_hour) {
+            b = std::max(b, tokens);
+        }
+        c = std::max(c, tokens);
+    }
+    out.write_1h = b - a;
+    out.write_5m = c - b;
+    out.fresh = total - c;
+    return out;
+}
+
+std::vector<WriteReport>
+AnthropicCache::writes() const
+{
+    std::vector<WriteReport> out = m_writes;
+    for (const auto& [key, e] : m_entries) {
+        if (static_cast<double>(m_last_start - e.touched_at) > ttl_seconds(e.ttl) * 1e6) {
+            out[e.write].dead = true;
+        }
+    }
+    return out;
+}
+
+} // namespace cachewise::sim
