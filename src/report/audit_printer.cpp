@@ -109,8 +109,9 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
      std::ostream& out)
 {
     const Totals& t = r.totals;
-    fmt::print(out, "cachewise audit: {} requests in {} streams · {} with usage · {} priced\n",
-               t.requests, r.analysis.streams, t.with_usage, t.priced);
+    fmt::print(out, "cachewise audit: {} request{} in {} stream{} · {} with usage · {} priced\n",
+               t.requests, t.requests == 1 ? "" : "s", r.analysis.streams,
+               r.analysis.streams == 1 ? "" : "s", t.with_usage, t.priced);
     fmt::print(out, "  reported  {}\n", split_text(t.reported));
     fmt::print(out,
                "  expected  {}  (Anthropic's documented cache, the requests' own breakpoints)\n",

@@ -1,0 +1,206 @@
+#include "account/auditor.hpp"
+#include "analysis_helpers.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+using namespace cachewise::account;
+
+namespace {
+
+AuditResult
+audit_lines(const std::vector<std::string>& lines)
+{
+    std::string text;
+    for (const auto& l : lines) {
+        text += l + "\n";
+    }
+    test::TempFile file(text);
+    model::TextStore texts;
+    ingest::LoadOptions options;
+    options.text_store = &texts;
+    ingest::Loader loader(test::rules(), options);
+    std::vector<model::Request> requests;
+    loader.load({file.path()}, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+    return audit(std::move(requests), texts, test::rules(), {});
+}
+
+std::string
+exchange(const std::string& id, int second, const std::string& body, const std::string& usage,
+         const std::string& model = "claude-sonnet-4-5")
+{
+    std::string b = body;
+    const auto at = b.find("claude-sonnet-4-5");
+    b.replace(at, 17, model);
+    return fmt::format(
+        R"({{"id":"{}","session":"s","started_at":"2026-11-20T10:{:02}:{:02}Z","first_token_at":"2026-11-20T10:{:02}:{:02}Z","request":{},"response":{{"type":"message","usage":{}}}}})",
+        id, second / 60, second % 60, (second + 1) / 60, (second + 1) % 60, b, usage);
+}
+
+std::string
+usage(std::int64_t read, std::int64_t w5, std::int64_t w1, std::int64_t fresh, std::int64_t output)
+{
+    return fmt::format(
+        R"({{"input_tokens":{},"cache_read_input_tokens":{},"cache_creation_input_tokens":{},"cache_creation":{{"ephemeral_5m_input_tokens":{},"ephemeral_1h_input_tokens":{}}},"output_tokens":{}}})",
+        fresh, read, w5 + w1, w5, w1, output);
+}
+
+const std::string k_system =
+    R"("You are a meticulous assistant for the accounting team. Answer with exact figures.")";
+
+} // namespace
+
+TEST_SUITE("account::audit")
+{
+    TEST_CASE("the reported split never counts the write twice")
+    {
+        model::Usage u;
+        u.input_tokens = 7;
+        u.cache_read = 1000;
+        u.cache_write = 300;
+        u.cache_write_5m = 100;
+        u.cache_write_1h = 200;
+        u.output_tokens = 50;
+        auto s = reported_split(u);
+        REQUIRE(s);
+        CHECK(s->split.write_5m == 100);
+        CHECK(s->split.write_1h == 200);
+        CHECK(s->split.input() == 1307);
+        CHECK(!s->write_ttl_assumed);
+        u.cache_write_5m.reset();
+        u.cache_write_1h.reset();
+        s = reported_split(u);
+        CHECK(s->split.write_5m == 300);
+        CHECK(s->write_ttl_assumed);
+    }
+
+    TEST_CASE("usage identities: CW030")
+    {
+        model::Request r;
+        r.id = "x";
+        model::Usage u;
+        u.input_tokens = -1;
+        u.cache_write = 10;
+        u.cache_write_5m = 4;
+        u.cache_write_1h = 4;
+        r.usage = u;
+        const auto f = check_usage(r);
+        REQUIRE(f.size() == 2);
+        CHECK(f[0].rule == "CW030");
+        CHECK(f[0].kind == "negative");
+        CHECK(f[1].kind == "write-split");
+        r.usage = model::Usage{};
+        CHECK(check_usage(r)[0].kind == "missing");
+    }
+
+    TEST_CASE("costs are exact to 1e-6 USD: 5m at 1.25x, 1h at 2x, per-model read prices")
+    {
+        const Split s{100000, 20000, 10000, 500, 2000};
+        const auto sonnet =
+            prices_for(test::rules().pricing, "claude-sonnet-4-5", "2026-11-20", s.input());
+        REQUIRE(sonnet);
+        const Money m = cost_of(s, *sonnet);
+        // 100,000 x 0.30 + 20,000 x 3.75 + 10,000 x 6 + 500 x 3 + 2,000 x 15, per million
+        CHECK(m.read == doctest::Approx(0.030).epsilon(1e-9));
+        CHECK(m.write_5m == doctest::Approx(0.075).epsilon(1e-9));
+        CHECK(m.write_1h == doctest::Approx(0.060).epsilon(1e-9));
+        CHECK(m.fresh == doctest::Approx(0.0015).epsilon(1e-9));
+        CHECK(m.output == doctest::Approx(0.030).epsilon(1e-9));
+        CHECK(std::abs(m.total() - 0.1965) < 1e-6);
+        // Fable 5.1 reads at 0.025x its $10 input: $0.25 per million.
+        const auto fable = prices_for(test::rules().pricing, "claude-fable-5-1", "", s.input());
+        REQUIRE(fable);
+        CHECK(std::abs(cost_of(s, *fable).total() -
+                       (100000 * 0.25 + 20000 * 12.5 + 10000 * 20.0 + 500 * 10.0 + 2000 * 50.0) /
+                           1e6) < 1e-9);
+        // Haiku 5.5 switches to its long-prompt prices above 100,000 tokens.
+        const auto small = prices_for(test::rules().pricing, "claude-haiku-5-5", "", 90000);
+        const auto large = prices_for(test::rules().pricing, "claude-haiku-5-5", "", 150000);
+        CHECK(small->input == doctest::Approx(0.1));
+        CHECK(large->input == doctest::Approx(0.5));
+        CHECK(!prices_for(test::rules().pricing, "gpt-4o", "", 10));
+    }
+
+    TEST_CASE(
+        "an audited log: actual cost from reported usage, exact; expected from the simulation")
+    {
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total for March?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto body1 = test::body(k_system, m1);
+        const auto result = audit_lines({exchange("a", 0, body1, usage(0, 1500, 0, 3, 40)),
+                                         exchange("b", 20, body1, usage(1500, 0, 0, 3, 40))});
+        REQUIRE(result.requests.size() == 2);
+        const auto& a = result.requests[0];
+        const auto& b = result.requests[1];
+        CHECK(a.expected.write_5m + a.expected.fresh == 1503);
+        CHECK(b.expected.read >= 1500 - 32);
+        CHECK(!a.mismatch);
+        CHECK(!b.mismatch);
+        // (1500 x 3.75 + 3 x 3 + 40 x 15) / 1e6 and (1500 x 0.3 + 3 x 3 + 40 x 15) / 1e6
+        CHECK(std::abs(a.actual.total() - 0.006234) < 1e-6);
+        CHECK(std::abs(b.actual.total() - 0.001059) < 1e-6);
+        CHECK(std::abs(result.totals.actual.total() - 0.007293) < 1e-6);
+        CHECK(result.totals.hit_rate() == doctest::Approx(1500.0 / 3006.0));
+        CHECK(result.totals.with_read == 1);
+        CHECK(std::abs(result.totals.write_premium - 1500 * 0.75 / 1e6) < 1e-9);
+        CHECK(std::abs(result.totals.read_savings - 1500 * 2.7 / 1e6) < 1e-9);
+    }
+
+    TEST_CASE("a miss the documented cache cannot explain: CW031 with CW022")
+    {
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total for March?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto body1 = test::body(k_system, m1);
+        const auto result = audit_lines({exchange("a", 0, body1, usage(0, 1500, 0, 3, 40)),
+                                         exchange("b", 20, body1, usage(0, 1500, 0, 3, 40))});
+        const auto& b = result.requests[1];
+        CHECK(b.mismatch);
+        REQUIRE(!b.findings.empty());
+        const auto& f = result.findings[b.findings.back()];
+        CHECK(f.rule == "CW031");
+        CHECK(f.kind == "CW022");
+        CHECK(f.partner == "a");
+    }
+
+    TEST_CASE("a read nothing in the log could have written: CW025 warmed-elsewhere")
+    {
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total for March?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto result =
+            audit_lines({exchange("a", 0, test::body(k_system, m1), usage(1400, 100, 0, 3, 40))});
+        const auto& f = result.findings.at(result.requests[0].findings.back());
+        CHECK(f.rule == "CW031");
+        CHECK(f.kind == "CW025");
+    }
+
+    TEST_CASE("an unknown model is unpriced, never guessed")
+    {
+        const std::string m1 = R"([{"role":"user","content":"hi"}])";
+        const auto result = audit_lines({exchange("a", 0, test::body(k_system, m1),
+                                                  usage(0, 0, 0, 900, 10), "claude-future-9")});
+        CHECK(!result.requests[0].priced);
+        CHECK(result.unpriced_models == std::vector<std::string>{"claude-future-9"});
+        CHECK(result.totals.priced == 0);
+    }
+
+    TEST_CASE("Claude Code totals equal ccusage's for input, cache writes and reads")
+    {
+        // ccusage 17 on samples/claude-code reports input 35, cache creation
+        // 39,460, cache read 178,656 (the same requestId dedup). Its output,
+        // 1,758, takes the first line of each response; the final count, on
+        // the last line, is 4,652.
+        model::TextStore texts;
+        ingest::LoadOptions options;
+        options.text_store = &texts;
+        ingest::Loader loader(test::rules(), options);
+        std::vector<model::Request> requests;
+        loader.load({std::string(CACHEWISE_SOURCE_DIR) + "/samples/claude-code"},
+                    [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        const auto result = audit(std::move(requests), texts, test::rules(), {});
+        CHECK(result.totals.reported.fresh == 35);
+        CHECK(result.totals.reported.write() == 39460);
+        CHECK(result.totals.reported.read == 178656);
+        CHECK(result.totals.reported.output == 4652);
+        CHECK(result.assumed_breakpoints == 12);
+    }
+}
