@@ -96,7 +96,8 @@ TEST_SUITE("analysis::analyzer")
     {
         const auto bare = [](const std::string& b) { return b; };
         const auto a = analyse({bare(body(k_system, turns(1))), bare(body(k_system, turns(2))),
-                                bare(body(R"("You are a poet.")", R"([{"role":"user","content":"a haiku, please"}])"))});
+                                bare(body(R"("You are a poet.")",
+                                          R"([{"role":"user","content":"a haiku, please"}])"))});
         CHECK(a.result.outcomes[0].stream == a.result.outcomes[1].stream);
         CHECK(a.result.outcomes[2].stream != a.result.outcomes[0].stream);
         CHECK(a.result.streams == 2);

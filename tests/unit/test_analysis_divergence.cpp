@@ -192,7 +192,8 @@ TEST_SUITE("analysis::divergence")
         CHECK(f.rule == "CW004");
         CHECK(f.name == "serialization-drift");
         CHECK(f.location.path == "messages[1].content[1]");
-        // In the canonical JSON {"id":"toolu_1","input":{"path":... the keys part after 26 characters.
+        // In the canonical JSON {"id":"toolu_1","input":{"path":... the keys part after 26
+        // characters.
         CHECK(f.location.offset == 26);
     }
 
