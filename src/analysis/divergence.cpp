@@ -457,7 +457,7 @@ find_divergence(const Request& request, const Request& partner, const Divergence
 }
 
 std::vector<Finding>
-scan_dynamic_fields(const Request& request, const DivergenceContext& context)
+scan_dynamic_fields(const Request& request, const DivergenceContext& context, bool whole_prompt)
 {
     std::vector<Finding> out;
     const auto last = last_breakpoint(request);
@@ -466,7 +466,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context)
         last ? request.segments[*last].cumulative_tokens : request.prompt_tokens();
     for (std::size_t k = 0; k < end; ++k) {
         const Segment& s = request.segments[k];
-        if (s.path.level == Level::messages && s.path.message > 0) {
+        if (!whole_prompt && s.path.level == Level::messages && s.path.message > 0) {
             break;
         }
         const auto raw = context.texts.get(s.content);

@@ -33,8 +33,10 @@ std::optional<Finding> find_divergence(const model::Request& request, const mode
 // Dynamic values in the part of a prompt that is cached or meant to be:
 // tools, system and the first message, up to the last breakpoint (the whole
 // prompt without one). Later messages are history, written once and only
-// appended to, so a date in an old tool result spoils nothing.
+// appended to, so a date in an old tool result spoils nothing; a template
+// (`whole_prompt`) is scanned to its last breakpoint.
 std::vector<Finding> scan_dynamic_fields(const model::Request& request,
-                                         const DivergenceContext& context);
+                                         const DivergenceContext& context,
+                                         bool whole_prompt = false);
 
 } // namespace cachewise::analysis

@@ -39,7 +39,8 @@ struct Finding {
     std::string message;
     // The request's place in its log, for file annotations.
     std::string file;
-    std::uint64_t line = 0;
+    std::uint64_t line = 0;      // 1-based; 0 when unknown
+    std::uint64_t column = 0;    // 1-based; 0 when unknown
     std::size_t occurrences = 1; // identical findings folded into this one
 };
 

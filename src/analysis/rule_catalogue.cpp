@@ -65,6 +65,12 @@ rule_catalogue()
          "an earlier entry was alive but more than 20 positions before every breakpoint: the "
          "lookback window missed it",
          "add a breakpoint closer to the previous write, e.g. one every 15-20 blocks of growth"},
+        {"CW016", "cache-control-not-allowed", Severity::error,
+         "cache_control on a block that cannot carry it (a thinking block, an empty text block)",
+         "move the marker to the nearest text, tool or tool_result block before it"},
+        {"CW017", "dynamic-before-stable", Severity::info,
+         "dynamic content comes ahead of stable content that could be cached",
+         "move the dynamic part after the stable part, e.g. into the last user turn"},
         {"CW020", "ttl-expired", Severity::info,
          "the gap since the entry was written or last read exceeded its TTL",
          "send the next request sooner, pre-warm, or use the 1h TTL for gaps up to an hour"},

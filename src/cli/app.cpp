@@ -1,12 +1,14 @@
 #include "cli/app.hpp"
 
 #include "cli/options.hpp"
+#include "report/findings_printer.hpp"
 #include "util/error.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 namespace cachewise::cli {
@@ -32,6 +34,36 @@ GlobalOptions::parsed_format() const
         fmt::format("--format: unknown format \"{}\" (expected text, json or markdown)", format));
 }
 
+Gate
+GlobalOptions::gate(const std::string& fallback) const
+{
+    Gate g;
+    g.fail_on =
+        fail_on ? *fail_on : (config.fail_on.origin != "default" ? config.fail_on.value : fallback);
+    check_fail_on(g.fail_on);
+    g.baseline = baseline;
+    if (max_regression) {
+        g.max_regression = max_regression;
+    } else if (config.max_regression.origin != "default") {
+        g.max_regression = config.max_regression.value;
+    }
+    return g;
+}
+
+bool
+print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings)
+{
+    if (format == report::Format::sarif) {
+        report::print_sarif(findings, std::cout);
+        return true;
+    }
+    if (format == report::Format::github) {
+        report::print_github(findings, std::cout);
+        return true;
+    }
+    return false;
+}
+
 std::shared_ptr<const ruleset::Rules>
 GlobalOptions::load_rules() const
 {
@@ -42,10 +74,13 @@ GlobalOptions::load_rules() const
         }
     }
     auto rules = ruleset::load_rules(dir);
-    if (dynamic_field_files.empty()) {
+    if (dynamic_field_files.empty() && config.dynamic_fields.value.empty()) {
         return rules;
     }
     auto extended = std::make_shared<ruleset::Rules>(*rules);
+    for (const auto& file : config.dynamic_fields.value) {
+        ruleset::add_dynamic_fields(extended->dynamic_fields, file);
+    }
     for (const auto& file : dynamic_field_files) {
         ruleset::add_dynamic_fields(extended->dynamic_fields, file);
     }
@@ -110,6 +145,19 @@ run(int argc, char** argv)
                    "repeatable")
         ->type_name("FILE");
     app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
+    app.add_option("--fail-on", global.fail_on,
+                   "Exit 1 on findings at or above a level (error, warning, info, none) or with "
+                   "these rule ids "
+                   "(CW010,CW012)")
+        ->type_name("LEVEL|IDS");
+    app.add_option("--baseline", global.baseline,
+                   "A previous --format json result: only new findings count (and, for audit, the "
+                   "hit-rate drop)")
+        ->type_name("FILE");
+    app.add_option("--max-regression", global.max_regression,
+                   "With --baseline: exit 1 when audit's token-weighted hit rate falls more than "
+                   "this many points")
+        ->type_name("POINTS");
 
     ChainOptions chain;
     add_chain_command(app, global, chain);
@@ -117,6 +165,13 @@ run(int argc, char** argv)
     add_analyze_command(app, analyze);
     AuditOptions audit;
     add_audit_command(app, audit);
+    LintCliOptions lint;
+    add_lint_command(app, lint);
+    auto* config = app.add_subcommand(
+        "config", "Show the project configuration (.cachewise.json) and its origins");
+    config->add_subcommand("show", "Print every setting and where it came from")
+        ->require_subcommand(0);
+    config->require_subcommand(1);
 
     try {
         app.parse(argc, argv);
@@ -127,6 +182,13 @@ run(int argc, char** argv)
     }
 
     try {
+        global.config = load_project_config(std::filesystem::current_path());
+        if (app.got_subcommand("config")) {
+            return run_config_show(global);
+        }
+        if (app.got_subcommand("lint")) {
+            return run_lint(global, lint);
+        }
         if (app.got_subcommand("chain")) {
             return run_chain(global, chain);
         }

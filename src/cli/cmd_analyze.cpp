@@ -35,7 +35,8 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
         throw Error("analyze: --format csv is not offered (text, json or markdown)");
     }
     analysis::AnalyzeOptions analyze_options;
-    analyze_options.window_seconds = value_or_throw(parse_duration(options.window), "--window");
+    analyze_options.window_seconds = value_or_throw(
+        parse_duration(options.window.value_or(global.config.window.value)), "--window");
     if (analyze_options.window_seconds <= 0) {
         throw Error("--window: must be longer than 0");
     }
@@ -54,8 +55,13 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
         return status;
     }
     const auto result = analyzer.finish();
-    report::print_analysis(result, load, {format, options.details, options.top}, std::cout);
-    return 0;
+    const Gate gate = global.gate("none");
+    std::vector<analysis::Finding> findings = result.findings;
+    findings.insert(findings.end(), result.dynamic_fields.begin(), result.dynamic_fields.end());
+    if (!print_findings_format(format, findings)) {
+        report::print_analysis(result, load, {format, options.details, options.top}, std::cout);
+    }
+    return gate_status(new_findings(findings, gate), gate);
 }
 
 } // namespace cachewise::cli

@@ -60,10 +60,11 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     const auto rules = global.load_rules();
     const auto format = global.parsed_format();
     account::AuditOptions audit_options;
-    audit_options.analyze.window_seconds =
-        value_or_throw(parse_duration(options.window), "--window");
-    audit_options.sim.visibility_latency_seconds = options.latency;
-    if (options.latency < 0) {
+    audit_options.analyze.window_seconds = value_or_throw(
+        parse_duration(options.window.value_or(global.config.window.value)), "--window");
+    audit_options.sim.visibility_latency_seconds =
+        options.latency.value_or(global.config.latency.value);
+    if (audit_options.sim.visibility_latency_seconds < 0) {
         throw Error("--latency: must not be negative");
     }
 
@@ -86,8 +87,11 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         return status;
     }
     const auto result = account::audit(std::move(requests), texts, *rules, audit_options);
-    report::print_audit(result, load, {format, options.details, options.by}, std::cout);
-    return 0;
+    const Gate gate = global.gate("none");
+    if (!print_findings_format(format, result.findings)) {
+        report::print_audit(result, load, {format, options.details, options.by}, std::cout);
+    }
+    return gate_status(new_findings(result.findings, gate), gate, result.totals.hit_rate());
 }
 
 } // namespace cachewise::cli

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "cli/gate.hpp"
+#include "cli/project_config.hpp"
 #include "ingest/loader.hpp"
 #include "report/format.hpp"
 #include "ruleset/rules.hpp"
@@ -23,6 +25,14 @@ struct GlobalOptions {
     std::string format = "text";
     bool quiet = false;
     std::vector<std::string> dynamic_field_files; // --dynamic-fields, added to the rules
+    std::optional<std::string> fail_on;           // --fail-on, else the config's
+    std::optional<std::string> baseline;
+    std::optional<double> max_regression;
+    ProjectConfig config; // .cachewise.json, loaded before the command runs
+
+    // The CI gate with flags over the config; `fallback` is the command's
+    // default --fail-on when neither sets it.
+    [[nodiscard]] Gate gate(const std::string& fallback) const;
 
     [[nodiscard]] ingest::InputFormat parsed_input_format() const;
     [[nodiscard]] report::Format parsed_format() const;
@@ -41,7 +51,7 @@ struct AnalyzeOptions {
     std::vector<std::string> inputs;
     std::size_t top = 10;
     bool details = false;
-    std::string window = "1h";
+    std::optional<std::string> window;
 };
 
 void add_analyze_command(CLI::App& app, AnalyzeOptions& options);
@@ -53,8 +63,8 @@ struct AuditOptions {
     std::optional<std::string> until;
     std::optional<std::string> by;
     bool details = false;
-    std::string window = "1h";
-    double latency = 2.0;
+    std::optional<std::string> window;
+    std::optional<double> latency;
 };
 
 void add_audit_command(CLI::App& app, AuditOptions& options);
@@ -65,6 +75,21 @@ int run_audit(const GlobalOptions& global, const AuditOptions& options);
 // --strict and any record was broken.
 int load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary);
 void report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summary);
+
+struct LintCliOptions {
+    std::vector<std::string> inputs;
+    std::optional<std::string> model;
+    std::vector<std::string> placeholders;
+    std::vector<std::string> disable;
+};
+void add_lint_command(CLI::App& app, LintCliOptions& options);
+int run_lint(const GlobalOptions& global, const LintCliOptions& options);
+
+int run_config_show(const GlobalOptions& global);
+
+// Prints findings as SARIF or GitHub annotations when the format asks for
+// them; false for the other formats.
+bool print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings);
 
 std::string version_text();
 

@@ -387,7 +387,9 @@ void
 AnthropicRequestParser::finish()
 {
     model::Request& r = *m_request;
-    if (!m_has_model) {
+    if (!m_model_override.empty()) {
+        r.model = m_model_override;
+    } else if (!m_has_model) {
         throw FieldError("model", "missing");
     }
     if (!m_has_messages) {

@@ -51,6 +51,13 @@ public:
         m_store = store;
     }
 
+    // Every request gets this model (templates may leave it out).
+    void
+    set_model_override(std::string model)
+    {
+        m_model_override = std::move(model);
+    }
+
 private:
     void tools(od::value value);
     void system(od::value value);
@@ -72,6 +79,7 @@ private:
     const model::TokenEstimator* m_estimator;
     JsonRenderer m_renderer;
     model::TextStore* m_store = nullptr;
+    std::string m_model_override;
     static constexpr std::size_t k_memo_entries = std::size_t{1} << 16;
     std::unordered_map<Hash128, Rendered, Hash128Hasher> m_memo;
     Rendered m_scratch; // renderings that are not memoised (string content)

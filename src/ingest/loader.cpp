@@ -114,6 +114,7 @@ struct Loader::Impl {
         : rules(r), options(o), estimator(r.tokens), request_parser(r, estimator)
     {
         request_parser.set_text_store(options.text_store);
+        request_parser.set_model_override(options.model_override);
     }
 
     void

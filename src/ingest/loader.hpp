@@ -38,6 +38,7 @@ struct LoadOptions {
     InputFormat format = InputFormat::auto_detect;
     std::size_t max_record_bytes = std::size_t{1} << 30;
     model::TextStore* text_store = nullptr; // keep rendered segment bytes
+    std::string model_override;             // --model: replaces (or supplies) every request's model
     // Keep only requests started in [since, until). A file last modified
     // before `since` is skipped unread; requests without a start time are kept.
     std::optional<Timestamp> since;

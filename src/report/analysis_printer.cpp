@@ -283,7 +283,9 @@ print_analysis(const AnalysisResult& result, const ingest::LoadSummary& load,
         json(result, load, out);
         break;
     case Format::csv:
-        break; // not offered by analyze; the command refuses it
+    case Format::sarif:
+    case Format::github:
+        break; // csv is refused; sarif and github print findings only, in the command
     }
 }
 

@@ -335,6 +335,9 @@ print_audit(const AuditResult& result, const ingest::LoadSummary& load,
     case Format::json:
         json(result, load, options, out);
         break;
+    case Format::sarif:
+    case Format::github:
+        break; // findings only: the command prints them
     }
 }
 

@@ -24,6 +24,7 @@ finding_to_json(const analysis::Finding& f)
     j["message"] = f.message;
     j["file"] = f.file;
     j["line"] = f.line == 0 ? Json(nullptr) : Json(f.line);
+    j["column"] = f.column == 0 ? Json(nullptr) : Json(f.column);
     j["occurrences"] = f.occurrences;
     return j;
 }

@@ -5,7 +5,8 @@ namespace cachewise::report {
 std::optional<Format>
 parse_format(std::string_view name)
 {
-    for (auto f : {Format::text, Format::json, Format::markdown, Format::csv}) {
+    for (auto f : {Format::text, Format::json, Format::markdown, Format::csv, Format::sarif,
+                   Format::github}) {
         if (to_string(f) == name) {
             return f;
         }
@@ -25,6 +26,10 @@ to_string(Format format)
         return "markdown";
     case Format::csv:
         return "csv";
+    case Format::sarif:
+        return "sarif";
+    case Format::github:
+        return "github";
     }
     return "?";
 }

@@ -1,0 +1,343 @@
+#include "advise/lint.hpp"
+
+#include "advise/source_map.hpp"
+#include "analysis/divergence.hpp"
+#include "analysis/dynamic_fields.hpp"
+#include "analysis/rule_catalogue.hpp"
+#include "analysis/segment_text.hpp"
+#include "ingest/loader.hpp"
+#include "model/breakpoints.hpp"
+#include "model/tokens.hpp"
+#include "util/error.hpp"
+#include "util/format.hpp"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace cachewise::advise {
+
+using analysis::Finding;
+using model::Request;
+using model::Segment;
+
+namespace {
+
+std::string
+read_file(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(fmt::format("{}: cannot be read", path));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// The JSON path of the string a segment's display text comes from, or of
+// the segment itself when its text is its canonical JSON.
+std::string
+text_path(const Segment& s)
+{
+    const std::string base = s.path.str();
+    if (s.path.whole_content) {
+        return base; // "system", "messages[0].content": the string itself
+    }
+    switch (s.kind) {
+    case model::SegmentKind::text:
+        return base + ".text";
+    case model::SegmentKind::thinking:
+        return base + ".thinking";
+    case model::SegmentKind::tool_result:
+        return base + ".content";
+    default:
+        return base;
+    }
+}
+
+class Linter {
+public:
+    Linter(const ruleset::Rules& rules, const LintOptions& options,
+           const analysis::DynamicFieldMatcher& matcher)
+        : m_rules(rules), m_options(options), m_matcher(matcher), m_estimator(rules.tokens)
+    {}
+
+    void
+    file(const std::string& path, std::vector<Finding>& out)
+    {
+        model::TextStore texts;
+        ingest::LoadOptions options;
+        options.format = ingest::InputFormat::request;
+        options.text_store = &texts;
+        options.model_override = m_options.model;
+        ingest::Loader loader(m_rules, options);
+        std::vector<Request> requests;
+        const auto load =
+            loader.load({path}, [&](Request&& r) { requests.push_back(std::move(r)); });
+        if (load.error_count > 0 || requests.size() != 1) {
+            throw Error(load.errors.empty() ? fmt::format("{}: expected one request body", path)
+                                            : load.errors.front().str());
+        }
+        const std::string text = read_file(path);
+        m_map = SourceMap::build(text);
+        m_path = path;
+        m_texts = &texts;
+        check(requests.front(), out);
+        m_map.reset();
+    }
+
+private:
+    Finding
+    make(std::string_view rule, const Request& r, const Segment* s,
+         std::optional<std::size_t> offset)
+    {
+        Finding f = analysis::make_finding(rule);
+        f.request = r.id;
+        f.file = m_path;
+        if (s != nullptr) {
+            f.location.path = s->path.str();
+            f.location.offset = offset;
+            f.location.token = s->cumulative_tokens - s->tokens;
+            locate(f, *s, offset.value_or(0));
+        }
+        return f;
+    }
+
+    void
+    locate(Finding& f, const Segment& s, std::size_t offset)
+    {
+        if (!m_map) {
+            return;
+        }
+        std::optional<std::size_t> byte = m_map->string_offset(text_path(s), offset);
+        if (!byte) {
+            if (const auto* span = m_map->find(s.path.str())) {
+                byte = span->begin;
+            }
+        }
+        if (byte) {
+            const auto lc = m_map->line_column(*byte);
+            f.line = lc.line;
+            f.column = lc.column;
+        }
+    }
+
+    void
+    emit(std::vector<Finding>& out, Finding f)
+    {
+        if (m_options.disabled.count(f.rule) == 0) {
+            out.push_back(std::move(f));
+        }
+    }
+
+    void
+    check(const Request& r, std::vector<Finding>& out)
+    {
+        const auto minimum = m_rules.anthropic.minimum_tokens(r.model);
+        const double band = m_estimator.error_band();
+        const auto bps = model::breakpoints(r);
+        std::optional<std::size_t> last;
+        for (const auto& bp : bps) {
+            last = std::max(last.value_or(0), bp.segment);
+        }
+
+        // CW013, CW014: the API would reject the request.
+        if (static_cast<int>(bps.size()) > m_rules.anthropic.max_breakpoints.value) {
+            Finding f = make("CW013", r, &r.segments[bps.back().segment], std::nullopt);
+            f.message =
+                fmt::format("{} cache breakpoints{}; the API allows {} and rejects the request",
+                            bps.size(), r.auto_cache_control ? " (the automatic one included)" : "",
+                            m_rules.anthropic.max_breakpoints.value);
+            emit(out, std::move(f));
+        }
+        for (std::size_t i = 0; i < bps.size(); ++i) {
+            for (std::size_t j = i + 1; j < bps.size(); ++j) {
+                const bool same_block = bps[i].segment == bps[j].segment &&
+                                        !(bps[i].cache_control == bps[j].cache_control);
+                const bool order = bps[i].segment < bps[j].segment &&
+                                   bps[i].cache_control.ttl == model::Ttl::five_minutes &&
+                                   bps[j].cache_control.ttl == model::Ttl::one_hour;
+                if (same_block || order) {
+                    Finding f = make("CW014", r, &r.segments[bps[j].segment], std::nullopt);
+                    f.message =
+                        same_block
+                            ? "the automatic cache_control's TTL differs from the marker on the "
+                              "same block; the API rejects the request"
+                            : fmt::format("a 1h breakpoint at {} follows a 5m breakpoint at {}; "
+                                          "longer TTLs must come first",
+                                          r.segments[bps[j].segment].path.str(),
+                                          r.segments[bps[i].segment].path.str());
+                    emit(out, std::move(f));
+                }
+            }
+        }
+
+        // CW016: markers on blocks that cannot carry one.
+        for (const auto& s : r.segments) {
+            if (s.cache_control && !s.cache_control_allowed) {
+                Finding f = make("CW016", r, &s, std::nullopt);
+                f.message = fmt::format(
+                    "{} is a {} block, which cannot carry cache_control", s.path.str(),
+                    s.kind == model::SegmentKind::text ? "empty text" : model::to_string(s.kind));
+                emit(out, std::move(f));
+            }
+        }
+
+        // CW012: prefixes below the minimum, with the estimate's error band.
+        for (const auto& bp : bps) {
+            const Segment& s = r.segments[bp.segment];
+            const auto tokens = static_cast<double>(s.cumulative_tokens);
+            if (tokens * (1 - band) >= static_cast<double>(minimum.tokens)) {
+                continue;
+            }
+            const bool borderline = tokens * (1 + band) >= static_cast<double>(minimum.tokens);
+            Finding f = make("CW012", r, &s, std::nullopt);
+            f.kind = borderline ? "borderline" : "";
+            f.message = fmt::format(
+                "the prefix up to {} is about {} tokens (±{:.0f}%: {}–{}), {} the {} minimum of "
+                "{}{}",
+                s.path.str(), group_digits(s.cumulative_tokens), band * 100,
+                group_digits(std::llround(tokens * (1 - band))),
+                group_digits(std::llround(tokens * (1 + band))),
+                borderline ? "borderline against" : "below", r.model, group_digits(minimum.tokens),
+                minimum.known_model ? "" : " (assumed for an unlisted model)");
+            emit(out, std::move(f));
+        }
+
+        // CW015: more lookback positions between consecutive breakpoints than the window.
+        const auto window = static_cast<std::uint32_t>(m_rules.anthropic.lookback_positions.value);
+        for (std::size_t i = 1; i < bps.size(); ++i) {
+            const auto gap = r.segments[bps[i].segment].lookback_position -
+                             r.segments[bps[i - 1].segment].lookback_position;
+            if (gap > window) {
+                Finding f = make("CW015", r, &r.segments[bps[i].segment], std::nullopt);
+                f.message = fmt::format(
+                    "{} lookback positions from the breakpoint at {} to the one at {}; a "
+                    "breakpoint looks back only {}",
+                    gap, r.segments[bps[i - 1].segment].path.str(),
+                    r.segments[bps[i].segment].path.str(), window);
+                emit(out, std::move(f));
+            }
+        }
+
+        // CW010 and CW017: dynamic values (and placeholders) in the cached part.
+        const analysis::DivergenceContext context{m_rules, *m_texts, m_matcher, m_estimator};
+        const auto dynamic = analysis::scan_dynamic_fields(r, context, true);
+        std::optional<std::size_t> first_dynamic;
+        for (const auto& d : dynamic) {
+            const auto k = segment_index(r, d.location.path);
+            if (!k) {
+                continue;
+            }
+            const Segment& s = r.segments[*k];
+            const std::int64_t stable_after =
+                (last ? r.segments[*last].cumulative_tokens : r.prompt_tokens()) -
+                s.cumulative_tokens;
+            // Without a breakpoint a value matters only before a long stable tail.
+            if (!last && stable_after < minimum.tokens) {
+                continue;
+            }
+            Finding f = make("CW010", r, &s, d.location.offset);
+            f.kind = d.kind;
+            f.excerpt = d.excerpt;
+            f.tokens_lost = d.tokens_lost;
+            f.message =
+                last ? fmt::format(
+                           "a {} value sits before the last breakpoint ({}): every request writes "
+                           "the {} tokens after it again",
+                           d.kind, r.segments[*last].path.str(), group_digits(d.tokens_lost))
+                     : fmt::format("a {} value sits before {} stable tokens that could be cached",
+                                   d.kind, group_digits(stable_after));
+            if (!first_dynamic) {
+                first_dynamic = *k;
+            }
+            emit(out, std::move(f));
+        }
+        if (first_dynamic) {
+            const Segment& s = r.segments[*first_dynamic];
+            const std::int64_t after = r.prompt_tokens() - s.cumulative_tokens;
+            if (after >= minimum.tokens) {
+                Finding f = make("CW017", r, &s, std::nullopt);
+                f.tokens_lost = after;
+                f.message = fmt::format(
+                    "dynamic content at {} comes ahead of {} tokens of stable content: move it "
+                    "after them (e.g. into the last user turn) and they can be cached",
+                    s.path.str(), group_digits(after));
+                emit(out, std::move(f));
+            }
+        }
+
+        // CW011: a cacheable stable prefix and no breakpoint at all.
+        if (bps.empty()) {
+            const std::int64_t stable = first_dynamic
+                                            ? r.segments[*first_dynamic].cumulative_tokens -
+                                                  r.segments[*first_dynamic].tokens
+                                            : r.prompt_tokens();
+            if (static_cast<double>(stable) * (1 - band) >= static_cast<double>(minimum.tokens)) {
+                Finding f = make("CW011", r, nullptr, std::nullopt);
+                f.location.path = "cache_control";
+                f.tokens_lost = stable;
+                f.message = fmt::format(
+                    "no cache_control, but the stable prefix is about {} tokens, above the {} "
+                    "minimum of {}: add a breakpoint at its end",
+                    group_digits(stable), r.model, group_digits(minimum.tokens));
+                emit(out, std::move(f));
+            }
+        }
+    }
+
+    static std::optional<std::size_t>
+    segment_index(const Request& r, const std::string& path)
+    {
+        for (std::size_t i = 0; i < r.segments.size(); ++i) {
+            if (r.segments[i].path.str() == path) {
+                return i;
+            }
+        }
+        return std::nullopt;
+    }
+
+    const ruleset::Rules& m_rules;
+    const LintOptions& m_options;
+    const analysis::DynamicFieldMatcher& m_matcher;
+    model::TokenEstimator m_estimator;
+    std::optional<SourceMap> m_map;
+    std::string m_path;
+    const model::TextStore* m_texts = nullptr;
+};
+
+} // namespace
+
+LintResult
+lint(const std::vector<std::string>& files, const ruleset::Rules& rules, const LintOptions& options)
+{
+    // Placeholders are dynamic fields of their own kind.
+    ruleset::DynamicFieldRules fields = rules.dynamic_fields;
+    for (std::size_t i = 0; i < options.placeholders.size(); ++i) {
+        const re2::RE2 check(options.placeholders[i], re2::RE2::Quiet);
+        if (!check.ok()) {
+            throw Error(fmt::format("placeholder pattern \"{}\": {}", options.placeholders[i],
+                                    check.error()));
+        }
+        fields.patterns.push_back(ruleset::DynamicFieldPattern{fmt::format("placeholder-{}", i + 1),
+                                                               "placeholder",
+                                                               options.placeholders[i],
+                                                               {},
+                                                               false,
+                                                               "(placeholders)"});
+    }
+    const analysis::DynamicFieldMatcher matcher(fields);
+    Linter linter(rules, options, matcher);
+    LintResult result;
+    for (const auto& file : ingest::expand_inputs(files)) {
+        ++result.files;
+        linter.file(file, result.findings);
+    }
+    return result;
+}
+
+} // namespace cachewise::advise

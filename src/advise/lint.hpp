@@ -1,0 +1,34 @@
+#pragma once
+
+#include "analysis/finding.hpp"
+#include "ruleset/rules.hpp"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cachewise::advise {
+
+struct LintOptions {
+    std::string model; // overrides the request's model when set
+    // RE2 patterns of template placeholders; they count as dynamic fields.
+    std::vector<std::string> placeholders = {R"(\{\{\s*[A-Za-z_][\w.\-]*\s*\}\})",
+                                             R"(\$\{[A-Za-z_][\w.\-]*\})",
+                                             R"(\{[A-Za-z_][\w.\-]*\})"};
+    std::set<std::string> disabled; // rule ids not to report
+};
+
+struct LintResult {
+    std::vector<analysis::Finding> findings; // in file order, then position
+    std::size_t files = 0;
+};
+
+// Lints request bodies and templates without a log (rules CW010-CW017): no
+// request is sent, every token is an estimate with the error band of
+// rules/tokens.json. Findings carry the JSON path and the file's line and
+// column. Throws Error for a file that is not one request.
+LintResult lint(const std::vector<std::string>& files, const ruleset::Rules& rules,
+                const LintOptions& options);
+
+} // namespace cachewise::advise

@@ -1,0 +1,230 @@
+#include "advise/source_map.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::advise {
+
+namespace {
+
+class Scanner {
+public:
+    Scanner(std::string_view text, std::unordered_map<std::string, SourceMap::Span>& spans)
+        : m_text(text), m_spans(spans)
+    {}
+
+    bool
+    value(const std::string& path, int depth)
+    {
+        if (depth > 256) {
+            return false;
+        }
+        space();
+        if (m_pos >= m_text.size()) {
+            return false;
+        }
+        const std::size_t begin = m_pos;
+        const char c = m_text[m_pos];
+        bool ok = true;
+        if (c == '{') {
+            ok = object(path, depth);
+        } else if (c == '[') {
+            ok = array(path, depth);
+        } else if (c == '"') {
+            ok = string();
+        } else {
+            while (m_pos < m_text.size() && m_text[m_pos] != ',' && m_text[m_pos] != '}' &&
+                   m_text[m_pos] != ']' && m_text[m_pos] != ' ' && m_text[m_pos] != '\n' &&
+                   m_text[m_pos] != '\r' && m_text[m_pos] != '\t') {
+                ++m_pos;
+            }
+            ok = m_pos > begin;
+        }
+        if (ok && !path.empty()) {
+            m_spans[path] = SourceMap::Span{begin, m_pos};
+        }
+        return ok;
+    }
+
+    bool
+    done()
+    {
+        space();
+        return m_pos == m_text.size();
+    }
+
+private:
+    void
+    space()
+    {
+        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\n' ||
+                                         m_text[m_pos] == '\r' || m_text[m_pos] == '\t')) {
+            ++m_pos;
+        }
+    }
+
+    bool
+    string()
+    {
+        ++m_pos; // opening quote
+        while (m_pos < m_text.size() && m_text[m_pos] != '"') {
+            m_pos += m_text[m_pos] == '\\' ? 2 : 1;
+        }
+        if (m_pos >= m_text.size()) {
+            return false;
+        }
+        ++m_pos;
+        return true;
+    }
+
+    // The raw key text (keys in requests have no escapes worth decoding).
+    bool
+    key(std::string& out)
+    {
+        space();
+        if (m_pos >= m_text.size() || m_text[m_pos] != '"') {
+            return false;
+        }
+        const std::size_t begin = m_pos + 1;
+        if (!string()) {
+            return false;
+        }
+        out.assign(m_text.substr(begin, m_pos - 1 - begin));
+        space();
+        if (m_pos >= m_text.size() || m_text[m_pos] != ':') {
+            return false;
+        }
+        ++m_pos;
+        return true;
+    }
+
+    bool
+    object(const std::string& path, int depth)
+    {
+        ++m_pos;
+        space();
+        if (m_pos < m_text.size() && m_text[m_pos] == '}') {
+            ++m_pos;
+            return true;
+        }
+        std::string k;
+        for (;;) {
+            if (!key(k)) {
+                return false;
+            }
+            if (!value(path.empty() ? k : path + "." + k, depth + 1)) {
+                return false;
+            }
+            space();
+            if (m_pos >= m_text.size()) {
+                return false;
+            }
+            if (m_text[m_pos] == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (m_text[m_pos] == '}') {
+                ++m_pos;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    bool
+    array(const std::string& path, int depth)
+    {
+        ++m_pos;
+        space();
+        if (m_pos < m_text.size() && m_text[m_pos] == ']') {
+            ++m_pos;
+            return true;
+        }
+        for (std::size_t i = 0;; ++i) {
+            if (!value(fmt::format("{}[{}]", path, i), depth + 1)) {
+                return false;
+            }
+            space();
+            if (m_pos >= m_text.size()) {
+                return false;
+            }
+            if (m_text[m_pos] == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (m_text[m_pos] == ']') {
+                ++m_pos;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    std::string_view m_text;
+    std::unordered_map<std::string, SourceMap::Span>& m_spans;
+    std::size_t m_pos = 0;
+};
+
+} // namespace
+
+std::optional<SourceMap>
+SourceMap::build(std::string_view text, std::string_view root_path)
+{
+    SourceMap map;
+    map.m_text = text;
+    Scanner scanner(text, map.m_spans);
+    if (!scanner.value(std::string(root_path), 0) || !scanner.done()) {
+        return std::nullopt;
+    }
+    return map;
+}
+
+const SourceMap::Span*
+SourceMap::find(const std::string& path) const
+{
+    const auto it = m_spans.find(path);
+    return it == m_spans.end() ? nullptr : &it->second;
+}
+
+std::optional<std::size_t>
+SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
+{
+    const Span* span = find(path);
+    if (span == nullptr || m_text[span->begin] != '"') {
+        return std::nullopt;
+    }
+    // Walk the escaped text, counting the characters it decodes to.
+    std::size_t pos = span->begin + 1;
+    std::size_t chars = 0;
+    while (pos < span->end - 1 && chars < char_offset) {
+        if (m_text[pos] == '\\') {
+            const bool unicode = pos + 1 < m_text.size() && m_text[pos + 1] == 'u';
+            pos += unicode ? 6 : 2;
+            ++chars;
+            continue;
+        }
+        // One UTF-8 character: its lead byte and continuation bytes.
+        ++pos;
+        while (pos < span->end - 1 && (static_cast<unsigned char>(m_text[pos]) & 0xC0) == 0x80) {
+            ++pos;
+        }
+        ++chars;
+    }
+    return pos;
+}
+
+SourceMap::LineColumn
+SourceMap::line_column(std::size_t byte_offset) const
+{
+    LineColumn lc;
+    for (std::size_t i = 0; i < byte_offset && i < m_text.size(); ++i) {
+        if (m_text[i] == '\n') {
+            ++lc.line;
+            lc.column = 1;
+        } else if ((static_cast<unsigned char>(m_text[i]) & 0xC0) != 0x80) {
+            ++lc.column;
+        }
+    }
+    return lc;
+}
+
+} // namespace cachewise::advise

@@ -1,0 +1,156 @@
+#include "cli/gate.hpp"
+
+#include "analysis/rule_catalogue.hpp"
+#include "report/findings_printer.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace cachewise::cli {
+
+using analysis::Finding;
+using analysis::Severity;
+
+namespace {
+
+nlohmann::json
+read_baseline(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(fmt::format("--baseline {}: cannot be read", path));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        throw Error(fmt::format("--baseline {}: not a cachewise --format json result", path));
+    }
+    return j;
+}
+
+std::vector<std::string>
+split(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (!item.empty()) {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+int
+rank(Severity s)
+{
+    return s == Severity::error ? 3 : s == Severity::warning ? 2 : 1;
+}
+
+} // namespace
+
+void
+check_fail_on(const std::string& value)
+{
+    if (value == "error" || value == "warning" || value == "info" || value == "none") {
+        return;
+    }
+    for (const auto& id : split(value)) {
+        try {
+            analysis::rule_info(id);
+        } catch (const std::out_of_range&) {
+            throw Error(fmt::format(
+                "--fail-on: \"{}\" is neither a level (error, warning, info, none) nor a rule "
+                "id",
+                id));
+        }
+    }
+}
+
+std::vector<Finding>
+new_findings(const std::vector<Finding>& findings, const Gate& gate)
+{
+    if (!gate.baseline) {
+        return findings;
+    }
+    const auto baseline = read_baseline(*gate.baseline);
+    std::set<std::string> known;
+    if (baseline.contains("findings") && baseline["findings"].is_array()) {
+        for (const auto& j : baseline["findings"]) {
+            Finding f;
+            f.rule = j.value("rule", "");
+            f.file = j.value("file", "");
+            f.kind = j["kind"].is_string() ? j["kind"].get<std::string>() : "";
+            if (j.contains("location") && j["location"].is_object()) {
+                f.location.path = j["location"].value("path", "");
+            }
+            if (j.contains("excerpt") && j["excerpt"].is_object()) {
+                f.excerpt =
+                    analysis::Excerpt{j["excerpt"].value("was", ""), j["excerpt"].value("now", "")};
+            }
+            known.insert(report::fingerprint(f));
+        }
+    }
+    std::vector<Finding> out;
+    for (const auto& f : findings) {
+        if (known.count(report::fingerprint(f)) == 0) {
+            out.push_back(f);
+        }
+    }
+    return out;
+}
+
+int
+gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional<double> hit_rate)
+{
+    int status = 0;
+    if (gate.fail_on != "none") {
+        const bool by_level =
+            gate.fail_on == "error" || gate.fail_on == "warning" || gate.fail_on == "info";
+        const auto ids = by_level ? std::vector<std::string>{} : split(gate.fail_on);
+        const int threshold = gate.fail_on == "error" ? 3 : gate.fail_on == "warning" ? 2 : 1;
+        std::size_t failing = 0;
+        for (const auto& f : counted) {
+            const bool hit = by_level ? rank(f.severity) >= threshold
+                                      : std::find(ids.begin(), ids.end(), f.rule) != ids.end();
+            failing += hit ? 1 : 0;
+        }
+        if (failing > 0) {
+            fmt::print(stderr, "cachewise: {} finding{} at or above --fail-on {}{}\n", failing,
+                       failing == 1 ? "" : "s", gate.fail_on,
+                       gate.baseline ? " (new since the baseline)" : "");
+            status = 1;
+        }
+    }
+    if (gate.max_regression && gate.baseline && hit_rate) {
+        const auto baseline = read_baseline(*gate.baseline);
+        if (baseline.contains("totals") && baseline["totals"].contains("hit_rate") &&
+            baseline["totals"]["hit_rate"].is_number()) {
+            const double before = baseline["totals"]["hit_rate"].get<double>();
+            const double drop = (before - *hit_rate) * 100.0;
+            if (drop > *gate.max_regression) {
+                fmt::print(stderr,
+                           "cachewise: the token-weighted hit rate fell {:.1f} points ({:.1f}% → "
+                           "{:.1f}%), "
+                           "more than --max-regression {}\n",
+                           drop, before * 100.0, *hit_rate * 100.0, *gate.max_regression);
+                status = 1;
+            }
+        } else {
+            throw Error(fmt::format(
+                "--baseline {}: has no totals.hit_rate (an audit --format json result is "
+                "needed for --max-regression)",
+                *gate.baseline));
+        }
+    }
+    return status;
+}
+
+} // namespace cachewise::cli

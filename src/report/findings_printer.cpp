@@ -1,0 +1,165 @@
+#include "report/findings_printer.hpp"
+
+#include "analysis/rule_catalogue.hpp"
+#include "util/hash.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#ifndef CACHEWISE_VERSION
+#define CACHEWISE_VERSION "unknown"
+#endif
+
+namespace cachewise::report {
+
+using analysis::Finding;
+using analysis::Severity;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+std::string_view
+sarif_level(Severity s)
+{
+    switch (s) {
+    case Severity::error:
+        return "error";
+    case Severity::warning:
+        return "warning";
+    case Severity::info:
+        return "note";
+    }
+    return "none";
+}
+
+// Workflow-command escaping: data needs %, CR, LF; properties also : and ,.
+std::string
+escape(std::string_view text, bool property)
+{
+    std::string out;
+    for (const char c : text) {
+        switch (c) {
+        case '%':
+            out += "%25";
+            break;
+        case '\r':
+            out += "%0D";
+            break;
+        case '\n':
+            out += "%0A";
+            break;
+        case ':':
+            out += property ? "%3A" : ":";
+            break;
+        case ',':
+            out += property ? "%2C" : ",";
+            break;
+        default:
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string
+fingerprint(const Finding& f)
+{
+    const std::string excerpt = f.excerpt ? f.excerpt->was + "\x1f" + f.excerpt->now : "";
+    return hash_bytes(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", f.rule, f.file, f.location.path,
+                                  f.kind, excerpt))
+        .short_hex(16);
+}
+
+void
+print_sarif(const std::vector<Finding>& findings, std::ostream& out)
+{
+    const auto& catalogue = analysis::rule_catalogue();
+    Json rules = Json::array();
+    for (const auto& r : catalogue) {
+        rules.push_back(
+            {{"id", std::string(r.id)},
+             {"name", std::string(r.name)},
+             {"shortDescription", {{"text", std::string(r.summary)}}},
+             {"fullDescription", {{"text", fmt::format("{}. Fix: {}.", r.summary, r.fix)}}},
+             {"help", {{"text", std::string(r.fix)}}},
+             {"defaultConfiguration", {{"level", std::string(sarif_level(r.severity))}}}});
+    }
+    Json results = Json::array();
+    for (const auto& f : findings) {
+        std::size_t index = 0;
+        for (std::size_t i = 0; i < catalogue.size(); ++i) {
+            if (catalogue[i].id == f.rule) {
+                index = i;
+            }
+        }
+        Json location;
+        Json physical = {
+            {"artifactLocation", {{"uri", f.file.empty() ? std::string("-") : f.file}}}};
+        if (f.line > 0) {
+            Json region = {{"startLine", f.line}};
+            if (f.column > 0) {
+                region["startColumn"] = f.column;
+            }
+            physical["region"] = region;
+        }
+        location["physicalLocation"] = physical;
+        if (!f.location.path.empty()) {
+            location["logicalLocations"] =
+                Json::array({{{"fullyQualifiedName", f.location.path}, {"kind", "member"}}});
+        }
+        Json result = {{"ruleId", f.rule},
+                       {"ruleIndex", index},
+                       {"level", std::string(sarif_level(f.severity))},
+                       {"message", {{"text", f.message}}},
+                       {"locations", Json::array({location})},
+                       {"partialFingerprints", {{"cachewiseFinding/v1", fingerprint(f)}}}};
+        Json properties = {{"request", f.request}, {"tokens_lost", f.tokens_lost}};
+        if (!f.kind.empty()) {
+            properties["kind"] = f.kind;
+        }
+        if (f.cost_usd) {
+            properties["cost_usd"] = *f.cost_usd;
+        }
+        result["properties"] = properties;
+        results.push_back(std::move(result));
+    }
+    const Json sarif = {
+        {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+        {"version", "2.1.0"},
+        {"runs", Json::array({{{"tool",
+                                {{"driver",
+                                  {{"name", "cachewise"},
+                                   {"version", CACHEWISE_VERSION},
+                                   {"informationUri", "https://github.com/cachewise/cachewise"},
+                                   {"rules", rules}}}}},
+                               {"results", results}}})}};
+    out << sarif.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+void
+print_github(const std::vector<Finding>& findings, std::ostream& out)
+{
+    for (const auto& f : findings) {
+        const std::string_view command = f.severity == Severity::error     ? "error"
+                                         : f.severity == Severity::warning ? "warning"
+                                                                           : "notice";
+        std::string properties;
+        if (!f.file.empty()) {
+            properties += fmt::format("file={}", escape(f.file, true));
+            if (f.line > 0) {
+                properties += fmt::format(",line={}", f.line);
+            }
+            if (f.column > 0) {
+                properties += fmt::format(",col={}", f.column);
+            }
+            properties += ",";
+        }
+        properties += fmt::format("title={}", escape(fmt::format("{} {}", f.rule, f.name), true));
+        out << "::" << command << " " << properties
+            << "::" << escape(fmt::format("{}: {}", f.location.path, f.message), false) << "\n";
+    }
+}
+
+} // namespace cachewise::report

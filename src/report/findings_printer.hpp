@@ -1,0 +1,24 @@
+#pragma once
+
+#include "analysis/finding.hpp"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace cachewise::report {
+
+// SARIF 2.1.0: one run, the rule catalogue as driver rules (id, name, help,
+// default level), each finding a result with its physical location (1-based
+// line and column when known) and its JSON path as a logical location.
+void print_sarif(const std::vector<analysis::Finding>& findings, std::ostream& out);
+
+// GitHub Actions workflow commands: ::warning file=F,line=L,col=C,title=T::message
+void print_github(const std::vector<analysis::Finding>& findings, std::ostream& out);
+
+// A stable identity for a finding, independent of request ids and line
+// numbers that shift between runs: rule, file, path, kind and the changed
+// text. Baselines compare these.
+std::string fingerprint(const analysis::Finding& finding);
+
+} // namespace cachewise::report
