@@ -312,26 +312,32 @@ private:
 
 } // namespace
 
-LintResult
-lint(const std::vector<std::string>& files, const ruleset::Rules& rules, const LintOptions& options)
+std::unique_ptr<analysis::DynamicFieldMatcher>
+template_matcher(const ruleset::Rules& rules, const std::vector<std::string>& placeholders)
 {
     // Placeholders are dynamic fields of their own kind.
     ruleset::DynamicFieldRules fields = rules.dynamic_fields;
-    for (std::size_t i = 0; i < options.placeholders.size(); ++i) {
-        const re2::RE2 check(options.placeholders[i], re2::RE2::Quiet);
+    for (std::size_t i = 0; i < placeholders.size(); ++i) {
+        const re2::RE2 check(placeholders[i], re2::RE2::Quiet);
         if (!check.ok()) {
-            throw Error(fmt::format("placeholder pattern \"{}\": {}", options.placeholders[i],
-                                    check.error()));
+            throw Error(
+                fmt::format("placeholder pattern \"{}\": {}", placeholders[i], check.error()));
         }
         fields.patterns.push_back(ruleset::DynamicFieldPattern{fmt::format("placeholder-{}", i + 1),
                                                                "placeholder",
-                                                               options.placeholders[i],
+                                                               placeholders[i],
                                                                {},
                                                                false,
                                                                "(placeholders)"});
     }
-    const analysis::DynamicFieldMatcher matcher(fields);
-    Linter linter(rules, options, matcher);
+    return std::make_unique<analysis::DynamicFieldMatcher>(fields);
+}
+
+LintResult
+lint(const std::vector<std::string>& files, const ruleset::Rules& rules, const LintOptions& options)
+{
+    const auto matcher = template_matcher(rules, options.placeholders);
+    Linter linter(rules, options, *matcher);
     LintResult result;
     for (const auto& file : ingest::expand_inputs(files)) {
         ++result.files;

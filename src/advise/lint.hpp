@@ -1,8 +1,10 @@
 #pragma once
 
+#include "analysis/dynamic_fields.hpp"
 #include "analysis/finding.hpp"
 #include "ruleset/rules.hpp"
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -23,6 +25,11 @@ struct LintResult {
     std::vector<analysis::Finding> findings; // in file order, then position
     std::size_t files = 0;
 };
+
+// The dynamic-field matcher of the rules plus template placeholders (kind
+// "placeholder"). Throws Error for a placeholder pattern RE2 rejects.
+std::unique_ptr<analysis::DynamicFieldMatcher>
+template_matcher(const ruleset::Rules& rules, const std::vector<std::string>& placeholders);
 
 // Lints request bodies and templates without a log (rules CW010-CW017): no
 // request is sent, every token is an estimate with the error band of

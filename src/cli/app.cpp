@@ -167,6 +167,8 @@ run(int argc, char** argv)
     add_audit_command(app, audit);
     LintCliOptions lint;
     add_lint_command(app, lint);
+    SuggestCliOptions suggest;
+    add_suggest_command(app, suggest);
     auto* config = app.add_subcommand(
         "config", "Show the project configuration (.cachewise.json) and its origins");
     config->add_subcommand("show", "Print every setting and where it came from")
@@ -188,6 +190,9 @@ run(int argc, char** argv)
         }
         if (app.got_subcommand("lint")) {
             return run_lint(global, lint);
+        }
+        if (app.got_subcommand("suggest")) {
+            return run_suggest(global, suggest);
         }
         if (app.got_subcommand("chain")) {
             return run_chain(global, chain);

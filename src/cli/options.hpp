@@ -87,6 +87,15 @@ int run_lint(const GlobalOptions& global, const LintCliOptions& options);
 
 int run_config_show(const GlobalOptions& global);
 
+struct SuggestCliOptions {
+    std::vector<std::string> inputs;
+    std::optional<std::string> model;
+    std::optional<std::string> write;
+    bool diff = false;
+};
+void add_suggest_command(CLI::App& app, SuggestCliOptions& options);
+int run_suggest(const GlobalOptions& global, const SuggestCliOptions& options);
+
 // Prints findings as SARIF or GitHub annotations when the format asks for
 // them; false for the other formats.
 bool print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings);

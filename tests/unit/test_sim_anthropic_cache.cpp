@@ -5,6 +5,7 @@
 
 #include "helpers.hpp"
 #include "model/chain.hpp"
+#include "request_builder.hpp"
 #include "sim/anthropic_cache.hpp"
 
 #include <doctest/doctest.h>
@@ -17,52 +18,8 @@ using model::Ttl;
 
 namespace {
 
-struct Block {
-    Block(std::string t, std::int64_t n, SegmentKind k = SegmentKind::text,
-          std::optional<Ttl> b = std::nullopt)
-        : text(std::move(t)), tokens(n), kind(k), breakpoint(b)
-    {}
-    std::string text;
-    std::int64_t tokens;
-    SegmentKind kind;
-    std::optional<Ttl> breakpoint;
-};
-
-// A request of the given blocks (all in one stream, one model), started at
-// `second` with its first token 2 s later.
-Request
-make(const std::vector<Block>& blocks, double second, std::string model = "claude-sonnet-4-5")
-{
-    Request r;
-    r.id = fmt::format("t{}", second);
-    r.model = std::move(model);
-    r.started_at = Timestamp{static_cast<std::int64_t>(second * 1e6)};
-    r.first_token_at = Timestamp{static_cast<std::int64_t>((second + 2) * 1e6)};
-    int message = 0;
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
-        model::Segment s;
-        s.kind = blocks[i].kind;
-        s.path = i == 0 ? model::SegmentPath{model::Level::system, -1, 0}
-                        : model::SegmentPath{model::Level::messages, message++, 0};
-        s.role = i == 0 ? model::Role::none : model::Role::user;
-        s.message_start = i > 0;
-        s.content = hash_bytes(blocks[i].text);
-        s.tokens = blocks[i].tokens;
-        if (blocks[i].breakpoint) {
-            s.cache_control = model::CacheControl{*blocks[i].breakpoint};
-        }
-        r.segments.push_back(s);
-    }
-    std::int64_t cumulative = 0;
-    for (auto& s : r.segments) {
-        cumulative += s.tokens;
-        s.cumulative_tokens = cumulative;
-    }
-    r.params.push_back(model::Param{"model", r.model, true, model::Level::tools});
-    model::assign_lookback_positions(r, true);
-    model::compute_chain(r);
-    return r;
-}
+using test::Block;
+using test::make;
 
 struct Expect {
     std::int64_t read, write_5m, write_1h, fresh;

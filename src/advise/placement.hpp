@@ -1,0 +1,48 @@
+#pragma once
+
+#include "model/breakpoints.hpp"
+#include "model/request.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cachewise::advise {
+
+// Places a breakpoint can be anchored to, resolved per request.
+enum class Anchor {
+    end_of_tools,
+    end_of_system,
+    stable_head,    // the end of what every request of the family shares
+    previous_turn,  // the end of the message before the last one: where the previous
+                    // request of a growing conversation ended, so its entry is in reach
+    last_user_turn, // the last block of the last user message
+    last_block,     // the last block (a moving breakpoint)
+};
+std::string_view to_string(Anchor anchor);
+const std::vector<Anchor>& all_anchors();
+
+struct Mark {
+    Anchor anchor;
+    model::Ttl ttl = model::Ttl::five_minutes;
+    friend bool operator==(const Mark&, const Mark&) = default;
+};
+
+// A placement policy: the same anchors applied to every request of a family.
+struct Placement {
+    std::vector<Mark> marks;
+    [[nodiscard]] std::string describe() const;
+};
+
+// The breakpoints a placement gives one request: anchors resolved to blocks
+// that can carry cache_control, at most `max_breakpoints`, 1h before 5m (a
+// later 1h mark is downgraded), only prefixes that reach `minimum`.
+std::vector<model::Breakpoint> resolve(const Placement& placement, const model::Request& request,
+                                       std::size_t stable_head, std::int64_t minimum,
+                                       int max_breakpoints);
+
+// A copy of `request` with exactly these breakpoints (no automatic one).
+model::Request with_breakpoints(const model::Request& request,
+                                const std::vector<model::Breakpoint>& breakpoints);
+
+} // namespace cachewise::advise

@@ -1,0 +1,212 @@
+#include "advise/suggest.hpp"
+
+#include "account/cost.hpp"
+#include "advise/lint.hpp"
+#include "analysis/analyzer.hpp"
+#include "analysis/divergence.hpp"
+#include "analysis/dynamic_fields.hpp"
+#include "model/chain.hpp"
+#include "model/tokens.hpp"
+#include "sim/anthropic_cache.hpp"
+#include "util/format.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace cachewise::advise {
+
+using model::Request;
+
+Replay
+replay(const std::vector<const Request*>& requests, const std::optional<Placement>& placement,
+       std::size_t stable_head, const ruleset::Rules& rules)
+{
+    Replay out;
+    sim::AnthropicCache cache(rules.anthropic);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const Request& original = *requests[i];
+        std::optional<Request> placed;
+        if (placement) {
+            const auto minimum = rules.anthropic.minimum_tokens(original.model).tokens;
+            placed = with_breakpoints(original, resolve(*placement, original, stable_head, minimum,
+                                                        rules.anthropic.max_breakpoints.value));
+        }
+        const Request& r = placed ? *placed : original;
+        const auto s = cache.simulate(r, i);
+        account::Split split{s.read, s.write_5m, s.write_1h, s.fresh, 0};
+        if (s.rejected) {
+            split.fresh = r.prompt_tokens(); // a rejected request is not cached (and would fail)
+        }
+        out.read += split.read;
+        out.input += split.input();
+        const std::string day = r.started_at ? format_rfc3339(*r.started_at).substr(0, 10) : "";
+        if (const auto prices =
+                account::prices_for(rules.pricing, r.model, day, r.prompt_tokens())) {
+            out.cost_usd += account::cost_of(split, *prices).total();
+        } else {
+            out.priced = false;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+Placement
+search(const std::vector<const Request*>& family, std::size_t stable_head,
+       const ruleset::Rules& rules)
+{
+    Placement best;
+    double best_cost = replay(family, best, stable_head, rules).cost_usd;
+    const int max_marks = rules.anthropic.max_breakpoints.value;
+    for (int round = 0; round < max_marks; ++round) {
+        std::optional<Placement> winner;
+        double winner_cost = best_cost;
+        for (const auto anchor : all_anchors()) {
+            for (const auto ttl : {model::Ttl::five_minutes, model::Ttl::one_hour}) {
+                const Mark mark{anchor, ttl};
+                if (std::any_of(best.marks.begin(), best.marks.end(),
+                                [&](const Mark& m) { return m.anchor == anchor; })) {
+                    continue;
+                }
+                Placement candidate = best;
+                candidate.marks.push_back(mark);
+                const double cost = replay(family, candidate, stable_head, rules).cost_usd;
+                // A strictly cheaper candidate; ties keep the simpler placement.
+                if (cost < winner_cost - 1e-12) {
+                    winner = candidate;
+                    winner_cost = cost;
+                }
+            }
+        }
+        if (!winner) {
+            break;
+        }
+        best = *winner;
+        best_cost = winner_cost;
+    }
+    return best;
+}
+
+} // namespace
+
+Suggestion
+suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
+                 const ruleset::Rules& rules)
+{
+    // analyze orders the requests, pins token positions to partners and
+    // finds what each shares with its partner (for the ideal).
+    analysis::Analyzer analyzer(rules, {}, texts);
+    for (auto& r : requests) {
+        analyzer.add(std::move(r));
+    }
+    const auto analysis = analyzer.finish();
+    Suggestion out;
+    out.requests = analyzer.requests();
+
+    std::map<Hash128, std::vector<std::size_t>> families;
+    for (std::size_t i = 0; i < out.requests.size(); ++i) {
+        if (out.requests[i].prompt_logged && !out.requests[i].segments.empty()) {
+            families[out.requests[i].segments.front().chain].push_back(i);
+        }
+    }
+    for (const auto& [root, members] : families) {
+        std::vector<const Request*> family;
+        for (const auto i : members) {
+            family.push_back(&out.requests[i]);
+        }
+        FamilyAdvice advice;
+        advice.example = family.front()->id;
+        advice.requests = family.size();
+        std::set<std::string> streams;
+        std::size_t head = family.front()->segments.size();
+        for (const auto* r : family) {
+            streams.insert(r->stream);
+            head = std::min(head, model::shared_prefix(*r, *family.front()));
+        }
+        advice.streams.assign(streams.begin(), streams.end());
+        advice.stable_head = head;
+        advice.current = replay(family, std::nullopt, head, rules);
+        advice.suggested = search(family, head, rules);
+        advice.suggested_replay = replay(family, advice.suggested, head, rules);
+        for (const auto i : members) {
+            const Request& r = out.requests[i];
+            const auto& o = analysis.outcomes[i];
+            const std::string day = r.started_at ? format_rfc3339(*r.started_at).substr(0, 10) : "";
+            if (const auto p =
+                    account::prices_for(rules.pricing, r.model, day, r.prompt_tokens())) {
+                const std::int64_t shared = std::min(o.shared_tokens, r.prompt_tokens());
+                advice.ideal_cost_usd +=
+                    account::cost_of({shared, 0, 0, r.prompt_tokens() - shared, 0}, *p).total();
+            }
+            const auto minimum = rules.anthropic.minimum_tokens(r.model).tokens;
+            out.breakpoints[r.id] =
+                resolve(advice.suggested, r, head, minimum, rules.anthropic.max_breakpoints.value);
+        }
+        out.families.push_back(std::move(advice));
+    }
+    return out;
+}
+
+Suggestion
+suggest_for_request(Request request, const model::TextStore& texts, const ruleset::Rules& rules,
+                    const std::vector<std::string>& placeholders)
+{
+    Suggestion out;
+    const auto matcher = template_matcher(rules, placeholders);
+    const model::TokenEstimator estimator(rules.tokens);
+    const analysis::DivergenceContext context{rules, texts, *matcher, estimator};
+    // The whole prompt, breakpoints or not: where the first dynamic value is.
+    Request unmarked = with_breakpoints(request, {});
+    std::optional<std::size_t> first_dynamic;
+    std::string dynamic_kind;
+    for (const auto& f : analysis::scan_dynamic_fields(unmarked, context, true)) {
+        for (std::size_t i = 0; i < request.segments.size(); ++i) {
+            if (request.segments[i].path.str() == f.location.path &&
+                (!first_dynamic || i < *first_dynamic)) {
+                first_dynamic = i;
+                dynamic_kind = f.kind;
+            }
+        }
+    }
+    const std::size_t stable_end = first_dynamic ? *first_dynamic : request.segments.size();
+    const auto minimum = rules.anthropic.minimum_tokens(request.model).tokens;
+    Placement placement;
+    placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
+                       {Anchor::end_of_system, model::Ttl::five_minutes},
+                       {Anchor::stable_head, model::Ttl::five_minutes}};
+    auto marks =
+        resolve(placement, request, stable_end, minimum, rules.anthropic.max_breakpoints.value);
+    marks.erase(std::remove_if(marks.begin(), marks.end(),
+                               [&](const auto& b) { return b.segment >= stable_end; }),
+                marks.end());
+    out.breakpoints[request.id] = marks;
+    if (first_dynamic) {
+        const auto& s = request.segments[*first_dynamic];
+        const std::int64_t after = request.prompt_tokens() - s.cumulative_tokens;
+        if (after > 0) {
+            out.advice.push_back(fmt::format("a {} value in {} keeps the {} tokens after it out of "
+                                             "the cache: move it after the stable content "
+                                             "(e.g. into the last user turn) and a breakpoint at "
+                                             "the end of that content would cache them",
+                                             dynamic_kind, s.path.str(), group_digits(after)));
+        }
+    }
+    FamilyAdvice advice;
+    advice.example = request.id;
+    advice.requests = 1;
+    advice.stable_head = stable_end;
+    Placement chosen;
+    for (const auto& b : marks) {
+        chosen.marks.push_back({Anchor::stable_head, b.cache_control.ttl});
+    }
+    advice.suggested = chosen;
+    out.families.push_back(std::move(advice));
+    out.requests.push_back(std::move(request));
+    return out;
+}
+
+} // namespace cachewise::advise

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "advise/placement.hpp"
+#include "model/request.hpp"
+#include "model/text_store.hpp"
+#include "ruleset/rules.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cachewise::advise {
+
+// The cost of a family of requests under one placement, replayed through the
+// audit simulator (input side only: output does not depend on caching).
+struct Replay {
+    double cost_usd = 0;
+    std::int64_t read = 0;
+    std::int64_t input = 0;
+    bool priced = true; // every request had a price
+    [[nodiscard]] double
+    hit_rate() const
+    {
+        return input > 0 ? static_cast<double>(read) / static_cast<double>(input) : 0;
+    }
+};
+
+// Requests that share their first segment share a cache: a template family.
+struct FamilyAdvice {
+    std::string example; // a request id
+    std::vector<std::string> streams;
+    std::size_t requests = 0;
+    std::size_t stable_head = 0; // segments every request shares
+    Replay current;              // the requests' own breakpoints
+    Placement suggested;
+    Replay suggested_replay;
+    double ideal_cost_usd = 0; // every token shared with a partner read (a lower bound)
+};
+
+struct Suggestion {
+    std::vector<FamilyAdvice> families;
+    // Per request id, the breakpoints the suggestion gives it.
+    std::map<std::string, std::vector<model::Breakpoint>> breakpoints;
+    std::vector<model::Request> requests; // in start order, with calibrated tokens
+    std::vector<std::string> advice;      // reordering advice, one line each
+};
+
+// From a log: replays each family under candidate placements (greedily
+// adding the mark, anchor × TTL, that lowers the cost most, at most 4) and
+// keeps the cheapest.
+Suggestion suggest_from_log(std::vector<model::Request> requests, const model::TextStore& texts,
+                            const ruleset::Rules& rules);
+
+// From one request or template (no usage): breakpoints at the end of the
+// longest stable prefix (before the first dynamic field or placeholder) and
+// at the other stable boundaries (tools, system) that reach the minimum.
+Suggestion suggest_for_request(model::Request request, const model::TextStore& texts,
+                               const ruleset::Rules& rules,
+                               const std::vector<std::string>& placeholders);
+
+// Replays `requests` (in start order) with the breakpoints `placement`
+// gives each; `placement` nothing = their own.
+Replay replay(const std::vector<const model::Request*>& requests,
+              const std::optional<Placement>& placement, std::size_t stable_head,
+              const ruleset::Rules& rules);
+
+} // namespace cachewise::advise

@@ -1,0 +1,224 @@
+#include "advise/lint.hpp"
+#include "analysis/rule_catalogue.hpp"
+#include "helpers.hpp"
+#include "report/findings_printer.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+using namespace cachewise;
+
+namespace {
+
+std::vector<analysis::Finding>
+lint_text(const std::string& text, advise::LintOptions options = {})
+{
+    test::TempFile file(text, "request.json");
+    return advise::lint({file.path()}, test::rules(), options).findings;
+}
+
+const analysis::Finding*
+find(const std::vector<analysis::Finding>& findings, const std::string& rule)
+{
+    for (const auto& f : findings) {
+        if (f.rule == rule) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
+std::string
+words(int n)
+{
+    std::string out;
+    for (int i = 0; i < n; ++i) {
+        out += "Always answer with the section of the manual that applies. ";
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_SUITE("advise::lint")
+{
+    TEST_CASE("CW010: a placeholder before the last breakpoint, at its line and column")
+    {
+        const std::string text = "{\n  \"model\": \"claude-sonnet-4-5\",\n  \"system\": "
+                                 "[{\"type\": \"text\", \"text\": \"Hello {{name}}. " +
+                                 words(300) +
+                                 "\", \"cache_control\": {\"type\": \"ephemeral\"}}],\n  "
+                                 "\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]\n}\n";
+        const auto findings = lint_text(text);
+        const auto* f = find(findings, "CW010");
+        REQUIRE(f != nullptr);
+        CHECK(f->kind == "placeholder");
+        CHECK(f->location.path == "system[0]");
+        CHECK(f->location.offset == 6);
+        CHECK(f->line == 3);
+        CHECK(f->column == 46); // the first brace of {{name}}
+        CHECK(f->excerpt->now.find("«{{name}}»") != std::string::npos);
+    }
+
+    TEST_CASE("CW011: no breakpoint on a prompt whose stable prefix reaches the minimum")
+    {
+        const std::string text = R"({"model":"claude-sonnet-4-5","system":")" + words(300) +
+                                 R"(","messages":[{"role":"user","content":"hi"}]})";
+        const auto all = lint_text(text);
+        const auto* f = find(all, "CW011");
+        REQUIRE(f != nullptr);
+        CHECK(f->tokens_lost > 1024);
+        CHECK(!find(
+            lint_text(
+                R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"short"}]})"),
+            "CW011"));
+    }
+
+    TEST_CASE("CW012: below the minimum, and borderline when the error band straddles it")
+    {
+        const std::string small =
+            R"({"model":"claude-haiku-4-5","system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]})";
+        const auto small_findings = lint_text(small);
+        const auto* f = find(small_findings, "CW012");
+        REQUIRE(f != nullptr);
+        CHECK(f->kind.empty());
+        CHECK(f->message.find("below the claude-haiku-4-5 minimum of 4,096") != std::string::npos);
+        CHECK(f->message.find("±20%") != std::string::npos);
+        // About 4,000 tokens against 4,096: within the band.
+        const std::string near =
+            R"({"model":"claude-haiku-4-5","system":[{"type":"text","text":")" + words(355) +
+            R"(","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]})";
+        const auto near_findings = lint_text(near);
+        const auto* b = find(near_findings, "CW012");
+        REQUIRE(b != nullptr);
+        CHECK(b->kind == "borderline");
+    }
+
+    TEST_CASE("CW013, CW014, CW015, CW016")
+    {
+        std::string blocks;
+        for (int i = 0; i < 4; ++i) {
+            blocks += fmt::format(
+                R"({{"type":"text","text":"{} part {}","cache_control":{{"type":"ephemeral"}}}},)",
+                words(40), i);
+        }
+        const std::string five =
+            R"({"model":"claude-sonnet-4-5","cache_control":{"type":"ephemeral"},"system":[)" +
+            blocks.substr(0, blocks.size() - 1) +
+            R"(],"messages":[{"role":"user","content":"hi"}]})";
+        CHECK(find(lint_text(five), "CW013"));
+
+        const std::string order =
+            R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" + words(40) +
+            R"(","cache_control":{"type":"ephemeral"}},{"type":"text","text":"more","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[{"role":"user","content":"hi"}]})";
+        const auto order_findings = lint_text(order);
+        const auto* ttl = find(order_findings, "CW014");
+        REQUIRE(ttl != nullptr);
+        CHECK(ttl->location.path == "system[1]");
+
+        std::string many;
+        for (int i = 0; i < 25; ++i) {
+            many += fmt::format(R"({{"role":"{}","content":"turn {}"}},)",
+                                i % 2 == 0 ? "user" : "assistant", i);
+        }
+        const std::string far =
+            R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" + words(40) +
+            R"(","cache_control":{"type":"ephemeral"}}],"messages":[)" + many +
+            R"({"role":"assistant","content":[{"type":"text","text":"end","cache_control":{"type":"ephemeral"}}]}]})";
+        const auto far_findings = lint_text(far);
+        const auto* look = find(far_findings, "CW015");
+        REQUIRE(look != nullptr);
+        CHECK(look->location.path == "messages[25].content[0]");
+
+        const std::string thinking =
+            R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s","cache_control":{"type":"ephemeral"}}]}]})";
+        const auto thinking_findings = lint_text(thinking);
+        const auto* bad = find(thinking_findings, "CW016");
+        REQUIRE(bad != nullptr);
+        CHECK(bad->severity == analysis::Severity::error);
+    }
+
+    TEST_CASE("CW017: dynamic content ahead of stable content")
+    {
+        const std::string text =
+            R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":"Today is {{date}}."},{"type":"text","text":")" +
+            words(300) + R"("}],"messages":[{"role":"user","content":"hi"}]})";
+        const auto findings = lint_text(text);
+        const auto* f = find(findings, "CW017");
+        REQUIRE(f != nullptr);
+        CHECK(f->location.path == "system[0]");
+        CHECK(f->tokens_lost > 1024);
+        CHECK(find(findings, "CW010")); // before a long stable tail, with no breakpoint
+    }
+
+    TEST_CASE("disabled rules and custom placeholder syntax")
+    {
+        const std::string text =
+            R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":"Hi <<name>>. )" +
+            words(300) +
+            R"(","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]})";
+        CHECK(!find(lint_text(text), "CW010"));
+        advise::LintOptions custom;
+        custom.placeholders = {R"(<<\w+>>)"};
+        CHECK(find(lint_text(text, custom), "CW010"));
+        custom.disabled = {"CW010"};
+        CHECK(!find(lint_text(text, custom), "CW010"));
+    }
+
+    TEST_CASE("SARIF 2.1.0: required properties, rule indexes, 1-based lines")
+    {
+        const std::string text =
+            "{\n\"model\": \"claude-haiku-4-5\",\n\"system\": [{\"type\": \"text\", \"text\": \"Hi "
+            "{{name}}\", \"cache_control\": {\"type\": \"ephemeral\"}}],\n\"messages\": "
+            "[{\"role\": \"user\", \"content\": \"hi\"}]\n}\n";
+        const auto findings = lint_text(text);
+        REQUIRE(!findings.empty());
+        std::ostringstream out;
+        report::print_sarif(findings, out);
+        const auto sarif = nlohmann::json::parse(out.str());
+        CHECK(sarif["version"] == "2.1.0");
+        CHECK(sarif["$schema"].get<std::string>().find("sarif-2.1.0") != std::string::npos);
+        REQUIRE(sarif["runs"].size() == 1);
+        const auto& run = sarif["runs"][0];
+        const auto& rules = run["tool"]["driver"]["rules"];
+        CHECK(run["tool"]["driver"]["name"] == "cachewise");
+        CHECK(rules.size() == analysis::rule_catalogue().size());
+        for (const auto& rule : rules) {
+            CHECK(rule.contains("id"));
+            CHECK(rule.contains("name"));
+            CHECK(rule["shortDescription"].contains("text"));
+            CHECK(rule["help"].contains("text"));
+            const std::string level = rule["defaultConfiguration"]["level"];
+            CHECK((level == "error" || level == "warning" || level == "note"));
+        }
+        REQUIRE(run["results"].size() == findings.size());
+        for (const auto& result : run["results"]) {
+            const std::size_t index = result["ruleIndex"];
+            REQUIRE(index < rules.size());
+            CHECK(rules[index]["id"] == result["ruleId"]);
+            CHECK(result["message"].contains("text"));
+            const auto& physical = result["locations"][0]["physicalLocation"];
+            CHECK(physical["artifactLocation"]["uri"].get<std::string>().find("request.json") !=
+                  std::string::npos);
+            CHECK(physical["region"]["startLine"].get<int>() >= 1);
+            CHECK(physical["region"]["startColumn"].get<int>() >= 1);
+        }
+    }
+
+    TEST_CASE("GitHub annotations escape what the workflow-command syntax needs")
+    {
+        analysis::Finding f = analysis::make_finding("CW012");
+        f.file = "a,b.json";
+        f.line = 3;
+        f.column = 7;
+        f.location.path = "system[0]";
+        f.message = "50% below\nthe minimum";
+        std::ostringstream out;
+        report::print_github({f}, out);
+        CHECK(out.str() == "::warning file=a%2Cb.json,line=3,col=7,title=CW012 "
+                           "below-minimum::system[0]: 50%25 below%0Athe minimum\n");
+    }
+}

@@ -1,0 +1,139 @@
+#include "advise/lint.hpp"
+#include "advise/rewrite.hpp"
+#include "advise/source_map.hpp"
+#include "advise/suggest.hpp"
+#include "helpers.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+
+namespace {
+
+// Removes every occurrence of `what` from `text`.
+std::string
+without(std::string text, const std::string& what)
+{
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what)) {
+        text.erase(at, what.size());
+    }
+    return text;
+}
+
+const std::string k_template = R"({
+  "model": "claude-sonnet-4-5",
+  "max_tokens": 1024,
+  "temperature": 0.50,
+  "system": [
+    {"type": "text", "text": "STABLE"},
+    {"text": "Reply in English, caf\u00e9 style.", "type": "text"}
+  ],
+  "messages": [
+    {"role": "user", "content": "Question for {{user}} on {{date}}"}
+  ]
+}
+)";
+
+} // namespace
+
+TEST_SUITE("advise::rewrite")
+{
+    TEST_CASE("source map: paths, string offsets, lines and columns")
+    {
+        const auto map = advise::SourceMap::build(k_template);
+        REQUIRE(map);
+        REQUIRE(map->find("system[1].text"));
+        REQUIRE(map->find("messages[0].content"));
+        const auto offset = map->string_offset("system[1].text", 18); // after "Reply in English, "
+        REQUIRE(offset);
+        CHECK(std::string_view(k_template).substr(*offset, 6) == "caf\\u0");
+        const auto lc = map->line_column(*offset);
+        CHECK(lc.line == 7);
+        CHECK(!advise::SourceMap::build("{\"a\": 1} trailing"));
+    }
+
+    TEST_CASE("markers are added and nothing else changes, byte for byte")
+    {
+        std::string text = k_template;
+        const std::string stable(6000, 'x');
+        text.replace(text.find("STABLE"), 6, "You are a support agent. " + stable);
+        test::TempFile file(text, "template.json");
+        const auto loaded = test::load_paths({file.path()}, ingest::InputFormat::request);
+        REQUIRE(loaded.requests.size() == 1);
+        const auto& r = loaded.requests[0];
+        std::vector<model::Breakpoint> wanted = {{1, {model::Ttl::one_hour}, false},
+                                                 {2, {model::Ttl::five_minutes}, false}};
+        const auto out = advise::rewrite_request(text, "", r, wanted);
+        REQUIRE(out);
+        CHECK(*out != text);
+        // system[1] gained a marker before its closing brace; the string content
+        // became the block it stands for, its bytes kept.
+        CHECK(out->find(R"("type": "text","cache_control":{"type":"ephemeral","ttl":"1h"}})") !=
+              std::string::npos);
+        CHECK(
+            out->find(
+                R"("content": [{"type":"text","text":"Question for {{user}} on {{date}}","cache_control":{"type":"ephemeral"}}])") !=
+            std::string::npos);
+        std::string back = without(*out, R"(,"cache_control":{"type":"ephemeral","ttl":"1h"})");
+        back = without(back, R"(,"cache_control":{"type":"ephemeral"})");
+        back.replace(back.find(R"([{"type":"text","text":)"), 23, "");
+        back.replace(back.find(R"("}])"), 3, "\"");
+        CHECK(back == text);
+    }
+
+    TEST_CASE("a marker no longer wanted is cut out with its comma")
+    {
+        const std::string text =
+            R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":[{"cache_control":{"type":"ephemeral"},"type":"text","text":"hi"},{"type":"text","text":"there","cache_control":{"type":"ephemeral"}}]}]})";
+        const auto r = test::request_of(text);
+        const auto out = advise::rewrite_request(text, "", r, {});
+        REQUIRE(out);
+        CHECK(
+            *out ==
+            R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"text","text":"there"}]}]})");
+    }
+
+    TEST_CASE("suggest on a template, written, passes lint with no warning and only adds markers")
+    {
+        std::string text = k_template;
+        std::string stable;
+        for (int i = 0; i < 400; ++i) {
+            stable += "Always cite the manual section and keep answers short. ";
+        }
+        text.replace(text.find("STABLE"), 6, stable);
+        test::TempFile file(text, "template.json");
+        model::TextStore texts;
+        ingest::LoadOptions options;
+        options.format = ingest::InputFormat::request;
+        options.text_store = &texts;
+        ingest::Loader loader(test::rules(), options);
+        std::vector<model::Request> requests;
+        loader.load({file.path()}, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        REQUIRE(requests.size() == 1);
+        const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
+                                                   advise::LintOptions{}.placeholders);
+        const auto& marks = s.breakpoints.at(requests[0].id);
+        REQUIRE(marks.size() == 1);
+        CHECK(requests[0].segments[marks[0].segment].path.str() == "system[1]");
+        const auto out = advise::rewrite_request(text, "", s.requests[0], marks);
+        REQUIRE(out);
+        CHECK(without(*out, R"(,"cache_control":{"type":"ephemeral"})") == text);
+
+        test::TempFile written(*out, "written.json");
+        const auto result = advise::lint({written.path()}, test::rules(), {});
+        for (const auto& f : result.findings) {
+            CHECK_MESSAGE(f.severity == analysis::Severity::info, f.rule, ": ", f.message);
+        }
+        // The original, without a breakpoint, is flagged for it.
+        const auto before = advise::lint({file.path()}, test::rules(), {});
+        CHECK(std::any_of(before.findings.begin(), before.findings.end(),
+                          [](const auto& f) { return f.rule == "CW011"; }));
+    }
+
+    TEST_CASE("unified diff")
+    {
+        const std::string diff = advise::unified_diff("a\nb\nc\n", "a\nB\nc\n", "x", "y");
+        CHECK(diff == "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+        CHECK(advise::unified_diff("same\n", "same\n", "x", "y").empty());
+    }
+}

@@ -1,0 +1,129 @@
+// Placement search on logs with a poor placement: the suggested placement
+// must lower the simulated cost by the amount worked out by hand, with
+// claude-sonnet-4-5 prices (per million: input 3, 5m write 3.75, 1h write 6,
+// read 0.30).
+
+#include "advise/placement.hpp"
+#include "advise/suggest.hpp"
+#include "helpers.hpp"
+#include "request_builder.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+using test::Block;
+using test::make;
+
+namespace {
+
+advise::Suggestion
+run(std::vector<model::Request> requests)
+{
+    model::TextStore texts;
+    return advise::suggest_from_log(std::move(requests), texts, test::rules());
+}
+
+} // namespace
+
+TEST_SUITE("advise::suggest")
+{
+    TEST_CASE("no breakpoints at all: a breakpoint at the end of the system prompt")
+    {
+        // Three requests: a 2,000-token system prompt and a different 100-token question.
+        std::vector<model::Request> requests;
+        for (int i = 0; i < 3; ++i) {
+            requests.push_back(
+                make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
+        }
+        const auto s = run(requests);
+        REQUIRE(s.families.size() == 1);
+        const auto& f = s.families[0];
+        // Now: 3 x 2,100 x 3 = 0.0189. Suggested: 2,000 x 3.75 + 100 x 3, then twice
+        // 2,000 x 0.3 + 100 x 3: 0.0078 + 0.0009 + 0.0009 = 0.0096.
+        CHECK(f.current.cost_usd == doctest::Approx(0.0189).epsilon(1e-9));
+        CHECK(f.suggested_replay.cost_usd == doctest::Approx(0.0096).epsilon(1e-9));
+        CHECK(f.current.cost_usd - f.suggested_replay.cost_usd ==
+              doctest::Approx(0.0093).epsilon(1e-9));
+        REQUIRE(f.suggested.marks.size() == 1);
+        CHECK(f.suggested.marks[0].ttl == model::Ttl::five_minutes);
+        CHECK(s.breakpoints.at("t0").size() == 1);
+        CHECK(s.breakpoints.at("t0")[0].segment == 0);
+    }
+
+    TEST_CASE("a breakpoint after a timestamp: move it to the end of the tools")
+    {
+        // 2,500 tokens of tools, a 100-token system prompt with a timestamp, a 100-token question.
+        std::vector<model::Request> requests;
+        for (int i = 0; i < 3; ++i) {
+            requests.push_back(
+                make({test::tool("tools", 2500),
+                      test::system(fmt::format("Now: 2026-11-20T10:00:{:02}Z", i * 10), 100,
+                                   model::Ttl::five_minutes),
+                      {fmt::format("question {}", i), 100}},
+                     10.0 * i));
+        }
+        const auto s = run(requests);
+        const auto& f = s.families.at(0);
+        // Now: every request writes 2,600 and reads nothing: 3 x (2,600 x 3.75 + 100 x 3) =
+        // 0.03015. Suggested: 2,500 x 3.75 + 200 x 3 = 0.009975, then twice 2,500 x 0.3 + 200 x 3 =
+        // 0.00135.
+        CHECK(f.current.cost_usd == doctest::Approx(0.03015).epsilon(1e-9));
+        CHECK(f.suggested_replay.cost_usd == doctest::Approx(0.012675).epsilon(1e-9));
+        CHECK(f.current.cost_usd - f.suggested_replay.cost_usd ==
+              doctest::Approx(0.017475).epsilon(1e-9));
+        CHECK(f.suggested.describe() == "end of tools (5m)");
+    }
+
+    TEST_CASE("a single moving breakpoint on a conversation that grows 25 positions a turn")
+    {
+        // A 2,000-token system prompt, then 5, 30 and 55 ten-token user blocks; the
+        // breakpoint rides on the last block. The lookback (20 positions) never
+        // reaches the previous write: 2,050 + 2,300 + 2,550 written at 3.75 = 0.025875.
+        const auto blocks = [](int n) {
+            std::vector<Block> b{{"system", 2000}};
+            for (int i = 0; i < n; ++i) {
+                b.emplace_back(fmt::format("block {}", i), 10);
+            }
+            b.back().breakpoint = model::Ttl::five_minutes;
+            return b;
+        };
+        const auto s = run({make(blocks(5), 0), make(blocks(30), 10), make(blocks(55), 20)});
+        const auto& f = s.families.at(0);
+        CHECK(f.current.cost_usd == doctest::Approx(0.025875).epsilon(1e-9));
+        // The head the three share (system + 5 blocks, 2,050 tokens) is written once and read
+        // twice: 2,050 x 3.75 = 0.0076875; 2,050 x 0.3 + 250 x 3 = 0.001365; 2,050 x 0.3 + 500 x 3
+        // = 0.002115.
+        CHECK(f.suggested_replay.cost_usd == doctest::Approx(0.0111675).epsilon(1e-9));
+        CHECK(f.current.cost_usd - f.suggested_replay.cost_usd ==
+              doctest::Approx(0.0147075).epsilon(1e-9));
+        CHECK(f.suggested.describe() == "end of the stable head (5m)");
+        CHECK(f.stable_head == 6);
+    }
+
+    TEST_CASE("placements keep at most 4 breakpoints, above the minimum, 1h before 5m")
+    {
+        const auto r = make(
+            {test::tool("tools", 500), test::system("system", 700), {"a", 600}, {"b", 300}}, 0);
+        advise::Placement p;
+        p.marks = {{advise::Anchor::last_block, model::Ttl::five_minutes},
+                   {advise::Anchor::end_of_system, model::Ttl::one_hour},
+                   {advise::Anchor::end_of_tools, model::Ttl::one_hour},
+                   {advise::Anchor::previous_turn, model::Ttl::one_hour}};
+        const auto bps = advise::resolve(p, r, 0, 1024, 4);
+        // end of tools (500) is below the 1,024 minimum; the rest keep 1h before 5m.
+        REQUIRE(bps.size() == 3);
+        CHECK(bps[0].segment == 1);
+        CHECK(bps[0].cache_control.ttl == model::Ttl::one_hour);
+        CHECK(bps[1].segment == 2);
+        CHECK(bps[1].cache_control.ttl == model::Ttl::one_hour);
+        CHECK(bps[2].segment == 3);
+        CHECK(bps[2].cache_control.ttl == model::Ttl::five_minutes);
+        // A 1h mark after a 5m one is downgraded.
+        advise::Placement q;
+        q.marks = {{advise::Anchor::end_of_system, model::Ttl::five_minutes},
+                   {advise::Anchor::last_block, model::Ttl::one_hour}};
+        const auto c = advise::resolve(q, r, 0, 1024, 4);
+        REQUIRE(c.size() == 2);
+        CHECK(c[1].cache_control.ttl == model::Ttl::five_minutes);
+    }
+}
