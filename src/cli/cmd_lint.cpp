@@ -68,9 +68,10 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
             std::cout << j.dump(2, ' ', false, report::Json::error_handler_t::replace) << "\n";
         } else {
             for (const auto& f : result.findings) {
-                fmt::print("{}:{}:{}: {} {} {}{}: {}\n", f.file, f.line, f.column,
-                           analysis::to_string(f.severity), f.rule, f.name,
-                           f.kind.empty() ? "" : " (" + f.kind + ")", f.message);
+                const std::string where =
+                    f.line > 0 ? fmt::format("{}:{}:{}", f.file, f.line, f.column) : f.file;
+                fmt::print("{}: {} {} {}{}: {}\n", where, analysis::to_string(f.severity), f.rule,
+                           f.name, f.kind.empty() ? "" : " (" + f.kind + ")", f.message);
                 if (f.excerpt && !f.excerpt->now.empty()) {
                     fmt::print("    {}: {}\n", f.location.path, f.excerpt->now);
                 }
