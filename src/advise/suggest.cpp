@@ -2,12 +2,15 @@
 
 #include "account/cost.hpp"
 #include "advise/lint.hpp"
+#include "advise/rewrite.hpp"
+#include "advise/source_map.hpp"
 #include "analysis/analyzer.hpp"
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "sim/anthropic_cache.hpp"
+#include "util/error.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -206,6 +209,61 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     advice.suggested = chosen;
     out.families.push_back(std::move(advice));
     out.requests.push_back(std::move(request));
+    return out;
+}
+
+namespace {
+
+// The request body's path in a record: "request" inside an exchange record.
+std::string
+root_of(std::string_view json)
+{
+    const auto map = SourceMap::build(json);
+    return map && map->find("request") != nullptr ? "request" : "";
+}
+
+} // namespace
+
+std::string
+rewrite_input(const std::string& path, const std::string& text, const Suggestion& s, bool single)
+{
+    std::map<std::uint64_t, const Request*> by_line;
+    for (const auto& r : s.requests) {
+        if (r.file == path) {
+            by_line[r.line] = &r;
+        }
+    }
+    const auto apply = [&](std::string_view json, const Request& r) {
+        const auto it = s.breakpoints.find(r.id);
+        const auto out = rewrite_request(
+            json, root_of(json), r,
+            it == s.breakpoints.end() ? std::vector<model::Breakpoint>{} : it->second);
+        if (!out) {
+            throw Error(fmt::format("{}:{}: cannot rewrite this request in place", path, r.line));
+        }
+        return *out;
+    };
+    if (single) {
+        return apply(text, s.requests.front());
+    }
+    std::string out;
+    std::size_t begin = 0;
+    std::uint64_t line = 0;
+    while (begin < text.size()) {
+        std::size_t end = text.find('\n', begin);
+        const bool newline = end != std::string::npos;
+        if (!newline) {
+            end = text.size();
+        }
+        ++line;
+        const std::string_view content(text.data() + begin, end - begin);
+        const auto it = by_line.find(line);
+        out += it == by_line.end() ? std::string(content) : apply(content, *it->second);
+        if (newline) {
+            out += '\n';
+        }
+        begin = end + 1;
+    }
     return out;
 }
 

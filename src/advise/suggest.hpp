@@ -59,6 +59,13 @@ Suggestion suggest_for_request(model::Request request, const model::TextStore& t
                                const ruleset::Rules& rules,
                                const std::vector<std::string>& placeholders);
 
+// `text` (the file `path` the suggestion was made from) with every request's
+// markers replaced by the suggestion's: one request body (`single`) or an
+// exchange log, line by line. Throws Error for a request that cannot be
+// rewritten in place.
+std::string rewrite_input(const std::string& path, const std::string& text,
+                          const Suggestion& suggestion, bool single);
+
 // Replays `requests` (in start order) with the breakpoints `placement`
 // gives each; `placement` nothing = their own.
 Replay replay(const std::vector<const model::Request*>& requests,

@@ -33,59 +33,6 @@ read_file(const std::string& path)
     return ss.str();
 }
 
-// The request body's path in a record: "request" inside an exchange record.
-std::string
-root_of(std::string_view json)
-{
-    const auto map = advise::SourceMap::build(json);
-    return map && map->find("request") != nullptr ? "request" : "";
-}
-
-// The input with every request's markers replaced by the suggestion's.
-std::string
-rewritten(const std::string& path, const std::string& text, const advise::Suggestion& s,
-          bool single)
-{
-    std::map<std::uint64_t, const model::Request*> by_line;
-    for (const auto& r : s.requests) {
-        if (r.file == path) {
-            by_line[r.line] = &r;
-        }
-    }
-    const auto apply = [&](std::string_view json, const model::Request& r) {
-        const auto it = s.breakpoints.find(r.id);
-        const auto out = advise::rewrite_request(
-            json, root_of(json), r,
-            it == s.breakpoints.end() ? std::vector<model::Breakpoint>{} : it->second);
-        if (!out) {
-            throw Error(fmt::format("{}:{}: cannot rewrite this request in place", path, r.line));
-        }
-        return *out;
-    };
-    if (single) {
-        return apply(text, s.requests.front());
-    }
-    std::string out;
-    std::size_t begin = 0;
-    std::uint64_t line = 0;
-    while (begin < text.size()) {
-        std::size_t end = text.find('\n', begin);
-        const bool newline = end != std::string::npos;
-        if (!newline) {
-            end = text.size();
-        }
-        ++line;
-        const std::string_view content(text.data() + begin, end - begin);
-        const auto it = by_line.find(line);
-        out += it == by_line.end() ? std::string(content) : apply(content, *it->second);
-        if (newline) {
-            out += '\n';
-        }
-        begin = end + 1;
-    }
-    return out;
-}
-
 } // namespace
 
 void
@@ -223,7 +170,7 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
         }
         const std::string& path = options.inputs.front();
         const std::string before = read_file(path);
-        const std::string after = rewritten(path, before, suggestion, single);
+        const std::string after = advise::rewrite_input(path, before, suggestion, single);
         if (options.diff) {
             std::cout << advise::unified_diff(
                 before, after, path, options.write ? *options.write : path + " (suggested)");

@@ -3,12 +3,16 @@
 // claude-sonnet-4-5 prices (per million: input 3, 5m write 3.75, 1h write 6,
 // read 0.30).
 
+#include "account/auditor.hpp"
 #include "advise/placement.hpp"
 #include "advise/suggest.hpp"
 #include "helpers.hpp"
 #include "request_builder.hpp"
 
 #include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
 
 using namespace cachewise;
 using test::Block;
@@ -98,6 +102,46 @@ TEST_SUITE("advise::suggest")
               doctest::Approx(0.0147075).epsilon(1e-9));
         CHECK(f.suggested.describe() == "end of the stable head (5m)");
         CHECK(f.stable_head == 6);
+    }
+
+    TEST_CASE("audit of the log rewritten with the suggestion agrees with the replay")
+    {
+        const std::string path = std::string(CACHEWISE_SOURCE_DIR) + "/samples/agent-session.jsonl";
+        model::TextStore texts;
+        ingest::LoadOptions options;
+        options.text_store = &texts;
+        ingest::Loader loader(test::rules(), options);
+        std::vector<model::Request> requests;
+        loader.load({path}, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        const auto suggestion = advise::suggest_from_log(std::move(requests), texts, test::rules());
+        REQUIRE(suggestion.families.size() == 1);
+        const auto& family = suggestion.families[0];
+        CHECK(family.suggested_replay.cost_usd < family.current.cost_usd);
+
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        test::TempFile rewritten(advise::rewrite_input(path, text.str(), suggestion, false),
+                                 "suggested.jsonl");
+        model::TextStore texts2;
+        options.text_store = &texts2;
+        ingest::Loader loader2(test::rules(), options);
+        std::vector<model::Request> replayed;
+        loader2.load({rewritten.path()},
+                     [&](model::Request&& r) { replayed.push_back(std::move(r)); });
+        const auto audit = account::audit(std::move(replayed), texts2, test::rules(), {});
+        const double input_side =
+            audit.totals.expected_cost.total() - audit.totals.expected_cost.output;
+        CHECK(input_side == doctest::Approx(family.suggested_replay.cost_usd).epsilon(1e-9));
+        // The current placement replays to what audit expects of the original log.
+        model::TextStore texts3;
+        options.text_store = &texts3;
+        ingest::Loader loader3(test::rules(), options);
+        std::vector<model::Request> original;
+        loader3.load({path}, [&](model::Request&& r) { original.push_back(std::move(r)); });
+        const auto before = account::audit(std::move(original), texts3, test::rules(), {});
+        CHECK(before.totals.expected_cost.total() - before.totals.expected_cost.output ==
+              doctest::Approx(family.current.cost_usd).epsilon(1e-9));
     }
 
     TEST_CASE("placements keep at most 4 breakpoints, above the minimum, 1h before 5m")
