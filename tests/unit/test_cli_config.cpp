@@ -1,6 +1,5 @@
 #include "cli/gate.hpp"
 #include "cli/project_config.hpp"
-
 #include "helpers.hpp"
 #include "util/error.hpp"
 
@@ -12,8 +11,9 @@ TEST_SUITE("cli::config")
 {
     TEST_CASE("the nearest .cachewise.json sets defaults, with origins")
     {
-        test::TempFile config(R"({"model":"claude-haiku-4-5","fail_on":"warning","disabled_rules":["CW017"],"dynamic_fields":["extra.json"],"max_regression":2.5})",
-                              ".cachewise.json");
+        test::TempFile config(
+            R"({"model":"claude-haiku-4-5","fail_on":"warning","disabled_rules":["CW017"],"dynamic_fields":["extra.json"],"max_regression":2.5})",
+            ".cachewise.json");
         std::filesystem::create_directories(config.dir() + "/a/b");
         const auto c = cli::load_project_config(config.dir() + "/a/b");
         REQUIRE(c.file);
@@ -32,9 +32,11 @@ TEST_SUITE("cli::config")
     TEST_CASE("a bad setting names the file and the key")
     {
         test::TempFile config(R"({"fail_on": 3})", ".cachewise.json");
-        CHECK_THROWS_WITH_AS(cli::load_project_config(config.dir()), doctest::Contains("fail_on: expected a string"), Error);
+        CHECK_THROWS_WITH_AS(cli::load_project_config(config.dir()),
+                             doctest::Contains("fail_on: expected a string"), Error);
         test::TempFile unknown(R"({"colour": "red"})", ".cachewise.json");
-        CHECK_THROWS_WITH_AS(cli::load_project_config(unknown.dir()), doctest::Contains("colour: unknown setting"), Error);
+        CHECK_THROWS_WITH_AS(cli::load_project_config(unknown.dir()),
+                             doctest::Contains("colour: unknown setting"), Error);
     }
 
     TEST_CASE("gates: levels, rule ids, baselines")
@@ -56,8 +58,9 @@ TEST_SUITE("cli::config")
         CHECK_THROWS_AS(cli::check_fail_on("CW999"), Error);
         CHECK_NOTHROW(cli::check_fail_on("none"));
 
-        test::TempFile baseline(R"({"findings":[{"rule":"CW010","file":"t.json","kind":null,"location":{"path":"system[0]"},"excerpt":null}],"totals":{"hit_rate":0.9}})",
-                                "baseline.json");
+        test::TempFile baseline(
+            R"({"findings":[{"rule":"CW010","file":"t.json","kind":null,"location":{"path":"system[0]"},"excerpt":null}],"totals":{"hit_rate":0.9}})",
+            "baseline.json");
         gate.fail_on = "warning";
         gate.baseline = baseline.path();
         CHECK(cli::new_findings({warning}, gate).empty());
