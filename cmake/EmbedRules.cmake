@@ -5,7 +5,9 @@ set(CACHEWISE_RULE_FILES
   providers/anthropic.json
   pricing.json
   tokens.json
-  dynamic-fields.json)
+  dynamic-fields.json
+  models.json
+  gpus.json)
 
 function(cachewise_embed_rules target)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/embedded_rules.cpp")

@@ -1,6 +1,7 @@
 #include "account/auditor.hpp"
 
 #include "analysis/rule_catalogue.hpp"
+#include "prefill/flop_model.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -92,6 +93,7 @@ public:
         advise_writes();
         advise_ttl();
         summarise();
+        compute();
     }
 
 private:
@@ -500,6 +502,64 @@ private:
         m_result.hit_ratio = distribution(std::move(ratios));
         m_result.ttft_cold = distribution(std::move(ttft_cold));
         m_result.ttft_warm = distribution(std::move(ttft_warm));
+    }
+
+    // Compute saved (prefill FLOPs and GPU-seconds) by the reported reads, on
+    // the reference model: a cached prefix of h tokens saves exactly F(h).
+    void
+    compute()
+    {
+        const auto& c = m_options.compute;
+        if (c.model == nullptr) {
+            return;
+        }
+        ComputeSaved& out = m_result.compute;
+        out.enabled = true;
+        out.model = c.model->id;
+        out.measured = c.profile.measured;
+        out.gpu = c.profile.gpu;
+        const prefill::FlopModel flops(*c.model);
+        std::map<std::size_t, bool> unread_writer; // writer -> every write died unread
+        std::vector<sim::WriteReport> live;
+        for (const auto& w : m_cache.writes()) {
+            auto [it, first] = unread_writer.try_emplace(w.writer, true);
+            it->second = it->second && w.dead && w.reads == 0;
+            if (!w.dead) {
+                live.push_back(w);
+            }
+        }
+        // Nested entries share their KV: count an entry only when no longer
+        // live entry extends it.
+        std::sort(live.begin(), live.end(),
+                  [](const auto& x, const auto& y) { return x.tokens > y.tokens; });
+        std::vector<const sim::WriteReport*> kept;
+        for (const auto& w : live) {
+            const auto& chain = (*m_requests)[w.writer].segments[w.segment].chain;
+            const bool covered =
+                std::any_of(kept.begin(), kept.end(), [&](const sim::WriteReport* k) {
+                    const auto& longer = (*m_requests)[k->writer].segments;
+                    return w.segment < longer.size() && longer[w.segment].chain == chain;
+                });
+            if (!covered) {
+                kept.push_back(&w);
+                out.live_kv_bytes += flops.kv_bytes(static_cast<double>(w.tokens));
+            }
+        }
+        for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
+            const auto& a = m_result.requests[i];
+            out.reference = out.reference || m_rules.find_model(a.model) != c.model;
+            if (!a.reported) {
+                continue;
+            }
+            const auto read = static_cast<double>(a.reported->read);
+            out.saved_flops += flops.saved(read);
+            out.saved_seconds += read > 0 ? c.profile.seconds(read) : 0.0;
+            if (const auto it = unread_writer.find(i); it != unread_writer.end() && it->second) {
+                out.unread_write_flops +=
+                    flops.flops(read + static_cast<double>(a.reported->write())) -
+                    flops.flops(read);
+            }
+        }
     }
 
     const ruleset::Rules& m_rules;

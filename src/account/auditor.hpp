@@ -4,6 +4,7 @@
 #include "account/usage_split.hpp"
 #include "analysis/analyzer.hpp"
 #include "model/text_store.hpp"
+#include "prefill/profile.hpp"
 #include "ruleset/rules.hpp"
 #include "sim/anthropic_cache.hpp"
 
@@ -14,8 +15,15 @@
 
 namespace cachewise::account {
 
+// Compute saved by cache reads, on a reference open model.
+struct ComputeOptions {
+    const ruleset::ModelShape* model = nullptr; // nullptr: no compute section
+    prefill::Profile profile;                   // measured, or modelled on a GPU
+};
+
 struct AuditOptions {
     analysis::AnalyzeOptions analyze;
+    ComputeOptions compute;
     sim::SimOptions sim;
     // Reported and simulated splits agree within max(tokens, fraction × prompt):
     // the token estimate places breakpoints only that precisely.
@@ -83,7 +91,20 @@ struct Distribution {
     double p95 = 0;
 };
 
+struct ComputeSaved {
+    bool enabled = false;
+    std::string model;      // the reference open model
+    bool reference = false; // the log's models are not that model
+    bool measured = false;  // the time rate comes from a measured profile
+    std::string gpu;
+    double saved_flops = 0;        // Σ F(read) over requests
+    double saved_seconds = 0;      // at the profile's rate for each length
+    double unread_write_flops = 0; // prefill of spans written and never read
+    double live_kv_bytes = 0;      // KV held by entries alive at the end of the log
+};
+
 struct AuditResult {
+    ComputeSaved compute;
     std::vector<RequestAudit> requests; // in start order
     std::vector<analysis::Finding> findings;
     Totals totals;

@@ -169,6 +169,8 @@ run(int argc, char** argv)
     add_lint_command(app, lint);
     SuggestCliOptions suggest;
     add_suggest_command(app, suggest);
+    BenchCliOptions bench;
+    add_bench_command(app, bench);
     auto* config = app.add_subcommand(
         "config", "Show the project configuration (.cachewise.json) and its origins");
     config->add_subcommand("show", "Print every setting and where it came from")
@@ -193,6 +195,9 @@ run(int argc, char** argv)
         }
         if (app.got_subcommand("suggest")) {
             return run_suggest(global, suggest);
+        }
+        if (app.got_subcommand("bench")) {
+            return run_bench_prefill(global, bench);
         }
         if (app.got_subcommand("chain")) {
             return run_chain(global, chain);

@@ -1,5 +1,6 @@
 #include "account/auditor.hpp"
 #include "cli/options.hpp"
+#include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
@@ -7,7 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace cachewise::cli {
 
@@ -47,6 +50,15 @@ add_audit_command(CLI::App& app, AuditOptions& options)
                   "One line per request: reported and expected split, cost, findings");
     cmd->add_option("--window", options.window, "How far back a partner may be (default 1h)")
         ->type_name("DURATION");
+    cmd->add_option("--model", options.model,
+                    "Add compute saved, on this open model of rules/models.json (a reference for "
+                    "API models)")
+        ->type_name("M");
+    cmd->add_option("--prefill-profile", options.prefill_profile,
+                    "A profile from `bench prefill --out`")
+        ->type_name("FILE");
+    cmd->add_option("--gpu", options.gpu, "Or model the prefill on this GPU of rules/gpus.json")
+        ->type_name("NAME");
     cmd->add_option("--latency", options.latency,
                     "Seconds after its start when a request's cache entry becomes visible, when "
                     "the log has no "
@@ -66,6 +78,40 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         options.latency.value_or(global.config.latency.value);
     if (audit_options.sim.visibility_latency_seconds < 0) {
         throw Error("--latency: must not be negative");
+    }
+
+    if (options.model) {
+        const auto* shape = rules->find_model(*options.model);
+        if (shape == nullptr) {
+            throw Error(fmt::format("--model: unknown model \"{}\" (see rules/models.json)",
+                                    *options.model));
+        }
+        audit_options.compute.model = shape;
+        if (options.prefill_profile) {
+            std::ifstream in(*options.prefill_profile, std::ios::binary);
+            std::ostringstream text;
+            text << in.rdbuf();
+            if (!in) {
+                throw Error(
+                    fmt::format("--prefill-profile {}: cannot be read", *options.prefill_profile));
+            }
+            audit_options.compute.profile =
+                value_or_throw(prefill::Profile::from_json(text.str()),
+                               "--prefill-profile " + *options.prefill_profile);
+        } else if (options.gpu) {
+            const auto* gpu = rules->find_gpu(*options.gpu);
+            if (gpu == nullptr) {
+                throw Error(
+                    fmt::format("--gpu: unknown GPU \"{}\" (see rules/gpus.json)", *options.gpu));
+            }
+            audit_options.compute.profile =
+                prefill::modelled_profile(*shape, *gpu, true, rules->assumed_utilization.value,
+                                          {512, 2048, 8192, 32768, 131072});
+        } else {
+            throw Error("--model needs --prefill-profile FILE or --gpu NAME for the GPU time");
+        }
+    } else if (options.prefill_profile || options.gpu) {
+        throw Error("--prefill-profile and --gpu need --model M");
     }
 
     model::TextStore texts;

@@ -65,6 +65,9 @@ struct AuditOptions {
     bool details = false;
     std::optional<std::string> window;
     std::optional<double> latency;
+    std::optional<std::string> model;           // reference open model for compute saved
+    std::optional<std::string> prefill_profile; // a profile from bench prefill --out
+    std::optional<std::string> gpu;             // or a GPU to model it on
 };
 
 void add_audit_command(CLI::App& app, AuditOptions& options);
@@ -99,6 +102,18 @@ int run_suggest(const GlobalOptions& global, const SuggestCliOptions& options);
 // Prints findings as SARIF or GitHub annotations when the format asks for
 // them; false for the other formats.
 bool print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings);
+
+struct BenchCliOptions {
+    std::string model;
+    std::string tokens = "512,1k,4k,16k,32k";
+    std::string dtype = "bf16";
+    int layers = 1;
+    int repeats = 10;
+    std::optional<std::string> gpu;
+    std::optional<std::string> out;
+};
+void add_bench_command(CLI::App& app, BenchCliOptions& options);
+int run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options);
 
 std::string version_text();
 

@@ -22,6 +22,11 @@ namespace {
 constexpr const char* k_simdjson_version = CACHEWISE_STR(SIMDJSON_VERSION);
 // The On-Demand kernel compiled into this binary (see cmake/Simd.cmake).
 constexpr const char* k_simdjson_kernel = CACHEWISE_STR(SIMDJSON_BUILTIN_IMPLEMENTATION);
+#ifdef CACHEWISE_HAVE_CUDA
+constexpr const char* k_cuda = "yes";
+#else
+constexpr const char* k_cuda = "no";
+#endif
 
 } // namespace
 
@@ -30,12 +35,12 @@ version_text()
 {
     return fmt::format("cachewise {}\n"
                        "features: simdjson {} ({}), xxhash {}.{}.{} (XXH3-128), re2, fmt {}.{}.{}, "
-                       "nlohmann_json {}.{}.{}, CLI11 {}, libcurl {}, cuda-prefill-bench no",
+                       "nlohmann_json {}.{}.{}, CLI11 {}, libcurl {}, cuda-prefill-bench {}",
                        CACHEWISE_VERSION, k_simdjson_version, k_simdjson_kernel, XXH_VERSION_MAJOR,
                        XXH_VERSION_MINOR, XXH_VERSION_RELEASE, FMT_VERSION / 10000,
                        FMT_VERSION / 100 % 100, FMT_VERSION % 100, NLOHMANN_JSON_VERSION_MAJOR,
                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH, CLI11_VERSION,
-                       curl_version_info(CURLVERSION_NOW)->version);
+                       curl_version_info(CURLVERSION_NOW)->version, k_cuda);
 }
 
 } // namespace cachewise::cli

@@ -150,6 +150,22 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                    fmt::join(r.unpriced_models, ", "));
     }
 
+    if (r.compute.enabled) {
+        const auto& c = r.compute;
+        fmt::print(out, "\nCompute saved by cache reads ({} on {}{})\n", c.model, c.gpu,
+                   c.measured ? ", measured profile" : ", modelled, not measured");
+        if (c.reference) {
+            fmt::print(out,
+                       "  the logged models' shapes are not public: {} stands in as a reference\n",
+                       c.model);
+        }
+        fmt::print(out,
+                   "  prefill FLOPs saved {:.3e} · GPU time saved {:.2f} s · FLOPs spent on writes "
+                   "never read "
+                   "{:.3e} · KV held by live entries {}\n",
+                   c.saved_flops, c.saved_seconds, c.unread_write_flops,
+                   human_bytes(static_cast<std::uint64_t>(c.live_kv_bytes)));
+    }
     if (!r.findings.empty()) {
         fmt::print(out, "\nFindings\n");
         for (const auto& f : r.findings) {
@@ -266,6 +282,17 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     j["per_request_hit_ratio"] = dist(r.hit_ratio);
     j["ttft_seconds"] = {{"cold", dist(r.ttft_cold)}, {"warm", dist(r.ttft_warm)}};
     j["unpriced_models"] = r.unpriced_models;
+    if (r.compute.enabled) {
+        const auto& c = r.compute;
+        j["compute"] = {{"model", c.model},
+                        {"reference", c.reference},
+                        {"gpu", c.gpu},
+                        {"measured", c.measured},
+                        {"saved_flops", c.saved_flops},
+                        {"saved_gpu_seconds", c.saved_seconds},
+                        {"unread_write_flops", c.unread_write_flops},
+                        {"live_kv_bytes", c.live_kv_bytes}};
+    }
     j["assumed_breakpoints"] = r.assumed_breakpoints;
     Json findings = Json::array();
     for (const auto& f : r.findings) {

@@ -509,6 +509,86 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
     }
 }
 
+void
+parse_models(const Reader& r, Rules& out)
+{
+    check_schema(r);
+    const Reader models = r.array("models");
+    for (std::size_t i = 0; i < models.node().size(); ++i) {
+        const Reader m = models.at(i);
+        ModelShape shape;
+        shape.id = m.string("id");
+        if (m.has("aliases")) {
+            for (const auto& a : m.array("aliases").node()) {
+                if (!a.is_string()) {
+                    m.fail("aliases", "expected an array of strings");
+                }
+                shape.aliases.push_back(a.get<std::string>());
+            }
+        }
+        shape.layers = static_cast<int>(m.integer("layers", 1));
+        shape.hidden = static_cast<int>(m.integer("hidden", 1));
+        shape.heads = static_cast<int>(m.integer("heads", 1));
+        shape.kv_heads = static_cast<int>(m.integer("kv_heads", 1));
+        shape.head_dim = static_cast<int>(m.integer("head_dim", 1));
+        shape.v_head_dim =
+            m.has("v_head_dim") ? static_cast<int>(m.integer("v_head_dim", 1)) : shape.head_dim;
+        shape.ffn = static_cast<int>(m.integer("ffn", 1));
+        shape.vocab = static_cast<int>(m.integer("vocab", 1));
+        shape.non_embedding_params = m.non_negative("non_embedding_params");
+        const std::string attention = m.string("attention");
+        if (attention != "gqa" && attention != "mha" && attention != "mla") {
+            m.fail("attention", "expected \"mha\", \"gqa\" or \"mla\"");
+        }
+        shape.mla = attention == "mla";
+        if (shape.mla) {
+            shape.kv_lora_rank = static_cast<int>(m.integer("kv_lora_rank", 1));
+            shape.qk_rope_head_dim = static_cast<int>(m.integer("qk_rope_head_dim", 0));
+        }
+        if (m.has("sliding_window_layers")) {
+            shape.sliding_window_layers = static_cast<int>(m.integer("sliding_window_layers", 0));
+            shape.window = static_cast<int>(m.integer("window", 1));
+            if (shape.sliding_window_layers > shape.layers) {
+                m.fail("sliding_window_layers", "more than layers");
+            }
+        }
+        if (shape.heads % shape.kv_heads != 0) {
+            m.fail("kv_heads", "must divide heads");
+        }
+        shape.provenance = m.provenance();
+        out.models.push_back(std::move(shape));
+    }
+}
+
+void
+parse_gpus(const Reader& r, Rules& out)
+{
+    check_schema(r);
+    out.assumed_utilization = r.sourced<double>("assumed_utilization");
+    if (out.assumed_utilization.value <= 0 || out.assumed_utilization.value > 1) {
+        r.child("assumed_utilization").fail("value", "expected a share in (0, 1]");
+    }
+    const Reader gpus = r.array("gpus");
+    for (std::size_t i = 0; i < gpus.node().size(); ++i) {
+        const Reader g = gpus.at(i);
+        GpuSpec spec;
+        spec.id = g.string("id");
+        if (g.has("aliases")) {
+            for (const auto& a : g.array("aliases").node()) {
+                spec.aliases.push_back(a.get<std::string>());
+            }
+        }
+        spec.bf16_tflops = g.non_negative("bf16_tflops");
+        spec.fp16_tflops = g.non_negative("fp16_tflops");
+        if (g.has("fp8_tflops")) {
+            spec.fp8_tflops = g.non_negative("fp8_tflops");
+        }
+        spec.bandwidth_tbps = g.non_negative("bandwidth_tbps");
+        spec.provenance = g.provenance();
+        out.gpus.push_back(std::move(spec));
+    }
+}
+
 json
 parse_json(const std::string& file, std::string_view text)
 {
@@ -568,11 +648,58 @@ load_rules(const std::optional<std::string>& dir)
         rules->tokens = parse_tokens(Reader(label, doc));
     }
     {
+        const std::string text = read_rule_file(dir, "models.json", label);
+        parse_models(Reader(label, parse_json(label, text)), *rules);
+    }
+    {
+        const std::string text = read_rule_file(dir, "gpus.json", label);
+        parse_gpus(Reader(label, parse_json(label, text)), *rules);
+    }
+    {
         const std::string text = read_rule_file(dir, "dynamic-fields.json", label);
         const json doc = parse_json(label, text);
         parse_dynamic_fields(Reader(label, doc), rules->dynamic_fields, true);
     }
     return rules;
+}
+
+namespace {
+
+bool
+same_name(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+template <typename T>
+const T*
+find_named(const std::vector<T>& list, std::string_view name)
+{
+    for (const auto& item : list) {
+        if (same_name(item.id, name) ||
+            std::any_of(item.aliases.begin(), item.aliases.end(),
+                        [&](const auto& a) { return same_name(a, name); })) {
+            return &item;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+const ModelShape*
+Rules::find_model(std::string_view name) const
+{
+    return find_named(models, name);
+}
+
+const GpuSpec*
+Rules::find_gpu(std::string_view name) const
+{
+    return find_named(gpus, name);
 }
 
 void

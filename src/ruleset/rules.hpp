@@ -177,8 +177,46 @@ struct DynamicFieldRules {
     std::string entropy_kind = "random-token";
 };
 
+// The shape of an open model (rules/models.json), for the prefill model.
+struct ModelShape {
+    std::string id;
+    std::vector<std::string> aliases;
+    int layers = 0;
+    int hidden = 0;
+    int heads = 0;
+    int kv_heads = 0;
+    int head_dim = 0;   // query/key head dim
+    int v_head_dim = 0; // value head dim (= head_dim unless MLA)
+    int ffn = 0;
+    int vocab = 0;
+    double non_embedding_params = 0;
+    bool mla = false;
+    int kv_lora_rank = 0;
+    int qk_rope_head_dim = 0;
+    int sliding_window_layers = 0;
+    int window = 0;
+    Provenance provenance;
+};
+
+struct GpuSpec {
+    std::string id;
+    std::vector<std::string> aliases;
+    double bf16_tflops = 0;
+    double fp16_tflops = 0;
+    std::optional<double> fp8_tflops;
+    double bandwidth_tbps = 0;
+    Provenance provenance;
+};
+
 struct Rules {
     std::string origin; // "built-in" or the directory given
+    std::vector<ModelShape> models;
+    std::vector<GpuSpec> gpus;
+    Sourced<double> assumed_utilization;
+
+    // Case-insensitive by id or alias; nullptr when unknown.
+    [[nodiscard]] const ModelShape* find_model(std::string_view name) const;
+    [[nodiscard]] const GpuSpec* find_gpu(std::string_view name) const;
     ProviderRules anthropic;
     Pricing pricing;
     TokenRules tokens;

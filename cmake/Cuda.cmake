@@ -1,0 +1,26 @@
+# The optional CUDA prefill benchmark. check_language probes nvcc in a
+# throw-away project and never fails; fixed architectures (never "native",
+# which fails without a GPU) with PTX for newer ones; CUDA 17 because CMake
+# 3.25 knows no CUDA20 dialect for nvcc.
+set(CACHEWISE_CUDA "AUTO" CACHE STRING "Build the CUDA prefill benchmark: AUTO, ON or OFF")
+set_property(CACHE CACHEWISE_CUDA PROPERTY STRINGS AUTO ON OFF)
+set(CACHEWISE_HAVE_CUDA OFF)
+if(NOT CACHEWISE_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+      set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
+    endif()
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    enable_language(CUDA)
+    find_package(CUDAToolkit)
+    if(CUDAToolkit_FOUND AND TARGET CUDA::cublasLt AND TARGET CUDA::cudart)
+      set(CACHEWISE_HAVE_CUDA ON)
+    endif()
+  endif()
+  if(CACHEWISE_CUDA STREQUAL "ON" AND NOT CACHEWISE_HAVE_CUDA)
+    message(FATAL_ERROR "CACHEWISE_CUDA=ON but no usable CUDA compiler and toolkit (nvcc, cudart, cublasLt) were found")
+  endif()
+endif()
