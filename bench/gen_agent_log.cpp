@@ -27,6 +27,8 @@
 // --ascii escapes every non-ASCII character as \uXXXX (surrogate pairs above
 // U+FFFF), the way Python's json.dumps writes by default.
 
+#include "util/splitmix.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -50,24 +52,9 @@ namespace {
 // ---------------------------------------------------------------------------
 // Randomness: splitmix64, so the output depends on the seed alone.
 
-class Rng {
+class Rng : public cachewise::SplitMix64 {
 public:
-    explicit Rng(std::uint64_t seed) : m_state(seed) {}
-
-    std::uint64_t
-    next()
-    {
-        std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [0, n); the modulo bias is irrelevant for n far below 2^64.
-    std::uint64_t
-    below(std::uint64_t n)
-    {
-        return n == 0 ? 0 : next() % n;
-    }
+    using SplitMix64::SplitMix64;
     std::size_t
     index(std::size_t n)
     {
@@ -106,9 +93,6 @@ public:
     {
         return v[index(N)];
     }
-
-private:
-    std::uint64_t m_state;
 };
 
 // ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "model/breakpoints.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
+#include "util/file.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -25,18 +26,6 @@ using model::Request;
 using model::Segment;
 
 namespace {
-
-std::string
-read_file(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(fmt::format("{}: cannot be read", path));
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // The JSON path of the string a segment's display text comes from, or of
 // the segment itself when its text is its canonical JSON.
@@ -82,7 +71,7 @@ public:
             throw Error(load.errors.empty() ? fmt::format("{}: expected one request body", path)
                                             : load.errors.front().str());
         }
-        const std::string text = read_file(path);
+        const std::string text = value_or_throw(read_file(path), "");
         m_map = SourceMap::build(text);
         m_path = path;
         m_texts = &texts;

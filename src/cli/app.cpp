@@ -119,6 +119,20 @@ load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary
     return 0;
 }
 
+LoadedLog
+load_log(const GlobalOptions& global, const ruleset::Rules& rules,
+         const std::vector<std::string>& inputs, ingest::LoadOptions options,
+         const ingest::Loader::RequestCallback& on_request)
+{
+    options.format = global.parsed_input_format();
+    ingest::Loader loader(rules, options);
+    LoadedLog out;
+    out.summary = loader.load(inputs, on_request);
+    report_load_errors(global, out.summary);
+    out.status = load_exit_status(global, out.summary);
+    return out;
+}
+
 int
 run(int argc, char** argv)
 {

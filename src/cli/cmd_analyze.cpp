@@ -44,14 +44,11 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
 
     model::TextStore texts; // the divergent segments are quoted from here
     ingest::LoadOptions load_options;
-    load_options.format = global.parsed_input_format();
     load_options.text_store = &texts;
     analysis::Analyzer analyzer(*rules, analyze_options, texts);
-    ingest::Loader loader(*rules, load_options);
-    const auto load =
-        loader.load(options.inputs, [&](model::Request&& r) { analyzer.add(std::move(r)); });
-    report_load_errors(global, load);
-    if (const int status = load_exit_status(global, load); status != 0) {
+    const auto [load, status] = load_log(global, *rules, options.inputs, load_options,
+                                         [&](model::Request&& r) { analyzer.add(std::move(r)); });
+    if (status != 0) {
         return status;
     }
     const auto result = analyzer.finish();

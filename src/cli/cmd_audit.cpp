@@ -3,6 +3,7 @@
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
 #include "util/error.hpp"
+#include "util/file.hpp"
 #include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
@@ -88,16 +89,10 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         }
         audit_options.compute.model = shape;
         if (options.prefill_profile) {
-            std::ifstream in(*options.prefill_profile, std::ios::binary);
-            std::ostringstream text;
-            text << in.rdbuf();
-            if (!in) {
-                throw Error(
-                    fmt::format("--prefill-profile {}: cannot be read", *options.prefill_profile));
-            }
-            audit_options.compute.profile =
-                value_or_throw(prefill::Profile::from_json(text.str()),
-                               "--prefill-profile " + *options.prefill_profile);
+            const std::string text =
+                value_or_throw(read_file(*options.prefill_profile), "--prefill-profile");
+            audit_options.compute.profile = value_or_throw(
+                prefill::Profile::from_json(text), "--prefill-profile " + *options.prefill_profile);
         } else if (options.gpu) {
             const auto* gpu = rules->find_gpu(*options.gpu);
             if (gpu == nullptr) {
@@ -116,7 +111,6 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
 
     model::TextStore texts;
     ingest::LoadOptions load_options;
-    load_options.format = global.parsed_input_format();
     load_options.text_store = &texts;
     if (options.since) {
         load_options.since = parse_bound(*options.since, "--since");
@@ -125,11 +119,10 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         load_options.until = parse_bound(*options.until, "--until");
     }
     std::vector<model::Request> requests;
-    ingest::Loader loader(*rules, load_options);
-    const auto load =
-        loader.load(options.inputs, [&](model::Request&& r) { requests.push_back(std::move(r)); });
-    report_load_errors(global, load);
-    if (const int status = load_exit_status(global, load); status != 0) {
+    const auto [load, status] =
+        load_log(global, *rules, options.inputs, load_options,
+                 [&](model::Request&& r) { requests.push_back(std::move(r)); });
+    if (status != 0) {
         return status;
     }
     const auto result = account::audit(std::move(requests), texts, *rules, audit_options);

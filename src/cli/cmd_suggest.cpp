@@ -5,6 +5,7 @@
 #include "cli/options.hpp"
 #include "report/request_json.hpp"
 #include "util/error.hpp"
+#include "util/file.hpp"
 #include "util/format.hpp"
 #include "util/line_reader.hpp"
 
@@ -19,21 +20,7 @@
 
 namespace cachewise::cli {
 
-namespace {
-
-std::string
-read_file(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(fmt::format("{}: cannot be read", path));
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-} // namespace
+namespace {} // namespace
 
 void
 add_suggest_command(CLI::App& app, SuggestCliOptions& options)
@@ -62,15 +49,13 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
     }
     model::TextStore texts;
     ingest::LoadOptions load_options;
-    load_options.format = global.parsed_input_format();
     load_options.text_store = &texts;
     load_options.model_override = options.model ? *options.model : global.config.model.value;
     std::vector<model::Request> requests;
-    ingest::Loader loader(*rules, load_options);
-    const auto load =
-        loader.load(options.inputs, [&](model::Request&& r) { requests.push_back(std::move(r)); });
-    report_load_errors(global, load);
-    if (const int status = load_exit_status(global, load); status != 0) {
+    const auto [load, status] =
+        load_log(global, *rules, options.inputs, load_options,
+                 [&](model::Request&& r) { requests.push_back(std::move(r)); });
+    if (status != 0) {
         return status;
     }
     // One request without usage is a template: place by its stable prefix.
@@ -169,7 +154,7 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
             throw Error("--write and --diff take exactly one input file");
         }
         const std::string& path = options.inputs.front();
-        const std::string before = read_file(path);
+        const std::string before = value_or_throw(read_file(path), "");
         const std::string after = advise::rewrite_input(path, before, suggestion, single);
         if (options.diff) {
             std::cout << advise::unified_diff(

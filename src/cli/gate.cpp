@@ -3,6 +3,7 @@
 #include "analysis/rule_catalogue.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
+#include "util/file.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,13 +22,11 @@ namespace {
 nlohmann::json
 read_baseline(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(fmt::format("--baseline {}: cannot be read", path));
+    const auto text = read_file(path);
+    if (!text) {
+        throw Error(fmt::format("--baseline {}", text.error()));
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    auto j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         throw Error(fmt::format("--baseline {}: not a cachewise --format json result", path));
     }

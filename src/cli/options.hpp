@@ -77,6 +77,17 @@ int run_audit(const GlobalOptions& global, const AuditOptions& options);
 // by every command that reads logs: 2 when nothing usable was read, or when
 // --strict and any record was broken.
 int load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary);
+
+// Reads the logs a command was given (the global --input-format applies),
+// reports broken records and returns the summary with the exit status the
+// loading calls for (0 when the command can go on).
+struct LoadedLog {
+    ingest::LoadSummary summary;
+    int status = 0;
+};
+LoadedLog load_log(const GlobalOptions& global, const ruleset::Rules& rules,
+                   const std::vector<std::string>& inputs, ingest::LoadOptions options,
+                   const ingest::Loader::RequestCallback& on_request);
 void report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summary);
 
 struct LintCliOptions {

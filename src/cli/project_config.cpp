@@ -1,6 +1,7 @@
 #include "cli/project_config.hpp"
 
 #include "util/error.hpp"
+#include "util/file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -45,10 +46,7 @@ load_project_config(const fs::path& start)
         return c;
     }
     const std::string name = c.file->string();
-    std::ifstream in(*c.file, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const json j = json::parse(ss.str(), nullptr, false);
+    const json j = json::parse(value_or_throw(read_file(name), ""), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         throw Error(fmt::format("{}: not a JSON object", name));
     }

@@ -135,6 +135,66 @@ TokenEstimator::text(std::string_view utf8) const
            static_cast<double>(other) * m_other;
 }
 
+namespace {
+
+// Splits `total` tokens over segments[first, last) in proportion to `weight`
+// (equally when the weights sum to 0): every share is floor(exact), the
+// remainder goes to the largest fractions, ties to the earlier segment, so
+// the sum is exact and the result stable. A selection, not a sort: this
+// runs for every request.
+template <typename Weight>
+void
+distribute(std::vector<Segment>& segs, const std::vector<std::size_t>& indices, std::int64_t total,
+           const Weight& weight)
+{
+    double sum = 0;
+    for (const auto i : indices) {
+        sum += weight(segs[i]);
+    }
+    std::vector<std::pair<double, std::size_t>> fractions;
+    fractions.reserve(indices.size());
+    std::int64_t assigned = 0;
+    for (const auto i : indices) {
+        const double exact = sum > 0
+                                 ? static_cast<double>(total) * weight(segs[i]) / sum
+                                 : static_cast<double>(total) / static_cast<double>(indices.size());
+        segs[i].tokens = static_cast<std::int64_t>(std::floor(exact));
+        segs[i].token_source = TokenSource::calibrated;
+        assigned += segs[i].tokens;
+        fractions.emplace_back(exact - static_cast<double>(segs[i].tokens), i);
+    }
+    const auto remainder = static_cast<std::size_t>(std::max<std::int64_t>(0, total - assigned));
+    const auto larger = [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    };
+    if (remainder > 0 && remainder < fractions.size()) {
+        std::nth_element(fractions.begin(),
+                         fractions.begin() + static_cast<std::ptrdiff_t>(remainder) - 1,
+                         fractions.end(), larger);
+    }
+    for (std::size_t k = 0; k < std::min(remainder, fractions.size()); ++k) {
+        ++segs[fractions[k].second].tokens;
+    }
+}
+
+void
+accumulate(std::vector<Segment>& segs)
+{
+    std::int64_t cumulative = 0;
+    for (auto& s : segs) {
+        cumulative += s.tokens;
+        s.cumulative_tokens = cumulative;
+    }
+}
+
+float
+estimate_of(const Segment& s)
+{
+    return s.estimate;
+}
+
+} // namespace
+
 void
 assign_tokens(Request& request)
 {
@@ -165,10 +225,6 @@ assign_tokens(Request& request)
             segs[unlogged].token_source = TokenSource::estimated;
         }
     } else {
-        double sum = 0;
-        for (auto i : logged) {
-            sum += segs[i].estimate;
-        }
         const std::int64_t target = *total;
         bool scale = true;
         if (unlogged < segs.size()) {
@@ -189,44 +245,10 @@ assign_tokens(Request& request)
             }
         }
         if (scale && !logged.empty()) {
-            // Largest remainder: every share is floor(e*s), the rest goes to
-            // the largest fractions, so the sum is exact.
-            const double factor = sum > 0 ? static_cast<double>(target) / sum : 0.0;
-            std::vector<std::pair<double, std::size_t>> fractions;
-            fractions.reserve(logged.size());
-            std::int64_t assigned = 0;
-            for (auto i : logged) {
-                const double exact =
-                    sum > 0 ? segs[i].estimate * factor
-                            : static_cast<double>(target) / static_cast<double>(logged.size());
-                const auto whole = static_cast<std::int64_t>(std::floor(exact));
-                segs[i].tokens = whole;
-                segs[i].token_source = TokenSource::calibrated;
-                assigned += whole;
-                fractions.emplace_back(exact - static_cast<double>(whole), i);
-            }
-            // The remainder (fewer than one token per segment) goes to the
-            // largest fractions; ties to the earlier segment, so results are
-            // stable. A selection, not a sort: this runs for every request.
-            const auto remainder = static_cast<std::size_t>(target - assigned);
-            const auto larger = [](const auto& a, const auto& b) {
-                return a.first > b.first || (a.first == b.first && a.second < b.second);
-            };
-            if (remainder > 0 && remainder < fractions.size()) {
-                std::nth_element(fractions.begin(),
-                                 fractions.begin() + static_cast<std::ptrdiff_t>(remainder) - 1,
-                                 fractions.end(), larger);
-            }
-            for (std::size_t k = 0; k < std::min(remainder, fractions.size()); ++k) {
-                ++segs[fractions[k].second].tokens;
-            }
+            distribute(segs, logged, target, estimate_of);
         }
     }
-    std::int64_t cumulative = 0;
-    for (auto& s : segs) {
-        cumulative += s.tokens;
-        s.cumulative_tokens = cumulative;
-    }
+    accumulate(segs);
 }
 
 bool
@@ -251,33 +273,12 @@ calibrate_from_prefix(Request& request, const Request& source, std::size_t share
         segs[i].tokens = source.segments[i].tokens;
         segs[i].token_source = source.segments[i].token_source;
     }
-    // Largest remainder over the new segments, as in assign_tokens.
-    std::vector<std::pair<double, std::size_t>> fractions;
-    std::int64_t assigned = 0;
+    std::vector<std::size_t> rest_indices;
     for (std::size_t i = shared; i < segs.size(); ++i) {
-        const double exact = static_cast<double>(rest) * segs[i].estimate / estimate;
-        segs[i].tokens = static_cast<std::int64_t>(std::floor(exact));
-        segs[i].token_source = TokenSource::calibrated;
-        assigned += segs[i].tokens;
-        fractions.emplace_back(exact - static_cast<double>(segs[i].tokens), i);
+        rest_indices.push_back(i);
     }
-    const auto remainder = static_cast<std::size_t>(rest - assigned);
-    const auto larger = [](const auto& a, const auto& b) {
-        return a.first > b.first || (a.first == b.first && a.second < b.second);
-    };
-    if (remainder > 0 && remainder < fractions.size()) {
-        std::nth_element(fractions.begin(),
-                         fractions.begin() + static_cast<std::ptrdiff_t>(remainder) - 1,
-                         fractions.end(), larger);
-    }
-    for (std::size_t k = 0; k < std::min(remainder, fractions.size()); ++k) {
-        ++segs[fractions[k].second].tokens;
-    }
-    std::int64_t cumulative = 0;
-    for (auto& s : segs) {
-        cumulative += s.tokens;
-        s.cumulative_tokens = cumulative;
-    }
+    distribute(segs, rest_indices, rest, estimate_of);
+    accumulate(segs);
     return true;
 }
 

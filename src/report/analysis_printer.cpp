@@ -257,12 +257,7 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
                             {"finding", o.finding ? Json(*o.finding) : Json(nullptr)}});
     }
     j["requests"] = requests;
-    Json errors = Json::array();
-    for (const auto& e : load.errors) {
-        errors.push_back(error_to_json(e));
-    }
-    j["errors"] = errors;
-    j["load"] = summary_to_json(load);
+    add_load_json(j, load);
     out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 

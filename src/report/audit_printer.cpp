@@ -334,12 +334,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         }
         j["by"] = {{"key", *o.by}, {"groups", groups}};
     }
-    Json errors = Json::array();
-    for (const auto& e : load.errors) {
-        errors.push_back(error_to_json(e));
-    }
-    j["errors"] = errors;
-    j["load"] = summary_to_json(load);
+    add_load_json(j, load);
     out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 

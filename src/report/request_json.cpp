@@ -107,6 +107,17 @@ error_to_json(const ingest::InputError& e)
     return j;
 }
 
+void
+add_load_json(Json& document, const ingest::LoadSummary& summary)
+{
+    Json errors = Json::array();
+    for (const auto& e : summary.errors) {
+        errors.push_back(error_to_json(e));
+    }
+    document["errors"] = std::move(errors);
+    document["load"] = summary_to_json(summary);
+}
+
 Json
 summary_to_json(const ingest::LoadSummary& s)
 {

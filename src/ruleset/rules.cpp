@@ -2,6 +2,7 @@
 
 #include "ruleset/embedded.hpp"
 #include "util/error.hpp"
+#include "util/file.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -613,15 +614,13 @@ read_rule_file(const std::optional<std::string>& dir, std::string_view relative,
     }
     const std::filesystem::path path = std::filesystem::path(*dir) / std::string(relative);
     label = path.string();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const auto text = read_file(label);
+    if (!text) {
         throw Error(fmt::format("rules file {}: cannot be read (--rules {} must hold every file "
                                 "of the rules/ directory)",
                                 label, *dir));
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return *text;
 }
 
 } // namespace
@@ -705,13 +704,7 @@ Rules::find_gpu(std::string_view name) const
 void
 add_dynamic_fields(DynamicFieldRules& rules, const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(fmt::format("{}: cannot be read", path));
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const json doc = parse_json(path, ss.str());
+    const json doc = parse_json(path, value_or_throw(read_file(path), ""));
     parse_dynamic_fields(Reader(path, doc), rules, false);
 }
 

@@ -3,6 +3,7 @@
 // re-spacing of valid JSON must never change an identity chain.
 
 #include "helpers.hpp"
+#include "util/splitmix.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -14,27 +15,7 @@ using namespace cachewise;
 
 namespace {
 
-// splitmix64: deterministic across platforms, so failures reproduce.
-class Rng {
-public:
-    explicit Rng(std::uint64_t seed) : m_state(seed) {}
-    std::uint64_t
-    next()
-    {
-        std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    std::size_t
-    below(std::size_t n)
-    {
-        return n == 0 ? 0 : static_cast<std::size_t>(next() % n);
-    }
-
-private:
-    std::uint64_t m_state;
-};
+using Rng = SplitMix64; // deterministic across platforms, so failures reproduce
 
 const std::vector<std::string> k_corpus = {
     R"({"id":"c1","session":"s","started_at":"2026-11-20T10:00:00Z","request":{"model":"claude-sonnet-4-5","system":[{"type":"text","text":"You are a helpful agent.","cache_control":{"type":"ephemeral"}}],"tools":[{"name":"grep","description":"Search","input_schema":{"type":"object","properties":{"q":{"type":"string"}}}}],"messages":[{"role":"user","content":"find \"foo\"\n"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"grep","input":{"q":"foo","n":1.5e3}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"a.c:1: foo\\u00e9"}],"cache_control":{"type":"ephemeral","ttl":"1h"}}]}]},"response":{"id":"msg_1","type":"message","usage":{"input_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":2000,"cache_creation":{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":0},"output_tokens":20}}})",
