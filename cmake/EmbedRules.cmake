@@ -3,6 +3,12 @@
 # The list is explicit: a new rules file is added here on purpose.
 set(CACHEWISE_RULE_FILES
   providers/anthropic.json
+  providers/bedrock.json
+  providers/openai.json
+  providers/deepseek.json
+  providers/gemini.json
+  providers/vllm.json
+  providers/sglang.json
   pricing.json
   tokens.json
   dynamic-fields.json

@@ -74,7 +74,7 @@ class Auditor {
 public:
     Auditor(const ruleset::Rules& rules, const AuditOptions& options, AuditResult& result)
         : m_rules(rules), m_options(options), m_result(result),
-          m_cache(rules.anthropic, options.sim)
+          m_cache(rules.provider("anthropic"), options.sim)
     {}
 
     void
@@ -269,7 +269,8 @@ private:
                 f.message = fmt::format(
                     "the entry at {} is {} positions before the nearest breakpoint; the "
                     "lookback window is {}",
-                    f.location.path, m.positions_back, m_rules.anthropic.lookback_positions.value);
+                    f.location.path, m.positions_back,
+                    m_rules.provider("anthropic").integer("lookback_positions"));
             }
             add(std::move(f), SIZE_MAX);
         }
@@ -411,8 +412,8 @@ private:
                 streams[f.stream].expired_tokens += f.tokens_lost;
             }
         }
-        const double five = m_rules.anthropic.ttl_5m_seconds.value;
-        const double hour = m_rules.anthropic.ttl_1h_seconds.value;
+        const double five = m_rules.provider("anthropic").ttl_seconds("5m");
+        const double hour = m_rules.provider("anthropic").ttl_seconds("1h");
         for (const auto& [name, s] : streams) {
             if (s.requests.size() < 2) {
                 continue;

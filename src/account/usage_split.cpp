@@ -4,18 +4,51 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cachewise::account {
+
+using ruleset::UsageSchema;
+
+namespace {
+
+// Reads inside an inclusive total: DeepSeek's hit count, the details'
+// cached_tokens, or (gateways) Anthropic's cache_read_input_tokens.
+std::int64_t
+inclusive_read(const model::Usage& u)
+{
+    return u.hit_tokens.value_or(u.cached_tokens.value_or(u.cache_read.value_or(0)));
+}
+
+std::int64_t
+inclusive_write(const model::Usage& u)
+{
+    if (u.cache_write_tokens) {
+        return *u.cache_write_tokens;
+    }
+    return u.cache_write_total();
+}
+
+} // namespace
 
 std::optional<ReportedSplit>
 reported_split(const model::Usage& u)
 {
-    if (!u.input_tokens) {
+    const auto total = u.total_input();
+    if (!total) {
         return std::nullopt;
     }
     ReportedSplit r;
+    r.split.output = u.output_tokens.value_or(0);
+    if (u.schema == UsageSchema::inclusive) {
+        r.split.read = inclusive_read(u);
+        r.split.write_5m = inclusive_write(u);
+        // An inconsistent record (CW030) must not give a negative count.
+        r.split.fresh = std::max<std::int64_t>(0, *total - r.split.read - r.split.write_5m);
+        return r;
+    }
     r.split.read = u.cache_read.value_or(0);
     r.split.fresh = *u.input_tokens;
-    r.split.output = u.output_tokens.value_or(0);
     if (u.cache_write_5m || u.cache_write_1h) {
         r.split.write_5m = u.cache_write_5m.value_or(0);
         r.split.write_1h = u.cache_write_1h.value_or(0);
@@ -46,8 +79,15 @@ check_usage(const model::Request& r)
         f.message = std::move(message);
         out.push_back(std::move(f));
     };
-    if (!u.input_tokens) {
-        add("missing", "usage.input_tokens is missing: the request cannot be accounted");
+    const bool inclusive = u.schema == UsageSchema::inclusive;
+    if (!u.total_input()) {
+        add("missing", inclusive
+                           ? fmt::format("the prompt total ({}) is missing: the request "
+                                         "cannot be accounted",
+                                         u.dialect == "gemini" ? "usageMetadata.promptTokenCount"
+                                                               : "usage.prompt_tokens")
+                           : std::string("usage.input_tokens is missing: the request cannot "
+                                         "be accounted"));
     }
     const std::pair<const char*, const std::optional<std::int64_t>*> counts[] = {
         {"input_tokens", &u.input_tokens},
@@ -55,7 +95,12 @@ check_usage(const model::Request& r)
         {"cache_creation_input_tokens", &u.cache_write},
         {"cache_creation.ephemeral_5m_input_tokens", &u.cache_write_5m},
         {"cache_creation.ephemeral_1h_input_tokens", &u.cache_write_1h},
-        {"output_tokens", &u.output_tokens}};
+        {"output_tokens", &u.output_tokens},
+        {"prompt_tokens", &u.prompt_tokens},
+        {"cached_tokens", &u.cached_tokens},
+        {"cache_write_tokens", &u.cache_write_tokens},
+        {"prompt_cache_hit_tokens", &u.hit_tokens},
+        {"prompt_cache_miss_tokens", &u.miss_tokens}};
     for (const auto& [name, value] : counts) {
         if (*value && **value < 0) {
             add("negative", fmt::format("usage.{} is negative ({})", name, **value));
@@ -64,10 +109,69 @@ check_usage(const model::Request& r)
     if (u.cache_write && (u.cache_write_5m || u.cache_write_1h)) {
         const std::int64_t parts = u.cache_write_5m.value_or(0) + u.cache_write_1h.value_or(0);
         if (parts != *u.cache_write) {
-            add("write-split", fmt::format("cache_creation_input_tokens {} is not the sum of its "
-                                           "5m and 1h parts ({} + {} = {})",
-                                           *u.cache_write, u.cache_write_5m.value_or(0),
-                                           u.cache_write_1h.value_or(0), parts));
+            add("write-split",
+                fmt::format("identity cache_creation = 5m + 1h failed: "
+                            "cache_creation_input_tokens {} is not the sum of its 5m and 1h "
+                            "parts ({} + {} = {})",
+                            *u.cache_write, u.cache_write_5m.value_or(0),
+                            u.cache_write_1h.value_or(0), parts));
+        }
+    }
+    if (!inclusive) {
+        return out;
+    }
+
+    // DeepSeek: "prompt_cache_hit_tokens + prompt_cache_miss_tokens" make up
+    // prompt_tokens, and prompt_tokens_details.cached_tokens repeats the hits.
+    if (u.hit_tokens && u.miss_tokens && u.prompt_tokens &&
+        *u.hit_tokens + *u.miss_tokens != *u.prompt_tokens) {
+        add("hit+miss",
+            fmt::format("identity hit + miss = prompt failed: "
+                        "prompt_cache_hit_tokens {} + prompt_cache_miss_tokens {} = {}, "
+                        "but prompt_tokens is {}",
+                        *u.hit_tokens, *u.miss_tokens, *u.hit_tokens + *u.miss_tokens,
+                        *u.prompt_tokens));
+    }
+    if (u.hit_tokens && u.cached_tokens && *u.hit_tokens != *u.cached_tokens) {
+        add("cached=hit", fmt::format("identity cached = hit failed: "
+                                      "prompt_tokens_details.cached_tokens {} differs from "
+                                      "prompt_cache_hit_tokens {}",
+                                      *u.cached_tokens, *u.hit_tokens));
+    }
+    // A gateway record with both schemas (LiteLLM): the two read counts must
+    // agree, and Anthropic's parts must add up to the inclusive total.
+    if (u.cached_tokens && u.cache_read && !u.hit_tokens && *u.cached_tokens != *u.cache_read) {
+        add("two-schemas",
+            fmt::format("identity cached = cache_read failed: prompt_tokens_details.cached_tokens "
+                        "{} differs from cache_read_input_tokens {} in the same record",
+                        *u.cached_tokens, *u.cache_read));
+    }
+    if (u.prompt_tokens && u.input_tokens && (u.cache_read || u.cache_write)) {
+        const std::int64_t parts =
+            *u.input_tokens + u.cache_read.value_or(0) + u.cache_write.value_or(0);
+        if (parts != *u.prompt_tokens) {
+            add("two-schemas",
+                fmt::format("identity prompt = input + cache_read + cache_creation failed: "
+                            "{} + {} + {} = {}, but prompt_tokens is {} (one schema counts the "
+                            "cache twice)",
+                            *u.input_tokens, u.cache_read.value_or(0), u.cache_write.value_or(0),
+                            parts, *u.prompt_tokens));
+        }
+    }
+    if (const auto total = u.total_input()) {
+        const std::int64_t read = inclusive_read(u);
+        const std::int64_t write = inclusive_write(u);
+        const char* total_name = u.dialect == "gemini" ? "promptTokenCount" : "prompt_tokens";
+        const char* read_name = u.dialect == "gemini" ? "cachedContentTokenCount" : "cached";
+        if (read > *total) {
+            add("cached<=prompt",
+                fmt::format("identity {} <= {} failed: {} {} exceed {} {}", read_name, total_name,
+                            read_name, read, total_name, *total));
+        } else if (read + write > *total) {
+            add("cached+write<=prompt",
+                fmt::format("identity cached + write <= {} failed: {} read + {} written exceed "
+                            "{} {}",
+                            total_name, read, write, total_name, *total));
         }
     }
     return out;

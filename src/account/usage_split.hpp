@@ -40,21 +40,28 @@ struct Split {
     }
 };
 
-// What the provider reported, normalised. Anthropic counts cache tokens
-// outside input_tokens; cache_creation_input_tokens is the sum of its 5m and
-// 1h parts, so the split is taken from the parts when they are reported and
-// never added to the total twice.
+// What the provider reported, normalised to read / write / fresh / output.
+// Exclusive schema (Anthropic, Bedrock): fresh is input_tokens and
+// cache_creation_input_tokens is the sum of its 5m and 1h parts, so the split
+// is taken from the parts when they are reported and never added twice.
+// Inclusive schema (OpenAI, DeepSeek, Gemini, OTel, gateways): fresh is the
+// prompt total minus the reads and writes inside it. Writes of providers
+// with a single write class are counted as write_5m ("standard write").
 struct ReportedSplit {
     Split split;
     bool write_ttl_assumed = false; // only cache_creation_input_tokens: counted as 5m
 };
 
-// Nothing when the usage lacks input_tokens (see check_usage).
+// Nothing when the usage lacks its schema's total (see check_usage).
 std::optional<ReportedSplit> reported_split(const model::Usage& usage);
 
-// The identities a usage record must satisfy (CW030 usage-inconsistent):
-// every count present where required and not negative; cache_creation equal to
-// its 5m + 1h parts when both are reported.
+// The identities a usage record must satisfy (CW030 usage-inconsistent),
+// each finding naming the identity that failed: every count present where
+// required and not negative; Anthropic cache_creation = 5m + 1h parts;
+// OpenAI cached <= prompt; DeepSeek hit + miss = prompt and cached = hit;
+// Gemini cached <= prompt; a record carrying both schemas (LiteLLM) with
+// prompt_tokens = input_tokens + cache_read + cache_creation and the two
+// read counts equal.
 std::vector<analysis::Finding> check_usage(const model::Request& request);
 
 } // namespace cachewise::account

@@ -126,7 +126,7 @@ private:
     void
     check(const Request& r, std::vector<Finding>& out)
     {
-        const auto minimum = m_rules.anthropic.minimum_tokens(r.model);
+        const auto minimum = m_rules.provider("anthropic").minimum_tokens(r.model);
         const double band = m_estimator.error_band();
         const auto bps = model::breakpoints(r);
         std::optional<std::size_t> last;
@@ -135,12 +135,13 @@ private:
         }
 
         // CW013, CW014: the API would reject the request.
-        if (static_cast<int>(bps.size()) > m_rules.anthropic.max_breakpoints.value) {
+        if (static_cast<int>(bps.size()) >
+            m_rules.provider("anthropic").integer("max_breakpoints")) {
             Finding f = make("CW013", r, &r.segments[bps.back().segment], std::nullopt);
             f.message =
                 fmt::format("{} cache breakpoints{}; the API allows {} and rejects the request",
                             bps.size(), r.auto_cache_control ? " (the automatic one included)" : "",
-                            m_rules.anthropic.max_breakpoints.value);
+                            m_rules.provider("anthropic").integer("max_breakpoints"));
             emit(out, std::move(f));
         }
         for (std::size_t i = 0; i < bps.size(); ++i) {
@@ -198,7 +199,8 @@ private:
         }
 
         // CW015: more lookback positions between consecutive breakpoints than the window.
-        const auto window = static_cast<std::uint32_t>(m_rules.anthropic.lookback_positions.value);
+        const auto window =
+            static_cast<std::uint32_t>(m_rules.provider("anthropic").integer("lookback_positions"));
         for (std::size_t i = 1; i < bps.size(); ++i) {
             const auto gap = r.segments[bps[i].segment].lookback_position -
                              r.segments[bps[i - 1].segment].lookback_position;

@@ -28,14 +28,16 @@ replay(const std::vector<const Request*>& requests, const std::optional<Placemen
        std::size_t stable_head, const ruleset::Rules& rules)
 {
     Replay out;
-    sim::AnthropicCache cache(rules.anthropic);
+    sim::AnthropicCache cache(rules.provider("anthropic"));
     for (std::size_t i = 0; i < requests.size(); ++i) {
         const Request& original = *requests[i];
         std::optional<Request> placed;
         if (placement) {
-            const auto minimum = rules.anthropic.minimum_tokens(original.model).tokens;
-            placed = with_breakpoints(original, resolve(*placement, original, stable_head, minimum,
-                                                        rules.anthropic.max_breakpoints.value));
+            const auto minimum = rules.provider("anthropic").minimum_tokens(original.model).tokens;
+            placed = with_breakpoints(
+                original,
+                resolve(*placement, original, stable_head, minimum,
+                        static_cast<int>(rules.provider("anthropic").integer("max_breakpoints"))));
         }
         const Request& r = placed ? *placed : original;
         const auto s = cache.simulate(r, i);
@@ -64,7 +66,7 @@ search(const std::vector<const Request*>& family, std::size_t stable_head,
 {
     Placement best;
     double best_cost = replay(family, best, stable_head, rules).cost_usd;
-    const int max_marks = rules.anthropic.max_breakpoints.value;
+    const int max_marks = static_cast<int>(rules.provider("anthropic").integer("max_breakpoints"));
     for (int round = 0; round < max_marks; ++round) {
         std::optional<Placement> winner;
         double winner_cost = best_cost;
@@ -145,9 +147,10 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
                 advice.ideal_cost_usd +=
                     account::cost_of({shared, 0, 0, r.prompt_tokens() - shared, 0}, *p).total();
             }
-            const auto minimum = rules.anthropic.minimum_tokens(r.model).tokens;
+            const auto minimum = rules.provider("anthropic").minimum_tokens(r.model).tokens;
             out.breakpoints[r.id] =
-                resolve(advice.suggested, r, head, minimum, rules.anthropic.max_breakpoints.value);
+                resolve(advice.suggested, r, head, minimum,
+                        static_cast<int>(rules.provider("anthropic").integer("max_breakpoints")));
         }
         out.families.push_back(std::move(advice));
     }
@@ -176,13 +179,13 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         }
     }
     const std::size_t stable_end = first_dynamic ? *first_dynamic : request.segments.size();
-    const auto minimum = rules.anthropic.minimum_tokens(request.model).tokens;
+    const auto minimum = rules.provider("anthropic").minimum_tokens(request.model).tokens;
     Placement placement;
     placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
                        {Anchor::end_of_system, model::Ttl::five_minutes},
                        {Anchor::stable_head, model::Ttl::five_minutes}};
-    auto marks =
-        resolve(placement, request, stable_end, minimum, rules.anthropic.max_breakpoints.value);
+    auto marks = resolve(placement, request, stable_end, minimum,
+                         static_cast<int>(rules.provider("anthropic").integer("max_breakpoints")));
     marks.erase(std::remove_if(marks.begin(), marks.end(),
                                [&](const auto& b) { return b.segment >= stable_end; }),
                 marks.end());

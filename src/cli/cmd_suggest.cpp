@@ -117,7 +117,8 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
                 if (marks.empty()) {
                     fmt::print(
                         "  no breakpoint: no stable boundary reaches the {} minimum of {} tokens\n",
-                        r.model, group_digits(rules->anthropic.minimum_tokens(r.model).tokens));
+                        r.model,
+                        group_digits(rules->provider("anthropic").minimum_tokens(r.model).tokens));
                 }
                 for (const auto& b : marks) {
                     fmt::print("  breakpoint at {} ({}), prefix ≈{} tokens\n",

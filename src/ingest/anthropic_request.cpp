@@ -15,16 +15,6 @@ using model::SegmentPath;
 
 namespace {
 
-std::string_view
-get_string(od::value& v)
-{
-    const auto t = type_of(v);
-    if (t != od::json_type::string) {
-        wrong_type("a string", t);
-    }
-    return get(v.get_string(), "a string");
-}
-
 SegmentKind
 kind_of_block(std::string_view type)
 {
@@ -80,99 +70,13 @@ parse_role(std::string_view role)
 
 AnthropicRequestParser::AnthropicRequestParser(const ruleset::Rules& rules,
                                                const model::TokenEstimator& estimator)
-    : m_rules(&rules), m_estimator(&estimator), m_renderer(estimator)
+    : BodyParser(rules, estimator, model::ApiFormat::anthropic)
 {}
-
-void
-AnthropicRequestParser::begin(model::Request& request)
-{
-    m_request = &request;
-    m_tools.clear();
-    m_system.clear();
-    m_messages.clear();
-    m_has_model = m_has_messages = false;
-    m_images = m_web_search = m_citations = false;
-    m_has_tool_choice = m_has_thinking = m_has_speed = m_has_effort = false;
-    m_tool_choice.clear();
-    m_thinking.clear();
-    m_speed.clear();
-    m_effort.clear();
-}
-
-const AnthropicRequestParser::Rendered&
-AnthropicRequestParser::render(od::value block)
-{
-    if (type_of(block) != od::json_type::object) {
-        wrong_type("an object", type_of(block));
-    }
-    od::object object = get(block.get_object(), "an object");
-    const Hash128 key = hash_bytes(get(object.raw_json(), "an object"));
-    if (const auto it = m_memo.find(key); it != m_memo.end()) {
-        return it->second;
-    }
-    if (m_memo.size() >= k_memo_entries) {
-        m_memo.clear(); // bounded memory; agent logs refill it at once
-    }
-    (void)get(object.reset(), "an object");
-    Rendered r;
-    const std::string_view rendered = m_renderer.render_object(object, r.stats);
-    r.content = hash_bytes(rendered);
-    r.bytes = static_cast<std::uint32_t>(rendered.size());
-    if (m_store != nullptr) {
-        m_store->put(r.content, rendered);
-    }
-    return m_memo.emplace(key, std::move(r)).first->second;
-}
-
-const AnthropicRequestParser::Rendered&
-AnthropicRequestParser::remember(std::string_view rendered, const RenderStats& stats)
-{
-    m_scratch.stats = stats;
-    m_scratch.content = hash_bytes(rendered);
-    m_scratch.bytes = static_cast<std::uint32_t>(rendered.size());
-    if (m_store != nullptr) {
-        m_store->put(m_scratch.content, rendered);
-    }
-    return m_scratch;
-}
-
-Segment
-AnthropicRequestParser::make_segment(const Rendered& rendered, SegmentPath path, Role role,
-                                     bool message_start)
-{
-    const RenderStats& stats = rendered.stats;
-    Segment s;
-    s.path = path;
-    s.role = role;
-    s.message_start = message_start;
-    s.content = rendered.content;
-    s.bytes = rendered.bytes;
-    double estimate = stats.text_tokens + static_cast<double>(stats.images) * m_estimator->image() +
-                      m_estimator->document(stats.document_base64_bytes) +
-                      m_estimator->block_overhead();
-    if (message_start) {
-        estimate += m_estimator->message_overhead();
-    }
-    if (path.level == model::Level::tools) {
-        s.kind = SegmentKind::tool;
-        estimate += m_estimator->tool_overhead();
-    } else {
-        s.kind = kind_of_block(stats.type);
-    }
-    s.estimate = static_cast<float>(estimate);
-    // "Thinking blocks cannot be cached directly with cache_control" and
-    // "Empty text blocks cannot be cached" (rule: where cache_control may go).
-    s.cache_control_allowed = s.kind != SegmentKind::thinking &&
-                              s.kind != SegmentKind::redacted_thinking &&
-                              !(s.kind == SegmentKind::text && stats.text_empty);
-    s.cache_control = stats.cache_control ? stats.cache_control : stats.nested_cache_control;
-    return s;
-}
 
 bool
 AnthropicRequestParser::member(std::string_view key, od::value value)
 {
-    model::Request& r = *m_request;
+    model::Request& r = request();
     if (key == "model") {
         r.model = std::string(within("model", [&] { return get_string(value); }));
         m_has_model = true;
@@ -253,8 +157,9 @@ AnthropicRequestParser::tools(od::value value)
             if (rendered.stats.type.rfind("web_search", 0) == 0) {
                 m_web_search = true;
             }
-            m_tools.push_back(
-                make_segment(rendered, SegmentPath{model::Level::tools, -1, i}, Role::none, false));
+            segments(model::Level::tools)
+                .push_back(make_segment(rendered, SegmentPath{model::Level::tools, -1, i},
+                                        Role::none, false, SegmentKind::tool));
         });
         ++i;
     }
@@ -269,11 +174,10 @@ AnthropicRequestParser::system(od::value value)
     }
     if (t == od::json_type::string) {
         // "A string system is one text block."
-        RenderStats stats;
-        const std::string_view text = get(value.get_string(), "a string");
-        const Rendered& rendered = remember(m_renderer.render_text_string(text, stats), stats);
+        const Rendered& rendered = render_text(get(value.get_string(), "a string"));
         SegmentPath path{model::Level::system, -1, 0, true};
-        m_system.push_back(make_segment(rendered, path, Role::none, false));
+        segments(model::Level::system)
+            .push_back(make_segment(rendered, path, Role::none, false, SegmentKind::text));
         return;
     }
     if (t != od::json_type::array) {
@@ -290,8 +194,9 @@ AnthropicRequestParser::system(od::value value)
             if (rendered.stats.type.empty()) {
                 throw FieldError("type", "missing (expected \"text\")");
             }
-            m_system.push_back(make_segment(rendered, SegmentPath{model::Level::system, -1, i},
-                                            Role::none, false));
+            segments(model::Level::system)
+                .push_back(make_segment(rendered, SegmentPath{model::Level::system, -1, i},
+                                        Role::none, false, kind_of_block(rendered.stats.type)));
         });
         ++i;
     }
@@ -303,11 +208,9 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
 {
     const auto t = type_of(content);
     if (t == od::json_type::string) {
-        RenderStats stats;
-        const std::string_view text = get(content.get_string(), "a string");
-        const Rendered& rendered = remember(m_renderer.render_text_string(text, stats), stats);
+        const Rendered& rendered = render_text(get(content.get_string(), "a string"));
         SegmentPath path{model::Level::messages, message, 0, true};
-        out.push_back(make_segment(rendered, path, role, true));
+        out.push_back(make_segment(rendered, path, role, true, SegmentKind::text));
         return;
     }
     if (t != od::json_type::array) {
@@ -333,7 +236,7 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
                 m_citations = true;
             }
             out.push_back(make_segment(rendered, SegmentPath{model::Level::messages, message, i},
-                                       role, i == 0));
+                                       role, i == 0, kind_of_block(stats.type)));
         });
         ++i;
     }
@@ -356,7 +259,8 @@ AnthropicRequestParser::messages(od::value value)
             std::optional<Role> role;
             bool has_content = false;
             // Content may precede role in key order; blocks take the role after.
-            const std::size_t first = m_messages.size();
+            auto& out = segments(model::Level::messages);
+            const std::size_t first = out.size();
             for (auto field : get(message.get_object(), "an object")) {
                 const auto key = key_of(field);
                 od::value v = get(field.value(), "a value");
@@ -364,7 +268,7 @@ AnthropicRequestParser::messages(od::value value)
                     role = within("role", [&] { return parse_role(get_string(v)); });
                 } else if (key == "content") {
                     within("content", [&] {
-                        message_content(v, role.value_or(Role::none), m, m_messages, m_images);
+                        message_content(v, role.value_or(Role::none), m, out, m_images);
                     });
                     has_content = true;
                 }
@@ -375,8 +279,8 @@ AnthropicRequestParser::messages(od::value value)
             if (!has_content) {
                 throw FieldError("content", "missing");
             }
-            for (std::size_t k = first; k < m_messages.size(); ++k) {
-                m_messages[k].role = *role;
+            for (std::size_t k = first; k < out.size(); ++k) {
+                out[k].role = *role;
             }
         });
         ++m;
@@ -384,81 +288,46 @@ AnthropicRequestParser::messages(od::value value)
 }
 
 void
-AnthropicRequestParser::finish()
+AnthropicRequestParser::reset_body()
 {
-    model::Request& r = *m_request;
-    if (!m_model_override.empty()) {
-        r.model = m_model_override;
-    } else if (!m_has_model) {
-        throw FieldError("model", "missing");
-    }
-    if (!m_has_messages) {
-        throw FieldError("messages", "missing");
-    }
-    // Render order: tools, then system, then messages (rule "Cache prefixes are
-    // created in the following order: tools, system, then messages").
-    r.segments.clear();
-    r.segments.reserve(m_tools.size() + m_system.size() + m_messages.size());
-    for (const auto level : m_rules->anthropic.render_order) {
-        auto& part = level == model::Level::tools    ? m_tools
-                     : level == model::Level::system ? m_system
-                                                     : m_messages;
-        r.segments.insert(r.segments.end(), part.begin(), part.end());
-    }
-
-    const auto add = [&](std::string name, std::string value, bool present) {
-        r.params.push_back(
-            model::Param{std::move(name), std::move(value), present, model::Level::messages});
-    };
-    r.params.clear();
-    add("model", r.model, true);
-    add("web_search", m_web_search ? "on" : "off", true);
-    add("citations", m_citations ? "on" : "off", true);
-    add("speed", m_speed, m_has_speed);
-    add("tool_choice", m_tool_choice, m_has_tool_choice);
-    add("images", m_images ? "yes" : "no", true);
-    add("thinking", m_thinking, m_has_thinking);
-    add("effort", m_effort, m_has_effort);
-    // Tokens the API adds to the prompt for tools and for extended thinking
-    // are in the reported usage but in no segment: count them on the first.
-    if (!r.segments.empty()) {
-        const auto& t = m_rules->tokens;
-        double added = 0;
-        if (!m_tools.empty()) {
-            added += t.tool_use_system_prompt.value;
-        }
-        if (m_has_thinking && m_thinking.find("\"enabled\"") != std::string::npos) {
-            added += t.thinking_system_prompt.value;
-        }
-        r.segments.front().estimate += static_cast<float>(added);
-    }
-    finalize(r, *m_rules);
+    m_has_messages = false;
+    m_images = m_web_search = m_citations = false;
+    m_has_tool_choice = m_has_thinking = m_has_speed = m_has_effort = false;
+    m_tool_choice.clear();
+    m_thinking.clear();
+    m_speed.clear();
+    m_effort.clear();
 }
 
 void
-AnthropicRequestParser::finalize(model::Request& request, const ruleset::Rules& rules)
+AnthropicRequestParser::finish_body()
 {
-    // Each parameter invalidates from the level the provider's table gives;
-    // parameters the table does not name do not enter the chain.
-    std::vector<model::Param> kept;
-    for (auto& p : request.params) {
-        if (const auto* rule = rules.anthropic.invalidation_for(p.name)) {
-            p.level = rule->level;
-            kept.push_back(std::move(p));
-        }
+    model::Request& r = request();
+    if (!m_has_messages) {
+        throw FieldError("messages", "missing");
     }
-    request.params = std::move(kept);
-
-    const double multiplier = rules.tokens.multiplier_for(request.model);
-    if (multiplier != 1.0) {
-        for (auto& s : request.segments) {
-            s.estimate = static_cast<float>(s.estimate * multiplier);
-        }
+    r.format = model::ApiFormat::anthropic;
+    // Bedrock's InvokeModel takes the same body; its model ids say so
+    // ("us.anthropic.claude-...", LiteLLM's "bedrock/...").
+    r.provider =
+        r.model.find("anthropic.") != std::string::npos || r.model.rfind("bedrock/", 0) == 0
+            ? "bedrock"
+            : "anthropic";
+    add_param("model", r.model, true);
+    add_param("web_search", m_web_search ? "on" : "off", true);
+    add_param("citations", m_citations ? "on" : "off", true);
+    add_param("speed", m_speed, m_has_speed);
+    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
+    add_param("images", m_images ? "yes" : "no", true);
+    add_param("thinking", m_thinking, m_has_thinking);
+    add_param("effort", m_effort, m_has_effort);
+    const auto& t = m_rules->tokens;
+    if (!segments(model::Level::tools).empty()) {
+        m_hidden_tokens += t.tool_use_system_prompt.value;
     }
-    model::assign_lookback_positions(request,
-                                     rules.anthropic.tool_runs_count_as_one_position.value);
-    model::assign_tokens(request);
-    model::compute_chain(request);
+    if (m_has_thinking && m_thinking.find("\"enabled\"") != std::string::npos) {
+        m_hidden_tokens += t.thinking_system_prompt.value;
+    }
 }
 
 } // namespace cachewise::ingest

@@ -1,8 +1,8 @@
 #include "ingest/claude_code.hpp"
 
-#include "ingest/anthropic_response.hpp"
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
+#include "ingest/response_parser.hpp"
 #include "util/time.hpp"
 
 #include <fmt/format.h>
@@ -145,8 +145,7 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
                     } else if (k == "model") {
                         e.model = string_member(mv, "model");
                     } else if (k == "usage") {
-                        e.usage = within("usage",
-                                         [&] { return AnthropicResponseParser::parse_usage(mv); });
+                        e.usage = within("usage", [&] { return ResponseParser::parse_usage(mv); });
                     } else if (k == "content") {
                         within("content", [&] {
                             m_parser->message_content(mv, Role::none, 0, e.segments, e.images);

@@ -30,15 +30,29 @@ constexpr auto k_needs_escape = make_escape_table();
 bool
 is_uncounted_key(std::string_view key)
 {
-    return key == "type" || key == "media_type" || key == "data" || key == "signature";
+    return key == "type" || key == "media_type" || key == "data" || key == "signature" ||
+           key == "mimeType" || key == "mime_type" || key == "bytes" || key == "detail" ||
+           key == "thoughtSignature" || key == "thought_signature" || key == "encrypted_content" ||
+           key == "format";
 }
 
-// Members whose value the API renders into the prompt as JSON text, so their
-// key order is part of the prompt.
+// Top-level members that name a block's kind in formats without "type".
 bool
-is_payload_key(std::string_view key)
+is_tag_key(std::string_view key)
 {
-    return key == "input_schema" || key == "input";
+    return key == "text" || key == "functionCall" || key == "function_call" ||
+           key == "functionResponse" || key == "function_response" || key == "inlineData" ||
+           key == "inline_data" || key == "fileData" || key == "file_data" || key == "toolUse" ||
+           key == "toolResult" || key == "image" || key == "document" ||
+           key == "reasoningContent" || key == "executableCode" || key == "codeExecutionResult" ||
+           key == "video";
+}
+
+// Inline media that is estimated per image rather than by its bytes.
+bool
+is_inline_media_key(std::string_view key)
+{
+    return key == "inlineData" || key == "inline_data" || key == "fileData" || key == "file_data";
 }
 
 std::string_view
@@ -94,6 +108,60 @@ is_json_number(std::string_view s)
 }
 
 } // namespace
+
+// Members whose value the API renders into the prompt as JSON text, so their
+// key order is part of the prompt.
+bool
+JsonRenderer::is_payload_key(std::string_view key) const
+{
+    switch (m_format) {
+    case model::ApiFormat::anthropic:
+        return key == "input_schema" || key == "input";
+    case model::ApiFormat::openai_chat:
+    case model::ApiFormat::openai_responses:
+        return key == "parameters" || key == "schema";
+    case model::ApiFormat::gemini:
+        return key == "parameters" || key == "parametersJsonSchema" ||
+               key == "parameters_json_schema" || key == "args" || key == "response";
+    case model::ApiFormat::bedrock_converse:
+        return key == "json" || key == "input";
+    }
+    return false;
+}
+
+bool
+JsonRenderer::is_marker_key(std::string_view key) const
+{
+    return key == "cache_control" ||
+           (key == "prompt_cache_breakpoint" && (m_format == model::ApiFormat::openai_chat ||
+                                                 m_format == model::ApiFormat::openai_responses));
+}
+
+model::CacheControl
+parse_breakpoint_marker(od::value v)
+{
+    const auto type = get(v.type(), "a value");
+    if (type != od::json_type::object) {
+        throw FieldError("", fmt::format("expected a breakpoint object such as {{\"mode\": "
+                                         "\"explicit\"}}, found {}",
+                                         describe(type)));
+    }
+    model::CacheControl cc;
+    for (auto field : get(v.get_object(), "an object")) {
+        const std::string_view key = get(field.unescaped_key(), "a key");
+        od::value member = get(field.value(), "a value");
+        if (key == "ttl" && get(member.type(), "a value") == od::json_type::string) {
+            const auto ttl = get(member.get_string(), "a string");
+            if (ttl == "1h") {
+                cc.ttl = model::Ttl::one_hour;
+            } else if (ttl != "5m" && ttl != "30m") {
+                throw FieldError(
+                    "ttl", fmt::format("expected \"5m\", \"1h\" or \"30m\", found \"{}\"", ttl));
+            }
+        }
+    }
+    return cc;
+}
 
 std::optional<model::CacheControl>
 parse_cache_control(od::value v)
@@ -188,6 +256,7 @@ append_json_string(std::string& out, std::string_view text)
 
 struct JsonRenderer::ObjectState {
     std::string_view type;
+    std::string_view mime;
     std::string_view data;
     bool has_data = false;
     bool enabled_true = false;
@@ -227,12 +296,15 @@ JsonRenderer::value(od::value v, bool payload, int depth, std::string_view via_k
         } else {
             append_json_string(m_out, s);
         }
-        if (!payload && !is_uncounted_key(via_key)) {
+        const bool data_url = via_key == "url" && s.rfind("data:", 0) == 0;
+        if (!payload && !is_uncounted_key(via_key) && !data_url) {
             stats.text_tokens += m_estimator->text(s);
         }
         if (parent != nullptr) {
             if (via_key == "type") {
                 parent->type = s;
+            } else if (via_key == "mimeType" || via_key == "mime_type") {
+                parent->mime = s;
             } else if (via_key == "data") {
                 parent->data = s;
                 parent->has_data = true;
@@ -257,6 +329,9 @@ JsonRenderer::value(od::value v, bool payload, int depth, std::string_view via_k
         m_out += b ? "true" : "false";
         if (b && via_key == "enabled" && parent != nullptr) {
             parent->enabled_true = true;
+        }
+        if (b && via_key == "thought" && depth == 1) {
+            stats.thought = true;
         }
         return;
     }
@@ -289,10 +364,19 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
     for (auto field : o) {
         const std::string_view key = get(field.unescaped_key(), "an object key");
         od::value member = get(field.value(), "a value");
-        if (!payload && key == "cache_control") {
-            auto cc = within("cache_control", [&] { return parse_cache_control(member); });
+        if (!payload && is_marker_key(key)) {
+            auto cc = within(key, [&] {
+                return key == "cache_control" ? parse_cache_control(member)
+                                              : std::optional(parse_breakpoint_marker(member));
+            });
             (depth == 0 ? stats.cache_control : stats.nested_cache_control) = cc;
             continue;
+        }
+        if (depth == 0 && std::find(m_skip.begin(), m_skip.end(), key) != m_skip.end()) {
+            continue;
+        }
+        if (depth == 0 && stats.tag.empty() && is_tag_key(key)) {
+            stats.tag = std::string(key);
         }
         if (!first) {
             m_out.push_back(',');
@@ -333,15 +417,17 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
 
     // Attribute base64 data now that this object's type is known.
     if (state.has_data) {
-        if (state.type == "base64") {
+        if (state.type == "base64" || is_inline_media_key(via_key)) {
             state.base64_bytes += state.data.size();
         } else if (!payload) {
             stats.text_tokens += m_estimator->text(state.data); // a plain-text source
         }
     }
-    if (state.type == "image") {
+    const bool inline_image = is_inline_media_key(via_key) && state.mime.rfind("image/", 0) == 0;
+    if (state.type == "image" || state.type == "image_url" || state.type == "input_image" ||
+        inline_image || (via_key == "image" && m_format == model::ApiFormat::bedrock_converse)) {
         ++stats.images; // images are estimated per image, not by their bytes
-    } else if (state.type == "document") {
+    } else if (state.type == "document" || is_inline_media_key(via_key)) {
         stats.document_base64_bytes += state.base64_bytes;
     } else if (parent != nullptr) {
         parent->base64_bytes += state.base64_bytes;
@@ -374,8 +460,10 @@ JsonRenderer::array(od::array a, bool payload, int depth, RenderStats& stats, Ob
 }
 
 std::string_view
-JsonRenderer::render_object(od::object o, RenderStats& stats)
+JsonRenderer::render_object(od::object o, RenderStats& stats,
+                            std::initializer_list<std::string_view> skip)
 {
+    m_skip = skip;
     m_out.clear();
     stats = RenderStats{};
     object(o, false, 0, "", stats, nullptr);
@@ -387,6 +475,7 @@ JsonRenderer::render_param(od::value v)
 {
     m_out.clear();
     RenderStats ignored;
+    m_skip = {};
     value(v, false, 0, "", ignored, nullptr);
     return m_out;
 }

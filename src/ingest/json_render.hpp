@@ -1,10 +1,12 @@
 #pragma once
 
+#include "model/request.hpp"
 #include "model/segment.hpp"
 #include "model/tokens.hpp"
 
 #include <simdjson.h>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,10 @@ struct RenderStats {
     std::optional<model::CacheControl> cache_control;        // top-level cache_control
     std::optional<model::CacheControl> nested_cache_control; // inside (tool_result content)
     std::string type;                                        // top-level "type"
+    // The first top-level member that names a block's kind where blocks have
+    // no "type" (Gemini parts: "functionCall"; Bedrock blocks: "toolUse").
+    std::string tag;
+    bool thought = false; // Gemini: "thought": true
 };
 
 // Renders JSON the way a provider sees it, for identity hashing. Whitespace
@@ -35,14 +41,25 @@ struct RenderStats {
 // are rendered into the prompt as JSON text (tool input_schema, tool_use
 // input) keep their key order, because there it does. `cache_control` is left
 // out: moving a breakpoint does not change the prefix.
+//
+// The API format decides which members are payloads (OpenAI `parameters`,
+// Gemini `args`, Bedrock `json`, ...) and which mark a breakpoint (Anthropic
+// `cache_control`, also passed through by OpenAI-format gateways; OpenAI
+// `prompt_cache_breakpoint`).
 class JsonRenderer {
 public:
     static constexpr int k_max_depth = 64;
 
-    explicit JsonRenderer(const model::TokenEstimator& estimator) : m_estimator(&estimator) {}
+    explicit JsonRenderer(const model::TokenEstimator& estimator,
+                          model::ApiFormat format = model::ApiFormat::anthropic)
+        : m_estimator(&estimator), m_format(format)
+    {}
 
-    // Renders one block, tool or system entry; the view is valid until the next call.
-    std::string_view render_object(od::object object, RenderStats& stats);
+    // Renders one block, tool or system entry; the view is valid until the next
+    // call. Top-level members named in `skip` are left out (streaming indexes,
+    // server-side item ids: they never reach the prompt).
+    std::string_view render_object(od::object object, RenderStats& stats,
+                                   std::initializer_list<std::string_view> skip = {});
 
     // Canonical rendering of a parameter value (tool_choice, thinking, ...).
     std::string render_param(od::value value);
@@ -67,7 +84,12 @@ private:
     // Returns the unescaped string (valid for the document's lifetime).
     std::string_view string(od::value v);
 
+    [[nodiscard]] bool is_payload_key(std::string_view key) const;
+    [[nodiscard]] bool is_marker_key(std::string_view key) const;
+
     const model::TokenEstimator* m_estimator;
+    model::ApiFormat m_format;
+    std::initializer_list<std::string_view> m_skip;
     std::string m_out;
     std::string m_scratch;
     std::vector<std::vector<Field>> m_fields; // one list per depth, reused
@@ -75,6 +97,10 @@ private:
 
 // Parses {"type": "ephemeral", "ttl": "5m"|"1h"}; null gives none. Throws FieldError.
 std::optional<model::CacheControl> parse_cache_control(od::value value);
+
+// Parses an OpenAI {"mode": "explicit"} breakpoint or a Bedrock
+// {"type": "default", "ttl": "5m"|"1h"} cache point. Throws FieldError.
+model::CacheControl parse_breakpoint_marker(od::value value);
 
 // Writes `text` as a JSON string with canonical escapes.
 void append_json_string(std::string& out, std::string_view text);

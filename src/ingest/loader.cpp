@@ -1,10 +1,17 @@
 #include "ingest/loader.hpp"
 
 #include "ingest/anthropic_request.hpp"
-#include "ingest/anthropic_response.hpp"
+#include "ingest/api_format.hpp"
+#include "ingest/bedrock_request.hpp"
 #include "ingest/claude_code.hpp"
 #include "ingest/field_error.hpp"
+#include "ingest/gemini_request.hpp"
 #include "ingest/ondemand.hpp"
+#include "ingest/openai_chat_request.hpp"
+#include "ingest/openai_responses_request.hpp"
+#include "ingest/otel_spans.hpp"
+#include "ingest/response_parser.hpp"
+#include "ingest/trajectory.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
 #include "util/line_reader.hpp"
@@ -103,7 +110,13 @@ struct Loader::Impl {
     LoadOptions options;
     model::TokenEstimator estimator;
     AnthropicRequestParser request_parser;
-    AnthropicResponseParser response_parser;
+    OpenAIChatParser chat_parser;
+    OpenAIResponsesParser responses_parser;
+    GeminiRequestParser gemini_parser;
+    BedrockConverseParser bedrock_parser;
+    TrajectoryReader trajectory_reader;
+    OtelSpanReader span_reader;
+    ResponseParser response_parser;
     od::parser parser;
     std::unordered_set<std::string> seen_request_ids;
     LoadSummary summary;
@@ -111,10 +124,34 @@ struct Loader::Impl {
     const ErrorCallback* on_error = nullptr;
 
     Impl(const ruleset::Rules& r, LoadOptions o)
-        : rules(r), options(o), estimator(r.tokens), request_parser(r, estimator)
+        : rules(r), options(o), estimator(r.tokens), request_parser(r, estimator),
+          chat_parser(r, estimator), responses_parser(r, estimator), gemini_parser(r, estimator),
+          bedrock_parser(r, estimator), trajectory_reader(chat_parser), span_reader(chat_parser)
     {
-        request_parser.set_text_store(options.text_store);
-        request_parser.set_model_override(options.model_override);
+        for (BodyParser* p :
+             std::initializer_list<BodyParser*>{&request_parser, &chat_parser, &responses_parser,
+                                                &gemini_parser, &bedrock_parser}) {
+            p->set_text_store(options.text_store);
+            p->set_model_override(options.model_override);
+        }
+    }
+
+    BodyParser&
+    parser_for(model::ApiFormat format)
+    {
+        switch (format) {
+        case model::ApiFormat::anthropic:
+            return request_parser;
+        case model::ApiFormat::openai_chat:
+            return chat_parser;
+        case model::ApiFormat::openai_responses:
+            return responses_parser;
+        case model::ApiFormat::gemini:
+            return gemini_parser;
+        case model::ApiFormat::bedrock_converse:
+            return bedrock_parser;
+        }
+        return request_parser;
     }
 
     void
@@ -189,19 +226,114 @@ struct Loader::Impl {
             "", fmt::format("expected an RFC 3339 string or epoch seconds, found {}", describe(t)));
     }
 
-    // One exchange record or bare request body, as an object.
+    // Members of an exchange record that are not part of the request body.
+    static bool
+    is_record_key(std::string_view key)
+    {
+        return key == "response" || key == "id" || key == "session" || key == "workspace" ||
+               key == "started_at" || key == "first_token_at" || key == "ended_at" ||
+               key == "provider" || key == "timestamp" || key == "latency_sec" || key == "kwargs" ||
+               key == "cost" || key == "context_window" || key == "raw_messages" ||
+               key == "raw_response";
+    }
+
+    static std::string
+    string_member(od::value v, const char* name)
+    {
+        return within(name, [&] {
+            std::string_view s;
+            if (v.get_string().get(s)) {
+                throw FieldError("", "expected a string");
+            }
+            return std::string(s);
+        });
+    }
+
+    static double
+    number_member(od::value v, const char* name)
+    {
+        return within(name, [&] {
+            double d = 0;
+            if (v.get_double().get(d)) {
+                throw FieldError("", "expected a number");
+            }
+            return d;
+        });
+    }
+
+    // One exchange record, bare request body, per-call gateway log (LiteLLM,
+    // OpenHands), trajectory document or OpenTelemetry export, as an object.
     void
     record(od::object object, const std::string& file, std::uint64_t line)
     {
+        // First look: which API the body is written for, and special shapes.
+        ApiFormatDetector detector;
+        bool otlp = false;
+        bool trajectory = false;
+        bool span = false;
+        for (auto field : object) {
+            std::string_view key;
+            od::value v;
+            if (field.unescaped_key().get(key) || field.value().get(v)) {
+                break; // the main pass reports it
+            }
+            if (key == "request") {
+                od::object body;
+                if (v.get_object().get(body) == simdjson::SUCCESS) {
+                    for (auto member : body) {
+                        std::string_view k;
+                        od::value mv;
+                        if (member.unescaped_key().get(k) || member.value().get(mv)) {
+                            break;
+                        }
+                        const std::string owned(k);
+                        detector.member(owned, mv);
+                    }
+                }
+            } else if (key == "resourceSpans") {
+                otlp = true;
+            } else if (key == "trajectory_format") {
+                trajectory = true;
+            } else if (key == "attributes" || key == "traceId" || key == "spanId") {
+                span = true;
+            } else if (!is_record_key(key)) {
+                const std::string owned(key);
+                detector.member(owned, v);
+            }
+        }
+        if (const auto e = object.reset().error(); e) {
+            throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+        }
+        const auto deliver_one = [&](model::Request&& r) { deliver(std::move(r)); };
+        if (otlp || span) {
+            const auto skip = [&] { ++summary.skipped; };
+            if (otlp) {
+                span_reader.read_export(
+                    object, file, line, deliver_one, skip,
+                    [&](const FieldError& e) { error(file, line, e.field(), e.reason()); });
+            } else {
+                span_reader.read_span(object, file, line, deliver_one, skip);
+            }
+            return;
+        }
+        if (trajectory) {
+            trajectory_reader.read(object, file, deliver_one);
+            return;
+        }
+
+        BodyParser& parser = parser_for(detector.decide());
         model::Request request;
         request.file = file;
         request.line = line;
-        request_parser.begin(request);
+        parser.begin(request);
         bool wrapped = false;
         bool bare = false;
         std::optional<ResponseInfo> response;
         std::string id;
         std::string session;
+        std::string provider;
+        std::optional<double> timestamp;
+        std::optional<double> latency;
         for (auto field : object) {
             std::string_view key;
             if (const auto e = field.unescaped_key().get(key); e) {
@@ -215,7 +347,7 @@ struct Loader::Impl {
                 within("request", [&] {
                     od::object body;
                     if (v.get_object().get(body) != simdjson::SUCCESS) {
-                        throw FieldError("", "expected a Messages API request object");
+                        throw FieldError("", "expected a request body object");
                     }
                     for (auto member : body) {
                         std::string_view k;
@@ -224,7 +356,7 @@ struct Loader::Impl {
                             throw FieldError("", "invalid member");
                         }
                         const std::string owned(k); // the key view does not outlive the member
-                        request_parser.member(owned, mv);
+                        parser.member(owned, mv);
                     }
                 });
                 wrapped = true;
@@ -247,30 +379,47 @@ struct Loader::Impl {
                     id.pop_back();
                 }
             } else if (key == "session") {
-                session = within("session", [&] {
-                    std::string_view s;
-                    if (v.get_string().get(s)) {
-                        throw FieldError("", "expected a string");
-                    }
-                    return std::string(s);
-                });
+                session = string_member(v, "session");
             } else if (key == "workspace") {
-                request.workspace = within("workspace", [&] {
-                    std::string_view w;
-                    if (v.get_string().get(w)) {
-                        throw FieldError("", "expected a string");
-                    }
-                    return std::string(w);
-                });
+                request.workspace = string_member(v, "workspace");
+            } else if (key == "provider") {
+                provider = string_member(v, "provider");
+                if (!rules.providers.count(provider)) {
+                    throw FieldError("provider",
+                                     fmt::format("unknown provider \"{}\" (expected one of "
+                                                 "anthropic, bedrock, openai, deepseek, gemini, "
+                                                 "vllm, sglang)",
+                                                 provider));
+                }
             } else if (key == "started_at") {
                 request.started_at = within("started_at", [&] { return time_value(v); });
             } else if (key == "first_token_at") {
                 request.first_token_at = within("first_token_at", [&] { return time_value(v); });
             } else if (key == "ended_at") {
                 request.ended_at = within("ended_at", [&] { return time_value(v); });
-            } else {
+            } else if (key == "timestamp") {
+                // Per-call logs (OpenHands): when the call was logged, after it ended.
+                timestamp = number_member(v, "timestamp");
+            } else if (key == "latency_sec") {
+                latency = number_member(v, "latency_sec");
+            } else if (key == "kwargs") {
+                // The call's keyword arguments (OpenHands, LiteLLM): settings
+                // such as tool_choice; tools and messages are logged beside.
+                within("kwargs", [&] {
+                    od::object kwargs;
+                    if (v.get_object().get(kwargs) != simdjson::SUCCESS) {
+                        return;
+                    }
+                    for (auto member : kwargs) {
+                        const std::string k(key_of(member));
+                        if (k != "tools" && k != "messages" && k != "functions" && k != "model") {
+                            parser.member(k, value_of(member));
+                        }
+                    }
+                });
+            } else if (!is_record_key(key)) {
                 const std::string owned(key);
-                if (request_parser.member(owned, v)) {
+                if (parser.member(owned, v)) {
                     bare = true;
                 }
             }
@@ -283,24 +432,71 @@ struct Loader::Impl {
         if (!wrapped && !bare) {
             throw FieldError("request",
                              "missing (expected {\"request\": {...}, \"response\": {...}} "
-                             "or a Messages API request body)");
+                             "or a request body of a known API)");
         }
         request.id = id.empty() ? fmt::format("{}:{}", file, line) : id;
         if (!session.empty()) {
             request.stream = session;
         }
+        if (timestamp && !request.started_at) {
+            const double start = *timestamp - latency.value_or(0);
+            if (auto t = from_epoch_seconds(start)) {
+                request.started_at = *t;
+            }
+            if (auto t = from_epoch_seconds(*timestamp); t && latency) {
+                request.ended_at = *t;
+            }
+        }
+        std::string fallback_model;
         if (response) {
             if (!response->error.empty()) {
                 request.notes.push_back(
                     fmt::format("the response was an error: {}", response->error));
             }
             request.usage = response->usage;
+            request.route = response->route;
+            fallback_model = response->model;
             if (response->usage && response->usage->summed_from_iterations) {
                 request.notes.push_back(
                     "usage summed from usage.iterations[] (a compaction response)");
             }
+            if (!request.started_at && response->created) {
+                if (auto t = from_epoch_seconds(*response->created)) {
+                    request.started_at = *t; // the response's creation time, about the start
+                }
+            }
+            // DeepSeek's usage names it even behind a gateway with another model name.
+            if (provider.empty() && response->usage && response->usage->dialect == "deepseek") {
+                provider = "deepseek";
+            }
         }
-        request_parser.finish();
+        if (!provider.empty()) {
+            parser.set_provider_override(provider);
+        }
+        parser.finish(fallback_model);
+        if (response) {
+            if (!response->model.empty() && ruleset::normalize_model_id(response->model) !=
+                                                ruleset::normalize_model_id(request.model)) {
+                request.served_model = response->model;
+            }
+            if (request.cache_create) {
+                request.cache_create->name = response->cache_name;
+                if (!request.cache_create->expire_time && !response->cache_expire.empty()) {
+                    if (auto t = parse_rfc3339(response->cache_expire)) {
+                        request.cache_create->expire_time = *t;
+                    }
+                }
+            }
+            if (!response->message_json.empty()) {
+                try {
+                    parser.continuation(response->message_json);
+                } catch (const FieldError& e) {
+                    request.notes.push_back(
+                        fmt::format("the response message could not be read back ({}: {})",
+                                    e.field(), e.reason()));
+                }
+            }
+        }
         deliver(std::move(request));
     }
 

@@ -34,49 +34,73 @@ level_params_hash(const Request& request, Level level)
 } // namespace
 
 Hash128
-chain_root(const Request& request)
+chain_root(const Request& request, Level first_level)
 {
     HashBuilder b;
     b.add(k_chain_version).add(std::string_view("\0", 1));
     b.add(request.provider).add(std::string_view("\0", 1));
     b.add(request.model).add(std::string_view("\0", 1));
-    // Parameters that invalidate from the tools level on (other than the model,
-    // which is already here) belong to the root as well.
-    const Hash128 tools = level_params_hash(request, Level::tools);
-    return b.add(tools).digest();
+    // Parameters that invalidate from the first level on (other than the
+    // model, which is already here) belong to the root as well.
+    const Hash128 first = level_params_hash(request, first_level);
+    return b.add(first).digest();
+}
+
+namespace {
+
+// Parent, the parameter hashes of the levels the segment enters, a header and
+// the content: one buffer, one XXH3 call per link.
+Hash128
+link(const Hash128& parent, const Hash128* entered, std::size_t n_entered, const Segment& s)
+{
+    unsigned char buffer[16 * 4 + 8];
+    std::size_t n = 0;
+    const auto put = [&](const Hash128& h) {
+        std::memcpy(buffer + n, &h.low, 8);
+        std::memcpy(buffer + n + 8, &h.high, 8);
+        n += 16;
+    };
+    put(parent);
+    for (std::size_t i = 0; i < n_entered; ++i) {
+        put(entered[i]);
+    }
+    buffer[n++] = static_cast<unsigned char>(s.path.level);
+    buffer[n++] = static_cast<unsigned char>(s.role);
+    buffer[n++] = s.message_start ? 1 : 0;
+    put(s.content);
+    const XXH128_hash_t h = XXH3_128bits(buffer, n);
+    return Hash128{h.low64, h.high64};
+}
+
+} // namespace
+
+Hash128
+chain_link(const Hash128& parent, const Segment& segment)
+{
+    return link(parent, nullptr, 0, segment);
 }
 
 void
-compute_chain(Request& request)
+compute_chain(Request& request, const std::vector<Level>& order)
 {
-    Hash128 parent = chain_root(request);
-    std::array<Hash128, 3> level_hash{};
-    for (auto level : {Level::system, Level::messages}) {
-        level_hash[static_cast<std::size_t>(level)] = level_params_hash(request, level);
+    // Position of each level in the render order.
+    std::array<int, 3> rank{0, 1, 2};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        rank[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
     }
-    int previous_level = static_cast<int>(Level::tools);
+    Hash128 parent = chain_root(request, order.empty() ? Level::tools : order.front());
+    std::array<Hash128, 3> level_hash{}; // by rank
+    for (std::size_t i = 1; i < order.size(); ++i) {
+        level_hash[i] = level_params_hash(request, order[i]);
+    }
+    int previous = 0;
     for (auto& s : request.segments) {
-        // Parent, up to two level hashes, a header and the content: one buffer,
-        // one XXH3 call per link.
-        unsigned char buffer[16 * 4 + 8];
-        std::size_t n = 0;
-        const auto put = [&](const Hash128& h) {
-            std::memcpy(buffer + n, &h.low, 8);
-            std::memcpy(buffer + n + 8, &h.high, 8);
-            n += 16;
-        };
-        put(parent);
-        const int level = static_cast<int>(s.path.level);
-        for (int l = previous_level + 1; l <= level; ++l) {
-            put(level_hash[static_cast<std::size_t>(l)]);
-        }
-        previous_level = std::max(previous_level, level);
-        buffer[n++] = static_cast<unsigned char>(level);
-        buffer[n++] = static_cast<unsigned char>(s.role);
-        buffer[n++] = s.message_start ? 1 : 0;
-        put(s.content);
-        const XXH128_hash_t h = XXH3_128bits(buffer, n);
-        parent = Hash128{h.low64, h.high64};
+        const int rank_of = rank[static_cast<std::size_t>(s.path.level)];
+        const std::size_t first = static_cast<std::size_t>(previous) + 1;
+        const std::size_t entered =
+            rank_of > previous ? static_cast<std::size_t>(rank_of - previous) : 0;
+        parent = link(parent, level_hash.data() + first, entered, s);
+        previous = std::max(previous, rank_of);
         s.chain = parent;
     }
 }

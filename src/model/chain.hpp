@@ -13,10 +13,17 @@ namespace cachewise::model {
 // agree up to k. Parameters enter at the level they invalidate (the
 // provider's invalidation table): a changed tool_choice changes the chain
 // from the first message on and leaves tools and system intact.
-Hash128 chain_root(const Request& request);
+// `order` is the provider's render order; the parameters of its first level
+// belong to the root.
+Hash128 chain_root(const Request& request, Level first_level = Level::tools);
 
-// Fills Segment::chain for every segment.
-void compute_chain(Request& request);
+// Fills Segment::chain for every segment; segments are in `order`.
+void compute_chain(Request& request, const std::vector<Level>& order = {Level::tools, Level::system,
+                                                                        Level::messages});
+
+// One link: the chain of `parent` extended by `segment`, which continues its
+// level (a response message appended to the conversation).
+Hash128 chain_link(const Hash128& parent, const Segment& segment);
 
 // Assigns 1-based lookback positions. With `tool_runs_as_one`, a run of
 // consecutive tool_use blocks shares one position, and so does a run of

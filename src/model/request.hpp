@@ -20,6 +20,32 @@ struct Param {
     Level level = Level::messages;
 };
 
+// The API a request body was written for; it decides how the body is read
+// and, for rewriting, how a breakpoint is spelt.
+enum class ApiFormat : std::uint8_t {
+    anthropic,        // Messages API (also Claude Code transcripts)
+    openai_chat,      // Chat Completions (OpenAI, DeepSeek, gateways)
+    openai_responses, // Responses API
+    gemini,           // generateContent
+    bedrock_converse, // Bedrock Converse
+};
+std::string_view to_string(ApiFormat format);
+
+// The identity of the prompt extended by the response's message as the next
+// turn would send it back (DeepSeek persists a cache unit there, engines keep
+// the generated tokens).
+struct Continuation {
+    Hash128 chain;
+    std::int64_t tokens = 0; // prompt + response message
+};
+
+// A Gemini cachedContents.create call: an explicit cache with its lifetime.
+struct CacheCreate {
+    std::string name; // "cachedContents/abc", from the response
+    std::optional<double> ttl_seconds;
+    std::optional<Timestamp> expire_time;
+};
+
 struct Request {
     std::string id;        // the record's own id, or <file>:<line>
     std::string stream;    // explicit session or sub-stream; empty when the log gives none
@@ -27,8 +53,10 @@ struct Request {
     std::string file;
     std::uint64_t line = 0;
 
-    std::string provider = "anthropic";
+    std::string provider = "anthropic"; // a name of rules/providers/
+    ApiFormat format = ApiFormat::anthropic;
     std::string model;
+    std::string served_model; // the model the response names, when it differs
     std::optional<Timestamp> started_at;
     std::optional<Timestamp> first_token_at;
     std::optional<Timestamp> ended_at;
@@ -37,6 +65,15 @@ struct Request {
     std::optional<CacheControl> auto_cache_control; // top-level `cache_control`
     std::vector<Segment> segments;                  // in render order
     std::optional<Usage> usage;
+    std::optional<Continuation> continuation;
+
+    // Cache routing and retention settings other providers take.
+    std::string cache_key;      // OpenAI prompt_cache_key
+    std::string retention;      // OpenAI prompt_cache_retention or prompt_cache_options.ttl
+    bool explicit_mode = false; // OpenAI prompt_cache_options.mode "explicit"
+    std::string route;          // the upstream a gateway chose (OpenRouter "provider")
+    std::string cached_content; // Gemini: the explicit cache a request reads
+    std::optional<CacheCreate> cache_create; // Gemini: this record created one
 
     bool prompt_logged = true;      // false: only a response was logged
     bool breakpoints_logged = true; // false: the log drops cache_control (Claude Code)
@@ -46,6 +83,12 @@ struct Request {
     prompt_tokens() const
     {
         return segments.empty() ? 0 : segments.back().cumulative_tokens;
+    }
+    // The model that was billed: the served one when the response names it.
+    [[nodiscard]] const std::string&
+    billed_model() const
+    {
+        return served_model.empty() ? model : served_model;
     }
     [[nodiscard]] const Param*
     param(std::string_view name) const

@@ -51,13 +51,37 @@ enum class TokenSource : std::uint8_t {
 };
 std::string_view to_string(TokenSource source);
 
+// The member names of a path in the request body, when they are not
+// Anthropic's (tools / system / messages[m].content).
+enum class PathRoot : std::uint8_t {
+    by_level,           // Anthropic: the level's own member
+    tools,              // tools[i] or tools[t].functionDeclarations[i]
+    messages,           // OpenAI chat and Bedrock: messages[m]
+    instructions,       // Responses: instructions
+    input,              // Responses: input or input[m]
+    contents,           // Gemini: contents[m]
+    system_instruction, // Gemini: systemInstruction
+    tool_config,        // Bedrock: toolConfig.tools[i]
+    system,             // Bedrock: system[i]
+};
+enum class PathPart : std::uint8_t {
+    content,               // .content / .content[i]
+    tool_calls,            // OpenAI chat: .tool_calls[i]
+    parts,                 // Gemini: .parts[i]
+    function_declarations, // Gemini tools: .functionDeclarations[i]
+    none,                  // the element itself: input[m], tools[i]
+};
+
 // Where a segment sits in the request body: tools[2], system[1],
-// messages[4].content[0]. Kept as numbers; rendered on output.
+// messages[4].content[0], contents[3].parts[1]. Kept as numbers; rendered
+// on output.
 struct SegmentPath {
     Level level = Level::messages;
-    std::int32_t message = -1;  // messages only
+    std::int32_t message = -1;  // the message (or tool entry) holding the block, -1 when none
     std::int32_t index = 0;     // tool, system block or content block index
     bool whole_content = false; // a string `content` (rendered as one text block)
+    PathRoot root = PathRoot::by_level;
+    PathPart part = PathPart::content;
 
     [[nodiscard]] std::string str() const;
     friend bool operator==(const SegmentPath&, const SegmentPath&) = default;

@@ -12,6 +12,8 @@ to_string(Usage::Origin origin)
         return "sse";
     case Usage::Origin::transcript:
         return "transcript";
+    case Usage::Origin::span:
+        return "span";
     }
     return "?";
 }

@@ -1,30 +1,63 @@
 #pragma once
 
+#include "ruleset/rules.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace cachewise::model {
 
-// Token usage as a provider reported it. Anthropic counts cache tokens outside
-// input_tokens: the prompt's total is read + write + fresh ("total input =
-// cache_read_input_tokens + cache_creation_input_tokens + input_tokens").
+using ruleset::UsageSchema;
+
+// Token usage as a provider reported it, field by field; account/usage_split
+// turns it into read / write / fresh / output.
+//
+// Two schemas: Anthropic and Bedrock count cache tokens outside input_tokens
+// (total = read + write + input_tokens); OpenAI, DeepSeek, Gemini and OTel
+// count them inside the prompt total (read + write + fresh = prompt_tokens).
+// Gateways (LiteLLM) may report both; the schema says which total is the
+// prompt's, so that nothing is counted twice.
 struct Usage {
+    UsageSchema schema = UsageSchema::exclusive;
+    std::string_view dialect = "anthropic"; // whose field names: for messages
+
+    // Exclusive schema (Anthropic names; Bedrock's camelCase maps here).
     std::optional<std::int64_t> input_tokens;   // fresh: after the last breakpoint
     std::optional<std::int64_t> cache_read;     // cache_read_input_tokens
     std::optional<std::int64_t> cache_write;    // cache_creation_input_tokens
     std::optional<std::int64_t> cache_write_5m; // cache_creation.ephemeral_5m_input_tokens
     std::optional<std::int64_t> cache_write_1h; // cache_creation.ephemeral_1h_input_tokens
-    std::optional<std::int64_t> output_tokens;
+    std::optional<std::int64_t> output_tokens;  // output_tokens / completion_tokens / ...
+
+    // Inclusive schema.
+    std::optional<std::int64_t>
+        prompt_tokens; // prompt_tokens, promptTokenCount, Responses input_tokens
+    std::optional<std::int64_t>
+        cached_tokens; // *_tokens_details.cached_tokens, cachedContentTokenCount
+    std::optional<std::int64_t>
+        cache_write_tokens;                  // *_tokens_details.cache_write_tokens (GPT-5.6+)
+    std::optional<std::int64_t> hit_tokens;  // DeepSeek prompt_cache_hit_tokens
+    std::optional<std::int64_t> miss_tokens; // DeepSeek prompt_cache_miss_tokens
+
     bool summed_from_iterations = false; // compaction: top level zero, usage.iterations[] summed
 
-    enum class Origin : std::uint8_t { response, sse, transcript } origin = Origin::response;
+    enum class Origin : std::uint8_t { response, sse, transcript, span } origin = Origin::response;
 
-    // read + write + fresh; nullopt when input_tokens is missing. A missing cache
-    // field counts as 0 (old responses omit them).
+    // The prompt's total input; nullopt when the schema's total is missing. A
+    // missing cache field counts as 0 (old responses omit them).
     [[nodiscard]] std::optional<std::int64_t>
     total_input() const
     {
+        if (schema == UsageSchema::inclusive) {
+            if (prompt_tokens) {
+                return prompt_tokens;
+            }
+            if (hit_tokens && miss_tokens) {
+                return *hit_tokens + *miss_tokens;
+            }
+            return std::nullopt;
+        }
         if (!input_tokens) {
             return std::nullopt;
         }

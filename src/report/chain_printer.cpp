@@ -1,5 +1,6 @@
 #include "report/chain_printer.hpp"
 
+#include "account/usage_split.hpp"
 #include "model/breakpoints.hpp"
 #include "report/request_json.hpp"
 #include "util/format.hpp"
@@ -40,6 +41,19 @@ usage_line(const model::Usage& u)
     const auto n = [](const std::optional<std::int64_t>& v) {
         return v ? group_digits(*v) : std::string("?");
     };
+    if (u.schema == model::UsageSchema::inclusive) {
+        // Cache tokens are inside the prompt total: show the normalised split.
+        const auto split = account::reported_split(u);
+        if (!split) {
+            return fmt::format("prompt total missing · output {} ({} usage)", n(u.output_tokens),
+                               u.dialect);
+        }
+        return fmt::format("read {} · write {} · fresh {} · output {} · total input {} ({} "
+                           "usage, cache counted inside the prompt total)",
+                           group_digits(split->split.read), group_digits(split->split.write()),
+                           group_digits(split->split.fresh), n(u.output_tokens), n(u.total_input()),
+                           u.dialect);
+    }
     std::string split;
     if (u.cache_write_5m || u.cache_write_1h) {
         split = fmt::format(" (5m {}, 1h {})", n(u.cache_write_5m), n(u.cache_write_1h));
@@ -65,7 +79,14 @@ public:
         if (!r.stream.empty()) {
             fmt::print(m_out, "  stream   {}\n", r.stream);
         }
-        fmt::print(m_out, "  model    {}\n", r.model.empty() ? "(unknown)" : r.model);
+        fmt::print(m_out, "  model    {}{}\n", r.model.empty() ? "(unknown)" : r.model,
+                   r.served_model.empty() ? "" : fmt::format(" (served by {})", r.served_model));
+        if (r.provider != "anthropic" || r.format != model::ApiFormat::anthropic) {
+            fmt::print(
+                m_out, "  provider {} · {} request{}{}\n", r.provider, model::to_string(r.format),
+                r.route.empty() ? "" : fmt::format(" · routed to {}", r.route),
+                r.cache_key.empty() ? "" : fmt::format(" · prompt_cache_key {}", r.cache_key));
+        }
         if (r.started_at) {
             fmt::print(m_out, "  started  {}\n", format_rfc3339(*r.started_at));
         }
@@ -106,7 +127,10 @@ public:
             const auto& s = r.segments[i];
             std::string cache = "-";
             if (s.cache_control) {
-                cache = std::string(model::to_string(s.cache_control->ttl));
+                // OpenAI breakpoints have no TTL of their own.
+                cache = r.provider == "openai"
+                            ? std::string("bp")
+                            : std::string(model::to_string(s.cache_control->ttl));
             }
             if (automatic && *automatic == i) {
                 cache = cache == "-"

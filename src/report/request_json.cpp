@@ -32,6 +32,15 @@ usage_to_json(const model::Usage& u)
     j["cache_creation_1h"] = optional_count(u.cache_write_1h);
     j["output_tokens"] = optional_count(u.output_tokens);
     j["total_input_tokens"] = optional_count(u.total_input());
+    j["schema"] = std::string(ruleset::to_string(u.schema));
+    if (u.schema == model::UsageSchema::inclusive) {
+        j["dialect"] = std::string(u.dialect);
+        j["prompt_tokens"] = optional_count(u.prompt_tokens);
+        j["cached_tokens"] = optional_count(u.cached_tokens);
+        j["cache_write_tokens"] = optional_count(u.cache_write_tokens);
+        j["prompt_cache_hit_tokens"] = optional_count(u.hit_tokens);
+        j["prompt_cache_miss_tokens"] = optional_count(u.miss_tokens);
+    }
     j["origin"] = std::string(model::to_string(u.origin));
     if (u.summed_from_iterations) {
         j["summed_from_iterations"] = true;
@@ -48,7 +57,12 @@ request_to_json(const model::Request& r)
     j["file"] = r.file;
     j["line"] = r.line;
     j["provider"] = r.provider;
+    j["format"] = std::string(model::to_string(r.format));
     j["model"] = r.model;
+    j["served_model"] = r.served_model.empty() ? Json(nullptr) : Json(r.served_model);
+    j["route"] = r.route.empty() ? Json(nullptr) : Json(r.route);
+    j["prompt_cache_key"] = r.cache_key.empty() ? Json(nullptr) : Json(r.cache_key);
+    j["retention"] = r.retention.empty() ? Json(nullptr) : Json(r.retention);
     j["started_at"] = optional_time(r.started_at);
     j["first_token_at"] = optional_time(r.first_token_at);
     j["ended_at"] = optional_time(r.ended_at);

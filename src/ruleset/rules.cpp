@@ -31,6 +31,12 @@ to_string(Level level)
     return "?";
 }
 
+std::string_view
+to_string(UsageSchema schema)
+{
+    return schema == UsageSchema::inclusive ? "inclusive" : "exclusive";
+}
+
 ModelPattern::ModelPattern(const std::string& pattern)
     : m_text(pattern), m_re(std::make_shared<const re2::RE2>(pattern, re2::RE2::Quiet))
 {}
@@ -75,6 +81,9 @@ normalize_model_id(std::string_view model)
     if (const auto at = id.find('@'); at != std::string::npos) {
         id.erase(at);
     }
+    // "claude-sonnet-4.6", "gpt-5.6", "gemini-2.5-flash": versions are spelt
+    // with hyphens in the rules' patterns.
+    std::replace(id.begin(), id.end(), '.', '-');
     static const re2::RE2 k_suffix(R"((-v\d+)$)");
     re2::RE2::Replace(&id, k_suffix, "");
     static const re2::RE2 k_date(R"(-(\d{8}|latest)$)");
@@ -92,6 +101,33 @@ ProviderRules::minimum_tokens(std::string_view model) const
         }
     }
     return {default_minimum_tokens.value, false, &default_minimum_tokens.provenance};
+}
+
+const Sourced<double>&
+ProviderRules::fact(std::string_view fact_name) const
+{
+    const auto it = facts.find(fact_name);
+    if (it == facts.end()) {
+        throw Error(fmt::format("rules file {}: {}: missing", file, fact_name));
+    }
+    return it->second;
+}
+
+bool
+ProviderRules::uses_breakpoints(std::string_view model) const
+{
+    return breakpoint_models && breakpoint_models->matches(normalize_model_id(model));
+}
+
+const ProviderRules&
+Rules::provider(std::string_view name) const
+{
+    const auto it = providers.find(name);
+    if (it == providers.end()) {
+        throw Error(
+            fmt::format("unknown provider \"{}\" (expected one of rules/providers/)", name));
+    }
+    return it->second;
 }
 
 const InvalidationRule*
@@ -327,49 +363,149 @@ check_schema(const Reader& r)
     }
 }
 
+// The facts each provider's simulator and checks read; a rules file that
+// lacks one fails at load time, not in the middle of an audit.
+std::vector<std::string_view>
+required_facts(std::string_view provider)
+{
+    if (provider == "anthropic" || provider == "bedrock") {
+        return {"max_breakpoints",
+                "lookback_positions",
+                "tool_runs_count_as_one_position",
+                "ttl_seconds.5m",
+                "ttl_seconds.1h",
+                "price_multipliers.write_5m",
+                "price_multipliers.write_1h",
+                "price_multipliers.read"};
+    }
+    if (provider == "openai") {
+        return {"max_breakpoints", "considered_breakpoints",  "hit_step_tokens",
+                "ttl_seconds.30m", "ttl_seconds.in_memory",   "ttl_seconds.in_memory_max",
+                "ttl_seconds.24h", "price_multipliers.write", "price_multipliers.read"};
+    }
+    if (provider == "deepseek") {
+        return {"unit_tokens", "interval_tokens", "ttl_seconds.default"};
+    }
+    if (provider == "gemini") {
+        return {"hit_step_tokens", "ttl_seconds.implicit", "ttl_seconds.explicit_default"};
+    }
+    return {"block_size", "full_blocks_only", "recompute_last_token"}; // serving engines
+}
+
+// A fact: {"value": number | true/false | "label", "source": ..., "as_of": ...}.
+void
+parse_fact(const Reader& r, const std::string& key, const std::string& name, ProviderRules& p)
+{
+    const Reader f = r.child(key);
+    const auto& v = f.child("value").node();
+    if (name == "eviction") { // the only fact that is a word
+        p.labels[name] = Sourced<std::string>{f.string("value"), f.provenance()};
+        return;
+    }
+    if (!v.is_number() && !v.is_boolean()) {
+        f.fail("value", fmt::format("expected a number or true/false, found {}", v.type_name()));
+    }
+    Sourced<double> s;
+    s.value = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : f.non_negative("value");
+    s.provenance = f.provenance();
+    p.facts[name] = s;
+}
+
+// Members of a provider file that are not facts.
+bool
+is_structural_key(std::string_view key)
+{
+    return key == "schema_version" || key == "provider" || key == "about" ||
+           key == "usage_schema" || key == "render_order" || key == "render_order_source" ||
+           key == "breakpoint_models" || key == "minimum_cacheable_tokens" ||
+           key == "invalidation" || key == "ttl_seconds" || key == "price_multipliers";
+}
+
 ProviderRules
-parse_provider(const Reader& r)
+parse_provider(const Reader& r, std::string_view expected_name)
 {
     check_schema(r);
     ProviderRules p;
     p.file = r.file();
     p.name = r.string("provider");
-    const Reader order = r.array("render_order");
-    for (std::size_t i = 0; i < order.node().size(); ++i) {
-        if (!order.node()[i].is_string()) {
-            order.fail(fmt::format("[{}]", i), "expected a level name");
+    if (p.name != expected_name) {
+        r.fail("provider", fmt::format("expected \"{}\" (the file's name)", expected_name));
+    }
+    {
+        const Reader u = r.child("usage_schema");
+        const std::string schema = u.string("value");
+        if (schema != "exclusive" && schema != "inclusive") {
+            u.fail("value", "expected \"exclusive\" or \"inclusive\"");
         }
-        json wrapper = {{"level", order.node()[i]}};
-        p.render_order.push_back(
-            parse_level(Reader(r.file(), wrapper, order.join(fmt::format("[{}]", i))), "level"));
+        p.usage_schema = {schema == "inclusive" ? UsageSchema::inclusive : UsageSchema::exclusive,
+                          u.provenance()};
     }
-    p.max_breakpoints = r.sourced<int>("max_breakpoints");
-    p.lookback_positions = r.sourced<int>("lookback_positions");
-    p.tool_runs_count_as_one_position = r.sourced<bool>("tool_runs_count_as_one_position");
-    const Reader ttl = r.child("ttl_seconds");
-    p.ttl_5m_seconds = ttl.sourced<int>("5m");
-    p.ttl_1h_seconds = ttl.sourced<int>("1h");
-    const Reader mult = r.child("price_multipliers");
-    p.write_5m_multiplier = mult.sourced<double>("write_5m");
-    p.write_1h_multiplier = mult.sourced<double>("write_1h");
-    p.read_multiplier = mult.sourced<double>("read");
-    const Reader mins = r.child("minimum_cacheable_tokens");
-    p.default_minimum_tokens = mins.sourced<std::int64_t>("default");
-    const Reader models = mins.array("models");
-    for (std::size_t i = 0; i < models.node().size(); ++i) {
-        const Reader m = models.at(i);
-        p.minimums.push_back(
-            MinimumRule{m.pattern("pattern"), m.integer("value", 1), m.provenance()});
+    if (r.has("render_order")) {
+        const Reader order = r.array("render_order");
+        for (std::size_t i = 0; i < order.node().size(); ++i) {
+            if (!order.node()[i].is_string()) {
+                order.fail(fmt::format("[{}]", i), "expected a level name");
+            }
+            json wrapper = {{"level", order.node()[i]}};
+            p.render_order.push_back(parse_level(
+                Reader(r.file(), wrapper, order.join(fmt::format("[{}]", i))), "level"));
+        }
+        if (p.render_order.size() != 3) {
+            r.fail("render_order", "expected the three levels tools, system and messages");
+        }
+        p.render_order_provenance = r.child("render_order_source").provenance();
     }
-    const Reader inval = r.array("invalidation");
-    for (std::size_t i = 0; i < inval.node().size(); ++i) {
-        const Reader m = inval.at(i);
-        InvalidationRule rule;
-        rule.param = m.string("param");
-        rule.level = parse_level(m, "invalidates_from");
-        rule.note = m.has("note") ? m.string("note") : "";
-        rule.provenance = m.provenance();
-        p.invalidation.push_back(std::move(rule));
+    if (r.has("breakpoint_models")) {
+        p.breakpoint_models = r.child("breakpoint_models").pattern("pattern");
+        (void)r.child("breakpoint_models").provenance();
+    }
+    for (const auto& [key, value] : r.node().items()) {
+        if (is_structural_key(key)) {
+            continue;
+        }
+        parse_fact(r, key, key, p);
+    }
+    for (const auto* group : {"ttl_seconds", "price_multipliers"}) {
+        if (!r.has(group)) {
+            continue;
+        }
+        const Reader g = r.child(group);
+        if (!g.node().is_object()) {
+            r.fail(group, "expected an object of facts");
+        }
+        for (const auto& [key, value] : g.node().items()) {
+            parse_fact(g, key, fmt::format("{}.{}", group, key), p);
+        }
+    }
+    for (const auto name : required_facts(p.name)) {
+        if (!p.has(name) && p.labels.find(name) == p.labels.end()) {
+            r.fail(std::string(name), "missing");
+        }
+    }
+    if (p.name == "openai" && !p.breakpoint_models) {
+        r.fail("breakpoint_models", "missing");
+    }
+    if (r.has("minimum_cacheable_tokens")) {
+        const Reader mins = r.child("minimum_cacheable_tokens");
+        p.default_minimum_tokens = mins.sourced<std::int64_t>("default");
+        const Reader models = mins.array("models");
+        for (std::size_t i = 0; i < models.node().size(); ++i) {
+            const Reader m = models.at(i);
+            p.minimums.push_back(
+                MinimumRule{m.pattern("pattern"), m.integer("value", 1), m.provenance()});
+        }
+    }
+    if (r.has("invalidation")) {
+        const Reader inval = r.array("invalidation");
+        for (std::size_t i = 0; i < inval.node().size(); ++i) {
+            const Reader m = inval.at(i);
+            InvalidationRule rule;
+            rule.param = m.string("param");
+            rule.level = parse_level(m, "invalidates_from");
+            rule.note = m.has("note") ? m.string("note") : "";
+            rule.provenance = m.provenance();
+            p.invalidation.push_back(std::move(rule));
+        }
     }
     return p;
 }
@@ -631,10 +767,10 @@ load_rules(const std::optional<std::string>& dir)
     auto rules = std::make_shared<Rules>();
     rules->origin = dir ? *dir : "built-in";
     std::string label;
-    {
-        const std::string text = read_rule_file(dir, "providers/anthropic.json", label);
+    for (const auto name : k_provider_names) {
+        const std::string text = read_rule_file(dir, fmt::format("providers/{}.json", name), label);
         const json doc = parse_json(label, text);
-        rules->anthropic = parse_provider(Reader(label, doc));
+        rules->providers.emplace(std::string(name), parse_provider(Reader(label, doc), name));
     }
     {
         const std::string text = read_rule_file(dir, "pricing.json", label);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,26 +74,62 @@ struct MinimumLookup {
     const Provenance* provenance = nullptr;
 };
 
-// Caching rules of one provider (rules/providers/<name>.json).
+// How a provider's usage counts cache tokens: outside the input count
+// (Anthropic, Bedrock: total = read + write + input_tokens) or inside the
+// prompt total (OpenAI, DeepSeek, Gemini, OTel: cached <= prompt_tokens).
+enum class UsageSchema : std::uint8_t { exclusive, inclusive };
+std::string_view to_string(UsageSchema schema);
+
+// Caching rules of one provider or serving engine
+// (rules/providers/<name>.json). Facts that only some providers have
+// (lookback window, hit steps, block size, ...) are named facts, checked
+// at load time against the list each provider's simulator needs.
 struct ProviderRules {
     std::string name;
     std::string file; // for messages
-    std::vector<Level> render_order;
-    Sourced<int> max_breakpoints;
-    Sourced<int> lookback_positions;
-    Sourced<bool> tool_runs_count_as_one_position;
-    Sourced<int> ttl_5m_seconds;
-    Sourced<int> ttl_1h_seconds;
-    Sourced<double> write_5m_multiplier;
-    Sourced<double> write_1h_multiplier;
-    Sourced<double> read_multiplier;
+    Sourced<UsageSchema> usage_schema;
+    std::vector<Level> render_order; // empty for serving engines
+    Provenance render_order_provenance;
+    // Models that cache at breakpoints rather than automatically (OpenAI GPT-5.6+).
+    std::optional<ModelPattern> breakpoint_models;
+    // "max_breakpoints", "lookback_positions", "ttl_seconds.5m",
+    // "price_multipliers.read", "block_size", ...; booleans are 0 or 1.
+    std::map<std::string, Sourced<double>, std::less<>> facts;
+    std::map<std::string, Sourced<std::string>, std::less<>> labels; // "eviction"
     Sourced<std::int64_t> default_minimum_tokens;
     std::vector<MinimumRule> minimums;
     std::vector<InvalidationRule> invalidation;
 
+    [[nodiscard]] bool
+    has(std::string_view fact_name) const
+    {
+        return facts.find(fact_name) != facts.end();
+    }
+    // Throws Error naming the file when the fact is missing.
+    [[nodiscard]] const Sourced<double>& fact(std::string_view fact_name) const;
+    [[nodiscard]] std::int64_t
+    integer(std::string_view fact_name) const
+    {
+        return static_cast<std::int64_t>(fact(fact_name).value);
+    }
+    [[nodiscard]] double
+    ttl_seconds(std::string_view ttl) const
+    {
+        return fact(std::string("ttl_seconds.") + std::string(ttl)).value;
+    }
+    [[nodiscard]] double
+    multiplier(std::string_view kind) const
+    {
+        return fact(std::string("price_multipliers.") + std::string(kind)).value;
+    }
+    [[nodiscard]] bool uses_breakpoints(std::string_view model) const;
     [[nodiscard]] MinimumLookup minimum_tokens(std::string_view model) const;
     [[nodiscard]] const InvalidationRule* invalidation_for(std::string_view param) const;
 };
+
+// Every provider cachewise knows, in the order of rules/providers/.
+inline constexpr std::string_view k_provider_names[] = {
+    "anthropic", "bedrock", "openai", "deepseek", "gemini", "vllm", "sglang"};
 
 // Prices in USD per million tokens.
 struct PriceSet {
@@ -217,7 +254,9 @@ struct Rules {
     // Case-insensitive by id or alias; nullptr when unknown.
     [[nodiscard]] const ModelShape* find_model(std::string_view name) const;
     [[nodiscard]] const GpuSpec* find_gpu(std::string_view name) const;
-    ProviderRules anthropic;
+    // The rules of a provider of k_provider_names; throws Error for another name.
+    [[nodiscard]] const ProviderRules& provider(std::string_view name) const;
+    std::map<std::string, ProviderRules, std::less<>> providers;
     Pricing pricing;
     TokenRules tokens;
     DynamicFieldRules dynamic_fields;

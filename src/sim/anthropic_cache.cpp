@@ -31,7 +31,7 @@ AnthropicCache::AnthropicCache(const ruleset::ProviderRules& rules, SimOptions o
 double
 AnthropicCache::ttl_seconds(Ttl ttl) const
 {
-    return ttl == Ttl::one_hour ? m_rules.ttl_1h_seconds.value : m_rules.ttl_5m_seconds.value;
+    return m_rules.ttl_seconds(to_string(ttl));
 }
 
 std::vector<Breakpoint>
@@ -75,12 +75,12 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
     const std::int64_t total = r.prompt_tokens();
 
     // Requests the API rejects with HTTP 400 cache nothing.
-    if (static_cast<int>(bps.size()) > m_rules.max_breakpoints.value) {
+    if (static_cast<int>(bps.size()) > m_rules.integer("max_breakpoints")) {
         out.rejected = true;
         out.reject_rule = "CW013";
         out.reject_reason = fmt::format("{} cache breakpoints{} (the API allows {})", bps.size(),
                                         r.auto_cache_control ? ", the automatic one included" : "",
-                                        m_rules.max_breakpoints.value);
+                                        m_rules.integer("max_breakpoints"));
         return out;
     }
     for (std::size_t i = 0; i < bps.size(); ++i) {
@@ -131,7 +131,7 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
 
     // Reads: each breakpoint looks back at most `lookback_positions`
     // positions, itself first; the longest match over all breakpoints wins.
-    const auto window = static_cast<std::uint32_t>(m_rules.lookback_positions.value);
+    const auto window = static_cast<std::uint32_t>(m_rules.integer("lookback_positions"));
     std::optional<std::size_t> hit;
     for (const auto& bp : bps) {
         const std::uint32_t top = r.segments[bp.segment].lookback_position;

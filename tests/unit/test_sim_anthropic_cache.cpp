@@ -51,7 +51,7 @@ TEST_SUITE("sim::anthropic_cache")
 {
     TEST_CASE("first write, then a read of the whole previous prefix")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         auto b1 = conversation(2, Ttl::five_minutes);
         b1.back().breakpoint = Ttl::five_minutes;
         check(cache.simulate(make(b1, 0), 0), {0, 2020, 0, 0});
@@ -69,7 +69,7 @@ TEST_SUITE("sim::anthropic_cache")
         // text blocks: its breakpoint is 25 positions later, the window of 20
         // ends before the entry, so only the system entry (also out of the
         // window) ... nothing is read.
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         auto b1 = conversation(2, Ttl::five_minutes);
         b1.back().breakpoint = Ttl::five_minutes;
         cache.simulate(make(b1, 0), 0);
@@ -83,7 +83,7 @@ TEST_SUITE("sim::anthropic_cache")
         CHECK(miss.missed->segment == 2);
 
         // The same growth as one run of 30 tool_use blocks is one position: hit.
-        sim::AnthropicCache cache2(test::rules().anthropic);
+        sim::AnthropicCache cache2(test::rules().provider("anthropic"));
         cache2.simulate(make(b1, 0), 0);
         auto b3 = conversation(2, Ttl::five_minutes);
         b3[0].breakpoint.reset();
@@ -97,7 +97,7 @@ TEST_SUITE("sim::anthropic_cache")
 
     TEST_CASE("TTL: gaps of 4 and 6 minutes at 5m; 50 minutes at 1h")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         auto b = conversation(1, Ttl::five_minutes);
         cache.simulate(make(b, 0), 0);                            // writes 2,000 at t=0
         check(cache.simulate(make(b, 240), 1), {2000, 0, 0, 10}); // 4 min: read, refreshed at 240
@@ -107,7 +107,7 @@ TEST_SUITE("sim::anthropic_cache")
         CHECK(late.missed->reason == sim::MissReason::expired);
         CHECK(late.missed->gap_seconds == doctest::Approx(360));
 
-        sim::AnthropicCache hourly(test::rules().anthropic);
+        sim::AnthropicCache hourly(test::rules().provider("anthropic"));
         auto h = conversation(1, Ttl::one_hour);
         check(hourly.simulate(make(h, 0), 0), {0, 0, 2000, 10});
         check(hourly.simulate(make(h, 50 * 60), 1), {2000, 0, 0, 10});
@@ -115,7 +115,7 @@ TEST_SUITE("sim::anthropic_cache")
 
     TEST_CASE("concurrency: a request started 1 s after the writer, before its first token, misses")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         auto b = conversation(1, Ttl::five_minutes);
         cache.simulate(make(b, 0), 0); // first token at 2 s
         const auto s = cache.simulate(make(b, 1), 1);
@@ -128,7 +128,7 @@ TEST_SUITE("sim::anthropic_cache")
     TEST_CASE("below the minimum: a 3,000-token prefix on claude-haiku-4-5 (minimum 4,096) writes "
               "nothing")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         std::vector<Block> b{{"system", 3000, SegmentKind::text, Ttl::five_minutes},
                              {"question", 50}};
         const auto s = cache.simulate(make(b, 0, "claude-haiku-4-5"), 0);
@@ -140,7 +140,7 @@ TEST_SUITE("sim::anthropic_cache")
 
     TEST_CASE("1h after 5m is rejected; 1h before 5m splits the writes")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         std::vector<Block> bad{{"system", 2000, SegmentKind::text, Ttl::five_minutes},
                                {"history", 1000, SegmentKind::text, Ttl::one_hour}};
         const auto r = cache.simulate(make(bad, 0), 0);
@@ -158,7 +158,7 @@ TEST_SUITE("sim::anthropic_cache")
 
     TEST_CASE("five breakpoints are rejected")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         std::vector<Block> b{{"system", 2000, SegmentKind::text, Ttl::five_minutes}};
         for (int i = 0; i < 4; ++i) {
             b.push_back({fmt::format("m{}", i), 100, SegmentKind::text, Ttl::five_minutes});
@@ -171,7 +171,7 @@ TEST_SUITE("sim::anthropic_cache")
     TEST_CASE(
         "an automatic top-level marker with explicit ones uses a slot and lands on the last block")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         std::vector<Block> b{
             {"system", 2000, SegmentKind::text, Ttl::five_minutes}, {"a", 100}, {"b", 100}};
         auto r = make(b, 0);
@@ -201,7 +201,7 @@ TEST_SUITE("sim::anthropic_cache")
 
     TEST_CASE("workspaces are isolated")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         auto b = conversation(1, Ttl::five_minutes);
         auto a = make(b, 0);
         a.workspace = "team-a";
@@ -216,7 +216,7 @@ TEST_SUITE("sim::anthropic_cache")
 
     TEST_CASE("writes that are never read are reported dead")
     {
-        sim::AnthropicCache cache(test::rules().anthropic);
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
         cache.simulate(make(conversation(1, Ttl::five_minutes), 0), 0);
         std::vector<Block> other{{"another prompt", 2500, SegmentKind::text, Ttl::five_minutes}};
         cache.simulate(make(other, 1000), 1);

@@ -1,0 +1,247 @@
+#include "ingest/api_format.hpp"
+
+#include "ruleset/rules.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace cachewise::ingest {
+
+namespace {
+
+constexpr int k_decisive = 100;
+// How many messages and tools a peek looks at: the first few decide.
+constexpr int k_peek = 4;
+
+template <std::size_t N>
+bool
+one_of(std::string_view key, const std::array<std::string_view, N>& names)
+{
+    return std::find(names.begin(), names.end(), key) != names.end();
+}
+
+constexpr std::array<std::string_view, 8> k_gemini_keys = {
+    "contents",          "systemInstruction", "system_instruction", "generationConfig",
+    "generation_config", "cachedContent",     "cached_content",     "safetySettings"};
+constexpr std::array<std::string_view, 4> k_responses_keys = {
+    "input", "instructions", "previous_response_id", "max_output_tokens"};
+constexpr std::array<std::string_view, 6> k_bedrock_keys = {
+    "toolConfig", "inferenceConfig", "additionalModelRequestFields",
+    "modelId",    "promptVariables", "guardrailConfig"};
+constexpr std::array<std::string_view, 8> k_anthropic_keys = {
+    "system", "cache_control",     "thinking",      "stop_sequences",
+    "top_k",  "anthropic_version", "output_config", "context_management"};
+constexpr std::array<std::string_view, 16> k_openai_keys = {"max_completion_tokens",
+                                                            "prompt_cache_key",
+                                                            "prompt_cache_retention",
+                                                            "prompt_cache_options",
+                                                            "response_format",
+                                                            "stream_options",
+                                                            "reasoning_effort",
+                                                            "n",
+                                                            "frequency_penalty",
+                                                            "presence_penalty",
+                                                            "logprobs",
+                                                            "seed",
+                                                            "parallel_tool_calls",
+                                                            "logit_bias",
+                                                            "functions",
+                                                            "modalities"};
+
+bool
+string_is(od::value& v, std::string_view expected)
+{
+    std::string_view s;
+    return v.get_string().get(s) == simdjson::SUCCESS && s == expected;
+}
+
+} // namespace
+
+void
+ApiFormatDetector::member(std::string_view key, od::value value)
+{
+    if (key == "model") {
+        std::string_view s;
+        if (value.get_string().get(s) == simdjson::SUCCESS) {
+            m_model = std::string(s);
+        }
+    } else if (key == "messages") {
+        peek_messages(value);
+    } else if (key == "tools") {
+        peek_tools(value);
+    } else if (one_of(key, k_gemini_keys)) {
+        m_gemini += k_decisive;
+    } else if (one_of(key, k_responses_keys)) {
+        m_responses += k_decisive;
+    } else if (one_of(key, k_bedrock_keys)) {
+        m_bedrock += k_decisive;
+    } else if (one_of(key, k_anthropic_keys)) {
+        ++m_anthropic;
+    } else if (one_of(key, k_openai_keys)) {
+        ++m_openai;
+    }
+}
+
+void
+ApiFormatDetector::peek_block(od::value value)
+{
+    od::object block;
+    if (value.get_object().get(block) != simdjson::SUCCESS) {
+        return;
+    }
+    bool typed = false;
+    for (auto field : block) {
+        std::string_view key;
+        if (field.unescaped_key().get(key) != simdjson::SUCCESS) {
+            return;
+        }
+        if (key == "type") {
+            typed = true;
+            od::value v;
+            if (field.value().get(v) == simdjson::SUCCESS &&
+                (string_is(v, "image_url") || string_is(v, "input_audio") ||
+                 string_is(v, "refusal"))) {
+                ++m_openai;
+            }
+        } else if (key == "cachePoint" || key == "toolUse" || key == "toolResult" ||
+                   key == "reasoningContent") {
+            m_bedrock += k_decisive;
+        } else if (key == "prompt_cache_breakpoint") {
+            ++m_openai;
+        }
+    }
+    if (!typed) {
+        m_untyped = true; // Converse blocks have no "type": {"text": ...}
+    }
+}
+
+void
+ApiFormatDetector::peek_messages(od::value value)
+{
+    od::array messages;
+    if (value.get_array().get(messages) != simdjson::SUCCESS) {
+        return;
+    }
+    int seen = 0;
+    for (auto element : messages) {
+        if (++seen > k_peek) {
+            break;
+        }
+        od::object message;
+        if (element.get_object().get(message) != simdjson::SUCCESS) {
+            return;
+        }
+        for (auto field : message) {
+            std::string_view key;
+            if (field.unescaped_key().get(key) != simdjson::SUCCESS) {
+                return;
+            }
+            od::value v;
+            if (field.value().get(v) != simdjson::SUCCESS) {
+                return;
+            }
+            if (key == "role") {
+                if (string_is(v, "system") || string_is(v, "developer") || string_is(v, "tool") ||
+                    string_is(v, "function")) {
+                    m_openai += 2;
+                }
+            } else if (key == "tool_calls" || key == "tool_call_id" || key == "name" ||
+                       key == "reasoning_content") {
+                m_openai += 2;
+            } else if (key == "content") {
+                od::array blocks;
+                if (v.get_array().get(blocks) == simdjson::SUCCESS) {
+                    int b = 0;
+                    for (auto block : blocks) {
+                        if (++b > k_peek) {
+                            break;
+                        }
+                        od::value bv;
+                        if (block.get(bv) != simdjson::SUCCESS) {
+                            return;
+                        }
+                        peek_block(bv);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void
+ApiFormatDetector::peek_tools(od::value value)
+{
+    od::array tools;
+    if (value.get_array().get(tools) != simdjson::SUCCESS) {
+        return;
+    }
+    for (auto element : tools) {
+        od::object tool;
+        if (element.get_object().get(tool) != simdjson::SUCCESS) {
+            return;
+        }
+        for (auto field : tool) {
+            std::string_view key;
+            if (field.unescaped_key().get(key) != simdjson::SUCCESS) {
+                return;
+            }
+            if (key == "function") {
+                m_openai += 2;
+            } else if (key == "input_schema") {
+                m_anthropic += 2;
+            } else if (key == "functionDeclarations" || key == "function_declarations" ||
+                       key == "googleSearch" || key == "codeExecution") {
+                m_gemini += k_decisive;
+            } else if (key == "toolSpec") {
+                m_bedrock += k_decisive;
+            } else if (key == "parameters") {
+                // Responses tools are flat: {"type": "function", "name", "parameters"}.
+                ++m_openai;
+            }
+        }
+        break; // the first tool tells
+    }
+}
+
+model::ApiFormat
+ApiFormatDetector::decide() const
+{
+    using model::ApiFormat;
+    if (m_gemini >= k_decisive) {
+        return ApiFormat::gemini;
+    }
+    if (m_responses >= k_decisive) {
+        return ApiFormat::openai_responses;
+    }
+    if (m_bedrock >= k_decisive) {
+        return ApiFormat::bedrock_converse;
+    }
+    if (m_openai > m_anthropic) {
+        return ApiFormat::openai_chat;
+    }
+    if (m_anthropic > m_openai) {
+        return ApiFormat::anthropic;
+    }
+    // Untyped blocks are Converse's, or a broken Messages body (whose error
+    // the Anthropic parser reports); a Bedrock model id tells them apart.
+    if (m_untyped && m_openai == 0 &&
+        (m_model.find("anthropic.") != std::string::npos ||
+         m_model.find("amazon.") != std::string::npos ||
+         m_model.find("meta.") != std::string::npos)) {
+        return ApiFormat::bedrock_converse;
+    }
+    // Nothing but model and messages: both APIs read it alike; a model of a
+    // family served through Chat Completions says so, anything else keeps
+    // Anthropic, cachewise's default.
+    const std::string id = ruleset::normalize_model_id(m_model);
+    for (const std::string_view family :
+         {"gpt", "o1", "o3", "o4", "chatgpt", "codex", "deepseek", "gemini", "gemma", "qwen",
+          "llama", "meta-llama", "mistral", "mixtral", "grok", "kimi", "glm"}) {
+        if (id.rfind(family, 0) == 0) {
+            return ApiFormat::openai_chat;
+        }
+    }
+    return ApiFormat::anthropic;
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "model/request.hpp"
+
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+
+namespace cachewise::ingest {
+
+namespace od = simdjson::ondemand;
+
+// Evidence, member by member, of the API a request body was written for.
+// Decisive members (Gemini `contents`, Responses `input`, Bedrock
+// `toolConfig`) settle it; otherwise Anthropic-only and OpenAI-only members
+// are counted, and a body with nothing but model and messages goes by its
+// model name (claude → Anthropic, anything else → Chat Completions).
+class ApiFormatDetector {
+public:
+    // Looks at one top-level member of a body; may peek into messages and tools.
+    void member(std::string_view key, od::value value);
+
+    [[nodiscard]] model::ApiFormat decide() const;
+
+private:
+    void peek_messages(od::value value);
+    void peek_tools(od::value value);
+    void peek_block(od::value value);
+
+    int m_anthropic = 0;
+    int m_openai = 0;
+    int m_responses = 0;
+    int m_gemini = 0;
+    int m_bedrock = 0;
+    bool m_untyped = false; // a content block without "type"
+    std::string m_model;
+};
+
+} // namespace cachewise::ingest

@@ -1,0 +1,228 @@
+#include "ingest/bedrock_request.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+using model::Level;
+using model::PathPart;
+using model::PathRoot;
+using model::Role;
+using model::Segment;
+using model::SegmentKind;
+using model::SegmentPath;
+
+namespace {
+
+SegmentKind
+kind_of_block(const RenderStats& stats, Level level)
+{
+    if (level == Level::tools) {
+        return SegmentKind::tool;
+    }
+    const std::string& tag = stats.tag;
+    if (tag == "text") {
+        return SegmentKind::text;
+    }
+    if (tag == "toolUse") {
+        return SegmentKind::tool_use;
+    }
+    if (tag == "toolResult") {
+        return SegmentKind::tool_result;
+    }
+    if (tag == "image") {
+        return SegmentKind::image;
+    }
+    if (tag == "document") {
+        return SegmentKind::document;
+    }
+    if (tag == "reasoningContent") {
+        return SegmentKind::thinking;
+    }
+    return SegmentKind::other;
+}
+
+} // namespace
+
+BedrockConverseParser::BedrockConverseParser(const ruleset::Rules& rules,
+                                             const model::TokenEstimator& estimator)
+    : BodyParser(rules, estimator, model::ApiFormat::bedrock_converse)
+{}
+
+void
+BedrockConverseParser::reset_body()
+{
+    m_has_messages = m_images = false;
+    m_tool_choice.clear();
+    m_has_tool_choice = false;
+    m_leading_points.clear();
+}
+
+bool
+BedrockConverseParser::member(std::string_view key, od::value value)
+{
+    model::Request& r = request();
+    if (key == "modelId" || key == "model") {
+        r.model = std::string(within("modelId", [&] { return get_string(value); }));
+        m_has_model = true;
+    } else if (key == "messages") {
+        within("messages", [&] { messages(value); });
+        m_has_messages = true;
+    } else if (key == "system") {
+        within("system", [&] { blocks(value, Level::system, PathRoot::system, -1, Role::system); });
+    } else if (key == "toolConfig") {
+        within("toolConfig", [&] { tool_config(value); });
+    } else {
+        return key == "inferenceConfig" || key == "additionalModelRequestFields" ||
+               key == "additionalModelResponseFieldPaths" || key == "guardrailConfig" ||
+               key == "promptVariables" || key == "requestMetadata" || key == "performanceConfig";
+    }
+    return true;
+}
+
+void
+BedrockConverseParser::mark(Level level, const model::CacheControl& cc)
+{
+    auto& out = segments(level);
+    if (out.empty()) {
+        m_leading_points.emplace_back(level, cc);
+        return;
+    }
+    out.back().cache_control = cc;
+}
+
+void
+BedrockConverseParser::blocks(od::value value, Level level, PathRoot root, int message, Role role)
+{
+    if (type_of(value) != od::json_type::array) {
+        wrong_type("an array of blocks", type_of(value));
+    }
+    auto& out = segments(level);
+    int i = 0;
+    bool first = true;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value block = get(std::move(element), "a block");
+        within("", static_cast<std::size_t>(i), [&] {
+            if (type_of(block) != od::json_type::object) {
+                wrong_type("a block object", type_of(block));
+            }
+            od::object object = get(block.get_object(), "an object");
+            std::optional<model::CacheControl> point;
+            for (auto field : object) {
+                if (key_of(field) == "cachePoint") {
+                    od::value v = get(field.value(), "a value");
+                    point = within("cachePoint", [&] { return parse_breakpoint_marker(v); });
+                }
+            }
+            if (point) {
+                mark(level, *point);
+                return;
+            }
+            (void)get(object.reset(), "an object");
+            const Rendered& rendered = render(object);
+            m_images = m_images || rendered.stats.images > 0;
+            const PathPart part = level == Level::messages ? PathPart::content : PathPart::none;
+            out.push_back(make_segment(rendered, SegmentPath{level, message, i, false, root, part},
+                                       role, level == Level::messages && first,
+                                       kind_of_block(rendered.stats, level)));
+            first = false;
+        });
+        ++i;
+    }
+}
+
+void
+BedrockConverseParser::tool_config(od::value value)
+{
+    if (type_of(value) != od::json_type::object) {
+        wrong_type("an object", type_of(value));
+    }
+    for (auto field : get(value.get_object(), "an object")) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        if (key == "tools") {
+            within("tools",
+                   [&] { blocks(v, Level::tools, PathRoot::tool_config, -1, Role::none); });
+        } else if (key == "toolChoice") {
+            m_tool_choice = within("toolChoice", [&] { return m_renderer.render_param(v); });
+            m_has_tool_choice = true;
+        }
+    }
+}
+
+void
+BedrockConverseParser::messages(od::value value)
+{
+    if (type_of(value) != od::json_type::array) {
+        wrong_type("an array of messages", type_of(value));
+    }
+    int m = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value message = get(std::move(element), "a message");
+        within("", static_cast<std::size_t>(m), [&] {
+            if (type_of(message) != od::json_type::object) {
+                wrong_type("a message object", type_of(message));
+            }
+            auto& out = segments(Level::messages);
+            const std::size_t first = out.size();
+            std::optional<Role> role;
+            bool has_content = false;
+            for (auto field : get(message.get_object(), "an object")) {
+                const auto key = key_of(field);
+                od::value v = get(field.value(), "a value");
+                if (key == "role") {
+                    const auto name = within("role", [&] { return get_string(v); });
+                    if (name != "user" && name != "assistant") {
+                        throw FieldError("role", fmt::format("expected \"user\" or "
+                                                             "\"assistant\", found \"{}\"",
+                                                             name));
+                    }
+                    role = name == "user" ? Role::user : Role::assistant;
+                } else if (key == "content") {
+                    within("content",
+                           [&] { blocks(v, Level::messages, PathRoot::messages, m, Role::user); });
+                    has_content = true;
+                }
+            }
+            if (!role) {
+                throw FieldError("role", "missing (expected \"user\" or \"assistant\")");
+            }
+            if (!has_content) {
+                throw FieldError("content", "missing");
+            }
+            for (std::size_t k = first; k < out.size(); ++k) {
+                out[k].role = *role;
+            }
+        });
+        ++m;
+    }
+}
+
+void
+BedrockConverseParser::finish_body()
+{
+    model::Request& r = request();
+    if (!m_has_messages) {
+        throw FieldError("messages", "missing");
+    }
+    r.format = model::ApiFormat::bedrock_converse;
+    r.provider = "bedrock";
+    // A cachePoint that opens a level marks the last block of the level before.
+    for (const auto& [level, cc] : m_leading_points) {
+        for (int l = static_cast<int>(level) - 1; l >= 0; --l) {
+            auto& earlier = segments(static_cast<Level>(l));
+            if (!earlier.empty()) {
+                earlier.back().cache_control = cc;
+                break;
+            }
+        }
+    }
+    add_param("model", r.model, true);
+    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
+    add_param("images", m_images ? "yes" : "no", true);
+}
+
+} // namespace cachewise::ingest

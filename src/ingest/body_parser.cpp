@@ -1,0 +1,214 @@
+#include "ingest/body_parser.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+#include "model/chain.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+using model::Role;
+using model::Segment;
+using model::SegmentKind;
+using model::SegmentPath;
+
+std::string_view
+get_string(od::value& v)
+{
+    const auto t = type_of(v);
+    if (t != od::json_type::string) {
+        wrong_type("a string", t);
+    }
+    return get(v.get_string(), "a string");
+}
+
+BodyParser::BodyParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator,
+                       model::ApiFormat format)
+    : m_rules(&rules), m_estimator(&estimator), m_renderer(estimator, format)
+{}
+
+void
+BodyParser::begin(model::Request& request)
+{
+    m_request = &request;
+    for (auto& level : m_levels) {
+        level.clear();
+    }
+    m_has_model = false;
+    m_hidden_tokens = 0;
+    m_provider_override.clear();
+    reset_body();
+}
+
+const BodyParser::Rendered&
+BodyParser::render(od::value block, std::initializer_list<std::string_view> skip)
+{
+    if (type_of(block) != od::json_type::object) {
+        wrong_type("an object", type_of(block));
+    }
+    return render(get(block.get_object(), "an object"), skip);
+}
+
+const BodyParser::Rendered&
+BodyParser::render(od::object object, std::initializer_list<std::string_view> skip)
+{
+    Hash128 key = hash_bytes(get(object.raw_json(), "an object"));
+    for (const auto name : skip) {
+        key.low ^= hash_bytes(name).low; // a different rendering of the same bytes
+    }
+    if (const auto it = m_memo.find(key); it != m_memo.end()) {
+        return it->second;
+    }
+    if (m_memo.size() >= k_memo_entries) {
+        m_memo.clear(); // bounded memory; agent logs refill it at once
+    }
+    (void)get(object.reset(), "an object");
+    Rendered r;
+    const std::string_view rendered = m_renderer.render_object(object, r.stats, skip);
+    r.content = hash_bytes(rendered);
+    r.bytes = static_cast<std::uint32_t>(rendered.size());
+    if (m_store != nullptr) {
+        m_store->put(r.content, rendered);
+    }
+    return m_memo.emplace(key, std::move(r)).first->second;
+}
+
+const BodyParser::Rendered&
+BodyParser::remember(std::string_view rendered, const RenderStats& stats)
+{
+    m_scratch.stats = stats;
+    m_scratch.content = hash_bytes(rendered);
+    m_scratch.bytes = static_cast<std::uint32_t>(rendered.size());
+    if (m_store != nullptr) {
+        m_store->put(m_scratch.content, rendered);
+    }
+    return m_scratch;
+}
+
+const BodyParser::Rendered&
+BodyParser::render_text(std::string_view text)
+{
+    RenderStats stats;
+    const std::string_view rendered = m_renderer.render_text_string(text, stats);
+    return remember(rendered, stats);
+}
+
+Segment
+BodyParser::make_segment(const Rendered& rendered, SegmentPath path, Role role, bool message_start,
+                         SegmentKind kind)
+{
+    const RenderStats& stats = rendered.stats;
+    Segment s;
+    s.path = path;
+    s.role = role;
+    s.kind = kind;
+    s.message_start = message_start;
+    s.content = rendered.content;
+    s.bytes = rendered.bytes;
+    double estimate = stats.text_tokens + static_cast<double>(stats.images) * m_estimator->image() +
+                      m_estimator->document(stats.document_base64_bytes) +
+                      m_estimator->block_overhead();
+    if (message_start) {
+        estimate += m_estimator->message_overhead();
+    }
+    if (kind == SegmentKind::tool) {
+        estimate += m_estimator->tool_overhead();
+    }
+    s.estimate = static_cast<float>(estimate);
+    // "Thinking blocks cannot be cached directly with cache_control" and
+    // "Empty text blocks cannot be cached" (rule: where cache_control may go).
+    s.cache_control_allowed = kind != SegmentKind::thinking &&
+                              kind != SegmentKind::redacted_thinking &&
+                              !(kind == SegmentKind::text && stats.text_empty);
+    s.cache_control = stats.cache_control ? stats.cache_control : stats.nested_cache_control;
+    return s;
+}
+
+void
+BodyParser::add_param(std::string name, std::string value, bool present)
+{
+    m_request->params.push_back(
+        model::Param{std::move(name), std::move(value), present, model::Level::messages});
+}
+
+std::string
+BodyParser::provider_of_model(std::string_view model)
+{
+    const std::string id = ruleset::normalize_model_id(model);
+    if (id.rfind("deepseek", 0) == 0) {
+        return "deepseek";
+    }
+    if (id.rfind("gemini", 0) == 0 || id.rfind("gemma", 0) == 0) {
+        return "gemini";
+    }
+    if (id.rfind("claude", 0) == 0) {
+        return "anthropic"; // an OpenAI-format gateway in front of Claude (OpenRouter, LiteLLM)
+    }
+    return "openai";
+}
+
+void
+BodyParser::finish(std::string_view fallback_model)
+{
+    model::Request& r = *m_request;
+    if (!m_model_override.empty()) {
+        r.model = m_model_override;
+    } else if (!m_has_model) {
+        if (fallback_model.empty()) {
+            throw FieldError("model", "missing");
+        }
+        r.model = std::string(fallback_model);
+    }
+    r.params.clear();
+    finish_body();
+    if (!m_provider_override.empty()) {
+        r.provider = m_provider_override;
+    }
+    const auto& order = m_rules->provider(r.provider).render_order;
+    r.segments.clear();
+    r.segments.reserve(m_levels[0].size() + m_levels[1].size() + m_levels[2].size());
+    for (const auto level : order) {
+        auto& part = segments(level);
+        r.segments.insert(r.segments.end(), part.begin(), part.end());
+    }
+    // Tokens the API adds to the prompt (tool use, extended thinking) are in
+    // the reported usage but in no segment: count them on the first.
+    if (!r.segments.empty()) {
+        r.segments.front().estimate += static_cast<float>(m_hidden_tokens);
+    }
+    finalize(r, *m_rules);
+}
+
+void
+BodyParser::finalize(model::Request& request, const ruleset::Rules& rules)
+{
+    const auto& provider = rules.provider(request.provider);
+    // Each parameter invalidates from the level the provider's table gives;
+    // parameters the table does not name do not enter the chain.
+    std::vector<model::Param> kept;
+    for (auto& p : request.params) {
+        if (const auto* rule = provider.invalidation_for(p.name)) {
+            p.level = rule->level;
+            kept.push_back(std::move(p));
+        }
+    }
+    request.params = std::move(kept);
+
+    const double multiplier = rules.tokens.multiplier_for(request.model);
+    if (multiplier != 1.0) {
+        for (auto& s : request.segments) {
+            s.estimate = static_cast<float>(s.estimate * multiplier);
+        }
+    }
+    // The tool_use/tool_result run rule of the lookback window ("On the
+    // Claude API, a run of consecutive tool_use blocks counts as one
+    // position"), where the provider has a lookback window at all.
+    const bool runs_as_one = provider.has("tool_runs_count_as_one_position") &&
+                             provider.fact("tool_runs_count_as_one_position").value != 0;
+    model::assign_lookback_positions(request, runs_as_one);
+    model::assign_tokens(request);
+    model::compute_chain(request, provider.render_order);
+}
+
+} // namespace cachewise::ingest

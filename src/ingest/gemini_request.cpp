@@ -1,0 +1,320 @@
+#include "ingest/gemini_request.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace cachewise::ingest {
+
+using model::Level;
+using model::PathPart;
+using model::PathRoot;
+using model::Role;
+using model::Segment;
+using model::SegmentKind;
+using model::SegmentPath;
+
+namespace {
+
+SegmentKind
+kind_of_part(const RenderStats& stats)
+{
+    const std::string& tag = stats.tag;
+    if (tag == "text") {
+        return stats.thought ? SegmentKind::thinking : SegmentKind::text;
+    }
+    if (tag == "functionCall" || tag == "function_call" || tag == "executableCode") {
+        return SegmentKind::tool_use;
+    }
+    if (tag == "functionResponse" || tag == "function_response" || tag == "codeExecutionResult") {
+        return SegmentKind::tool_result;
+    }
+    if (stats.images > 0) {
+        return SegmentKind::image;
+    }
+    if (tag == "inlineData" || tag == "inline_data" || tag == "fileData" || tag == "file_data") {
+        return SegmentKind::document;
+    }
+    return SegmentKind::other;
+}
+
+// A protobuf Duration as JSON: "3600s" or "1.5s".
+std::optional<double>
+parse_duration_seconds(std::string_view text)
+{
+    if (text.empty() || text.back() != 's') {
+        return std::nullopt;
+    }
+    text.remove_suffix(1);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+} // namespace
+
+GeminiRequestParser::GeminiRequestParser(const ruleset::Rules& rules,
+                                         const model::TokenEstimator& estimator)
+    : BodyParser(rules, estimator, model::ApiFormat::gemini)
+{}
+
+void
+GeminiRequestParser::reset_body()
+{
+    m_has_contents = m_images = m_cache_create = false;
+    m_ttl_seconds.reset();
+    m_expire_time.reset();
+    m_tool_config.clear();
+    m_has_tool_config = false;
+}
+
+bool
+GeminiRequestParser::member(std::string_view key, od::value value)
+{
+    model::Request& r = request();
+    if (key == "model") {
+        r.model = std::string(within("model", [&] { return get_string(value); }));
+        if (r.model.rfind("models/", 0) == 0) {
+            r.model.erase(0, 7);
+        }
+        m_has_model = true;
+    } else if (key == "contents") {
+        within("contents", [&] { contents(value); });
+        m_has_contents = true;
+    } else if (key == "systemInstruction" || key == "system_instruction") {
+        const std::string name(key);
+        within(name, [&] { system_instruction(value); });
+    } else if (key == "tools") {
+        within("tools", [&] { tools(value); });
+    } else if (key == "toolConfig" || key == "tool_config") {
+        m_tool_config = within("toolConfig", [&] { return m_renderer.render_param(value); });
+        m_has_tool_config = true;
+    } else if (key == "cachedContent" || key == "cached_content") {
+        r.cached_content = std::string(within("cachedContent", [&] { return get_string(value); }));
+    } else if (key == "ttl") {
+        // cachedContents.create
+        m_cache_create = true;
+        const auto text = within("ttl", [&] { return get_string(value); });
+        m_ttl_seconds = parse_duration_seconds(text);
+        if (!m_ttl_seconds) {
+            throw FieldError("ttl", fmt::format("expected a duration such as \"3600s\", found "
+                                                "\"{}\"",
+                                                text));
+        }
+    } else if (key == "expireTime" || key == "expire_time") {
+        m_cache_create = true;
+        const auto text = within("expireTime", [&] { return get_string(value); });
+        auto parsed = parse_rfc3339(text);
+        if (!parsed) {
+            throw FieldError("expireTime", parsed.error());
+        }
+        m_expire_time = *parsed;
+    } else if (key == "displayName" || key == "display_name") {
+        m_cache_create = true;
+    } else {
+        return key == "generationConfig" || key == "generation_config" || key == "safetySettings" ||
+               key == "safety_settings" || key == "labels";
+    }
+    return true;
+}
+
+void
+GeminiRequestParser::parts(od::value value, Level level, PathRoot root, int index, Role role)
+{
+    if (type_of(value) != od::json_type::array) {
+        wrong_type("an array of parts", type_of(value));
+    }
+    auto& out = segments(level);
+    int i = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value part = get(std::move(element), "a part");
+        within("", static_cast<std::size_t>(i), [&] {
+            const Rendered& rendered = render(part);
+            if (rendered.stats.tag.empty()) {
+                throw FieldError("", "expected a part with text, inlineData, functionCall, "
+                                     "functionResponse, ...");
+            }
+            m_images = m_images || rendered.stats.images > 0;
+            out.push_back(make_segment(rendered,
+                                       SegmentPath{level, index, i, false, root, PathPart::parts},
+                                       role, i == 0, kind_of_part(rendered.stats)));
+        });
+        ++i;
+    }
+}
+
+void
+GeminiRequestParser::system_instruction(od::value value)
+{
+    const auto t = type_of(value);
+    if (t == od::json_type::null) {
+        return;
+    }
+    if (t == od::json_type::string) {
+        // The Python SDK accepts a plain string.
+        const Rendered& rendered = render_text(get_string(value));
+        SegmentPath path{Level::system, -1, 0, true, PathRoot::system_instruction, PathPart::none};
+        segments(Level::system)
+            .push_back(make_segment(rendered, path, Role::system, false, SegmentKind::text));
+        return;
+    }
+    if (t != od::json_type::object) {
+        wrong_type("a content object {\"parts\": [...]}", t);
+    }
+    bool has_parts = false;
+    for (auto field : get(value.get_object(), "an object")) {
+        if (key_of(field) == "parts") {
+            od::value v = get(field.value(), "a value");
+            within("parts", [&] {
+                parts(v, Level::system, PathRoot::system_instruction, -1, Role::system);
+            });
+            has_parts = true;
+        }
+    }
+    if (!has_parts) {
+        throw FieldError("parts", "missing");
+    }
+}
+
+void
+GeminiRequestParser::tools(od::value value)
+{
+    if (type_of(value) != od::json_type::array) {
+        wrong_type("an array of tools", type_of(value));
+    }
+    auto& out = segments(Level::tools);
+    int t = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value tool = get(std::move(element), "a tool");
+        within("", static_cast<std::size_t>(t), [&] {
+            if (type_of(tool) != od::json_type::object) {
+                wrong_type("a tool object", type_of(tool));
+            }
+            // {"functionDeclarations": [...]} gives one segment per function;
+            // any other tool ({"googleSearch": {}}) is one segment.
+            od::object object = get(tool.get_object(), "an object");
+            bool declarations = false;
+            for (auto field : object) {
+                const auto key = key_of(field);
+                if (key != "functionDeclarations" && key != "function_declarations") {
+                    continue;
+                }
+                declarations = true;
+                od::value list = get(field.value(), "a value");
+                const std::string name(key);
+                within(name, [&] {
+                    if (type_of(list) != od::json_type::array) {
+                        wrong_type("an array of function declarations", type_of(list));
+                    }
+                    int k = 0;
+                    for (auto d : get(list.get_array(), "an array")) {
+                        od::value decl = get(std::move(d), "a function declaration");
+                        within("", static_cast<std::size_t>(k), [&] {
+                            const Rendered& rendered = render(decl);
+                            out.push_back(
+                                make_segment(rendered,
+                                             SegmentPath{Level::tools, t, k, false, PathRoot::tools,
+                                                         PathPart::function_declarations},
+                                             Role::none, false, SegmentKind::tool));
+                        });
+                        ++k;
+                    }
+                });
+            }
+            if (!declarations) {
+                (void)get(object.reset(), "an object");
+                const Rendered& rendered = render(object);
+                out.push_back(make_segment(
+                    rendered,
+                    SegmentPath{Level::tools, -1, t, false, PathRoot::tools, PathPart::none},
+                    Role::none, false, SegmentKind::tool));
+            }
+        });
+        ++t;
+    }
+}
+
+void
+GeminiRequestParser::contents(od::value value)
+{
+    if (type_of(value) != od::json_type::array) {
+        wrong_type("an array of contents", type_of(value));
+    }
+    int m = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value content = get(std::move(element), "a content");
+        within("", static_cast<std::size_t>(m), [&] {
+            if (type_of(content) != od::json_type::object) {
+                wrong_type("a content object {\"role\", \"parts\"}", type_of(content));
+            }
+            auto& out = segments(Level::messages);
+            const std::size_t first = out.size();
+            Role role = Role::user;
+            bool has_parts = false;
+            for (auto field : get(content.get_object(), "an object")) {
+                const auto key = key_of(field);
+                od::value v = get(field.value(), "a value");
+                if (key == "role") {
+                    const auto name = within("role", [&] { return get_string(v); });
+                    if (name != "user" && name != "model" && name != "function") {
+                        throw FieldError("role", fmt::format("expected \"user\" or \"model\", "
+                                                             "found \"{}\"",
+                                                             name));
+                    }
+                    role = name == "model" ? Role::assistant : Role::user;
+                } else if (key == "parts") {
+                    within("parts",
+                           [&] { parts(v, Level::messages, PathRoot::contents, m, Role::user); });
+                    has_parts = true;
+                }
+            }
+            if (!has_parts) {
+                throw FieldError("parts", "missing");
+            }
+            for (std::size_t k = first; k < out.size(); ++k) {
+                out[k].role = role;
+            }
+        });
+        ++m;
+    }
+}
+
+void
+GeminiRequestParser::finish_body()
+{
+    model::Request& r = request();
+    if (!m_has_contents && !m_cache_create) {
+        throw FieldError("contents", "missing");
+    }
+    r.format = model::ApiFormat::gemini;
+    r.provider = "gemini";
+    if (m_cache_create) {
+        r.cache_create = model::CacheCreate{"", m_ttl_seconds, m_expire_time};
+    }
+    if (!r.cached_content.empty()) {
+        // The cached content is the start of the prompt and is not in this body.
+        Segment hidden;
+        hidden.kind = SegmentKind::unlogged;
+        hidden.path =
+            SegmentPath{Level::system, -1, 0, true, PathRoot::system_instruction, PathPart::none};
+        hidden.content = hash_bytes("cachedContent:" + r.cached_content);
+        hidden.cache_control_allowed = false;
+        auto& system = segments(Level::system);
+        system.insert(system.begin(), hidden);
+        r.notes.push_back(fmt::format("reads the explicit cache {}: its content is not in this "
+                                      "body (tokens inferred from usage)",
+                                      r.cached_content));
+    }
+    add_param("model", r.model, true);
+    add_param("tool_choice", m_tool_config, m_has_tool_config);
+    add_param("images", m_images ? "yes" : "no", true);
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "ingest/body_parser.hpp"
+
+#include <string>
+
+namespace cachewise::ingest {
+
+// Builds the request model from a Gemini generateContent body (REST
+// camelCase or the Python SDK's snake_case), or from a cachedContents.create
+// body, which makes an explicit cache.
+//
+// Segments: each part of systemInstruction (the system level); each function
+// declaration, and each other tool; each part of each content. A request that
+// reads an explicit cache (cachedContent) starts with an unlogged segment
+// standing for the cached content; its tokens are inferred from usage.
+class GeminiRequestParser : public BodyParser {
+public:
+    GeminiRequestParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
+
+    bool member(std::string_view key, od::value value) override;
+
+private:
+    void reset_body() override;
+    void finish_body() override;
+    void system_instruction(od::value value);
+    void tools(od::value value);
+    void contents(od::value value);
+    void parts(od::value value, model::Level level, model::PathRoot root, int index,
+               model::Role role);
+
+    bool m_has_contents = false;
+    bool m_images = false;
+    bool m_cache_create = false;
+    std::optional<double> m_ttl_seconds;
+    std::optional<Timestamp> m_expire_time;
+    std::string m_tool_config;
+    bool m_has_tool_config = false;
+};
+
+} // namespace cachewise::ingest

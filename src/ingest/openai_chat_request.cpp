@@ -1,0 +1,366 @@
+#include "ingest/openai_chat_request.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+#include "model/chain.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+using model::Level;
+using model::PathPart;
+using model::PathRoot;
+using model::Role;
+using model::Segment;
+using model::SegmentKind;
+using model::SegmentPath;
+
+namespace {
+
+Role
+parse_role(std::string_view role, bool& system_like)
+{
+    system_like = role == "system" || role == "developer";
+    if (role == "user") {
+        return Role::user;
+    }
+    if (role == "assistant") {
+        return Role::assistant;
+    }
+    if (role == "tool" || role == "function") {
+        return Role::user; // tool results are turns of the caller
+    }
+    if (system_like) {
+        return Role::system;
+    }
+    throw FieldError("", fmt::format("expected \"system\", \"developer\", \"user\", \"assistant\" "
+                                     "or \"tool\", found \"{}\"",
+                                     role));
+}
+
+SegmentKind
+kind_of_part(std::string_view type, bool tool_message)
+{
+    if (tool_message) {
+        return SegmentKind::tool_result;
+    }
+    if (type == "text" || type == "input_text" || type == "output_text" || type == "refusal") {
+        return SegmentKind::text;
+    }
+    if (type == "image_url" || type == "input_image") {
+        return SegmentKind::image;
+    }
+    if (type == "file" || type == "input_file") {
+        return SegmentKind::document;
+    }
+    return SegmentKind::other;
+}
+
+} // namespace
+
+OpenAIChatParser::OpenAIChatParser(const ruleset::Rules& rules,
+                                   const model::TokenEstimator& estimator)
+    : BodyParser(rules, estimator, model::ApiFormat::openai_chat)
+{}
+
+void
+OpenAIChatParser::reset_body()
+{
+    m_has_messages = m_images = false;
+    m_has_tool_choice = m_has_response_format = m_has_reasoning_effort = false;
+    m_tool_choice.clear();
+    m_response_format.clear();
+    m_reasoning_effort.clear();
+    m_message_count = 0;
+}
+
+bool
+OpenAIChatParser::member(std::string_view key, od::value value)
+{
+    model::Request& r = request();
+    if (key == "model") {
+        r.model = std::string(within("model", [&] { return get_string(value); }));
+        m_has_model = true;
+    } else if (key == "messages") {
+        within("messages", [&] { messages(value); });
+        m_has_messages = true;
+    } else if (key == "tools" || key == "functions") {
+        const std::string name(key);
+        within(name, [&] { tools(value); });
+    } else if (key == "tool_choice" || key == "function_call") {
+        m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
+        m_has_tool_choice = m_tool_choice != "null";
+    } else if (key == "response_format") {
+        m_response_format =
+            within("response_format", [&] { return m_renderer.render_param(value); });
+        m_has_response_format = m_response_format != "null";
+    } else if (key == "reasoning_effort") {
+        m_reasoning_effort =
+            within("reasoning_effort", [&] { return m_renderer.render_param(value); });
+        m_has_reasoning_effort = m_reasoning_effort != "null";
+    } else if (key == "prompt_cache_key") {
+        if (type_of(value) == od::json_type::string) {
+            r.cache_key = std::string(get_string(value));
+        }
+    } else if (key == "prompt_cache_retention") {
+        if (type_of(value) == od::json_type::string) {
+            r.retention = std::string(get_string(value));
+        }
+    } else if (key == "prompt_cache_options") {
+        within("prompt_cache_options", [&] { options(value); });
+    } else if (key == "user" || key == "safety_identifier") {
+        if (type_of(value) == od::json_type::string && r.stream.empty()) {
+            r.stream = std::string(get_string(value));
+        }
+    } else {
+        // Sampling and transport settings do not reach the cache.
+        return key == "temperature" || key == "top_p" || key == "max_tokens" ||
+               key == "max_completion_tokens" || key == "stream" || key == "stream_options" ||
+               key == "n" || key == "stop" || key == "seed" || key == "presence_penalty" ||
+               key == "frequency_penalty" || key == "logprobs" || key == "top_logprobs" ||
+               key == "logit_bias" || key == "parallel_tool_calls" || key == "store" ||
+               key == "metadata" || key == "modalities" || key == "audio" || key == "prediction" ||
+               key == "service_tier" || key == "web_search_options" || key == "verbosity" ||
+               key == "thinking";
+    }
+    return true;
+}
+
+void
+OpenAIChatParser::options(od::value value)
+{
+    if (type_of(value) != od::json_type::object) {
+        wrong_type("an object", type_of(value));
+    }
+    model::Request& r = request();
+    for (auto field : get(value.get_object(), "an object")) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        if (key == "mode") {
+            r.explicit_mode = within("mode", [&] { return get_string(v); }) == "explicit";
+        } else if (key == "ttl") {
+            r.retention = std::string(within("ttl", [&] { return get_string(v); }));
+        }
+    }
+}
+
+void
+OpenAIChatParser::tools(od::value value)
+{
+    const auto t = type_of(value);
+    if (t == od::json_type::null) {
+        return;
+    }
+    if (t != od::json_type::array) {
+        wrong_type("an array of tool definitions", t);
+    }
+    int i = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value tool = get(std::move(element), "a tool definition");
+        within("", static_cast<std::size_t>(i), [&] {
+            if (type_of(tool) != od::json_type::object) {
+                wrong_type("a tool definition object", type_of(tool));
+            }
+            const Rendered& rendered = render(tool);
+            SegmentPath path{Level::tools, -1, i, false, PathRoot::tools, PathPart::none};
+            segments(Level::tools)
+                .push_back(make_segment(rendered, path, Role::none, false, SegmentKind::tool));
+        });
+        ++i;
+    }
+}
+
+void
+OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vector<Segment>& out)
+{
+    if (type_of(value) != od::json_type::object) {
+        wrong_type("a message object", type_of(value));
+    }
+    std::optional<Role> role;
+    bool system_like = false;
+    bool tool_message = false;
+    bool has_content = false;
+    std::string header; // name, tool_call_id: rendered with the message
+    std::optional<model::CacheControl> message_marker;
+    const std::size_t first = out.size();
+    // Members may come in any order; blocks take the role afterwards.
+    for (auto field : get(value.get_object(), "an object")) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        if (key == "role") {
+            const auto name = within("role", [&] { return get_string(v); });
+            role = within("role", [&] { return parse_role(name, system_like); });
+            tool_message = name == "tool" || name == "function";
+        } else if (key == "content") {
+            has_content = true;
+            within("content", [&] {
+                const auto t = type_of(v);
+                if (t == od::json_type::null) {
+                    return;
+                }
+                if (t == od::json_type::string) {
+                    const Rendered& rendered = render_text(get(v.get_string(), "a string"));
+                    out.push_back(make_segment(
+                        rendered, SegmentPath{Level::messages, index, 0, true, PathRoot::messages},
+                        Role::none, false, SegmentKind::text));
+                    return;
+                }
+                if (t != od::json_type::array) {
+                    wrong_type("a string, null or an array of content parts", t);
+                }
+                int i = 0;
+                for (auto element : get(v.get_array(), "an array")) {
+                    od::value part = get(std::move(element), "a content part");
+                    within("", static_cast<std::size_t>(i), [&] {
+                        if (type_of(part) != od::json_type::object) {
+                            wrong_type("a content part object", type_of(part));
+                        }
+                        const Rendered& rendered = render(part);
+                        if (rendered.stats.images > 0) {
+                            m_images = true;
+                        }
+                        out.push_back(make_segment(
+                            rendered,
+                            SegmentPath{Level::messages, index, i, false, PathRoot::messages},
+                            Role::none, false, SegmentKind::text));
+                        out.back().kind = kind_of_part(rendered.stats.type, false);
+                    });
+                    ++i;
+                }
+            });
+        } else if (key == "tool_calls") {
+            within("tool_calls", [&] {
+                if (type_of(v) == od::json_type::null) {
+                    return;
+                }
+                if (type_of(v) != od::json_type::array) {
+                    wrong_type("an array of tool calls", type_of(v));
+                }
+                int i = 0;
+                for (auto element : get(v.get_array(), "an array")) {
+                    od::value call = get(std::move(element), "a tool call");
+                    within("", static_cast<std::size_t>(i), [&] {
+                        // "index" numbers streamed deltas; it is not sent back.
+                        const Rendered& rendered = render(call, {"index"});
+                        out.push_back(
+                            make_segment(rendered,
+                                         SegmentPath{Level::messages, index, i, false,
+                                                     PathRoot::messages, PathPart::tool_calls},
+                                         Role::none, false, SegmentKind::tool_use));
+                    });
+                    ++i;
+                }
+            });
+        } else if (key == "name" || key == "tool_call_id") {
+            if (type_of(v) == od::json_type::string) {
+                header += fmt::format("{}={}\n", key, get(v.get_string(), "a string"));
+            }
+        } else if (key == "cache_control") {
+            message_marker = within("cache_control", [&] { return parse_cache_control(v); });
+        }
+    }
+    if (!role) {
+        throw FieldError("role", "missing (expected \"system\", \"user\", \"assistant\", ...)");
+    }
+    if (!has_content && out.size() == first) {
+        throw FieldError("content", "missing");
+    }
+    if (!system_like) {
+        system_run = false;
+    }
+    const Level level = system_like && system_run ? Level::system : Level::messages;
+    for (std::size_t k = first; k < out.size(); ++k) {
+        Segment& s = out[k];
+        s.role = *role;
+        s.path.level = level;
+        if (tool_message && s.kind != SegmentKind::image) {
+            s.kind = SegmentKind::tool_result;
+        }
+    }
+    if (out.size() > first) {
+        out[first].message_start = true;
+        out[first].estimate += static_cast<float>(m_estimator->message_overhead());
+        if (!header.empty()) {
+            // The header is part of the message as rendered: fold it into the
+            // first block's identity.
+            HashBuilder b;
+            b.add(header).add(out[first].content);
+            out[first].content = b.digest();
+            out[first].estimate += static_cast<float>(m_estimator->text(header));
+        }
+        if (message_marker) {
+            out.back().cache_control = message_marker; // LiteLLM: marks the whole message
+        }
+    }
+}
+
+void
+OpenAIChatParser::messages(od::value value)
+{
+    const auto t = type_of(value);
+    if (t != od::json_type::array) {
+        wrong_type("an array of messages", t);
+    }
+    int m = 0;
+    bool system_run = true;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value message_value = get(std::move(element), "a message");
+        std::vector<Segment> out;
+        within("", static_cast<std::size_t>(m),
+               [&] { message(message_value, m, system_run, out); });
+        for (auto& s : out) {
+            segments(s.path.level).push_back(std::move(s));
+        }
+        ++m;
+    }
+    m_message_count = m;
+}
+
+void
+OpenAIChatParser::finish_body()
+{
+    model::Request& r = request();
+    if (!m_has_messages) {
+        throw FieldError("messages", "missing");
+    }
+    r.format = model::ApiFormat::openai_chat;
+    r.provider = provider_of_model(r.model);
+    add_param("model", r.model, true);
+    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
+    add_param("response_format", m_response_format, m_has_response_format);
+    add_param("reasoning_effort", m_reasoning_effort, m_has_reasoning_effort);
+    add_param("images", m_images ? "yes" : "no", true);
+}
+
+void
+OpenAIChatParser::continuation(std::string_view message_json)
+{
+    model::Request& r = request();
+    if (r.segments.empty()) {
+        return;
+    }
+    simdjson::padded_string padded(message_json);
+    od::document doc;
+    if (m_continuation_parser.iterate(padded).get(doc) != simdjson::SUCCESS) {
+        return;
+    }
+    od::value value;
+    if (doc.get_value().get(value) != simdjson::SUCCESS) {
+        return;
+    }
+    std::vector<Segment> out;
+    bool system_run = false;
+    within("response.choices[0].message",
+           [&] { message(value, m_message_count, system_run, out); });
+    Hash128 chain = r.segments.back().chain;
+    double tokens = 0;
+    for (const auto& s : out) {
+        chain = model::chain_link(chain, s);
+        tokens += s.estimate;
+    }
+    r.continuation =
+        model::Continuation{chain, r.prompt_tokens() + static_cast<std::int64_t>(tokens + 0.5)};
+}
+
+} // namespace cachewise::ingest

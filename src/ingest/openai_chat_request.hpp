@@ -1,0 +1,52 @@
+#pragma once
+
+#include "ingest/body_parser.hpp"
+
+#include <string>
+
+namespace cachewise::ingest {
+
+// Builds the request model from an OpenAI Chat Completions body, as OpenAI,
+// DeepSeek, vLLM, SGLang and gateways (LiteLLM, OpenRouter) take it.
+//
+// Segments: each tool definition; each content part of each message (a
+// string content is one text block); each entry of an assistant's
+// tool_calls. A leading run of system/developer messages is the system
+// level, later ones stay in the conversation. A message's name and
+// tool_call_id are part of its first block's identity; DeepSeek's
+// reasoning_content is not, because DeepSeek's template drops it from the
+// prompt. Gateways pass Anthropic's cache_control through on parts, tools
+// and messages; GPT-5.6 marks breakpoints with prompt_cache_breakpoint.
+class OpenAIChatParser : public BodyParser {
+public:
+    OpenAIChatParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
+
+    bool member(std::string_view key, od::value value) override;
+
+    // The request's chain extended by the response message (a JSON object).
+    // Throws FieldError.
+    void continuation(std::string_view message_json) override;
+
+private:
+    void reset_body() override;
+    void finish_body() override;
+    void tools(od::value value);
+    void messages(od::value value);
+    // Appends the segments of one message; `system_run` is true while the
+    // leading system/developer messages last.
+    void message(od::value value, int index, bool& system_run, std::vector<model::Segment>& out);
+    void options(od::value value); // prompt_cache_options
+
+    bool m_has_messages = false;
+    bool m_images = false;
+    std::string m_tool_choice;
+    std::string m_response_format;
+    std::string m_reasoning_effort;
+    bool m_has_tool_choice = false;
+    bool m_has_response_format = false;
+    bool m_has_reasoning_effort = false;
+    int m_message_count = 0;
+    od::parser m_continuation_parser;
+};
+
+} // namespace cachewise::ingest

@@ -1,0 +1,298 @@
+#include "ingest/openai_responses_request.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+using model::Level;
+using model::PathPart;
+using model::PathRoot;
+using model::Role;
+using model::Segment;
+using model::SegmentKind;
+using model::SegmentPath;
+
+namespace {
+
+SegmentKind
+kind_of_item(std::string_view type)
+{
+    if (type == "function_call" || type == "custom_tool_call" || type == "local_shell_call" ||
+        type == "computer_call" || type == "mcp_call") {
+        return SegmentKind::tool_use;
+    }
+    if (type.size() > 7 && type.substr(type.size() - 7) == "_output") {
+        return SegmentKind::tool_result; // function_call_output, computer_call_output, ...
+    }
+    if (type == "reasoning") {
+        return SegmentKind::thinking;
+    }
+    if (type.size() > 5 && type.substr(type.size() - 5) == "_call") {
+        return SegmentKind::server_tool_use; // web_search_call, file_search_call, ...
+    }
+    return SegmentKind::other;
+}
+
+SegmentKind
+kind_of_part(std::string_view type)
+{
+    if (type == "input_text" || type == "output_text" || type == "text" || type == "refusal") {
+        return SegmentKind::text;
+    }
+    if (type == "input_image") {
+        return SegmentKind::image;
+    }
+    if (type == "input_file") {
+        return SegmentKind::document;
+    }
+    return SegmentKind::other;
+}
+
+} // namespace
+
+OpenAIResponsesParser::OpenAIResponsesParser(const ruleset::Rules& rules,
+                                             const model::TokenEstimator& estimator)
+    : BodyParser(rules, estimator, model::ApiFormat::openai_responses)
+{}
+
+void
+OpenAIResponsesParser::reset_body()
+{
+    m_has_input = m_images = false;
+    m_has_tool_choice = m_has_text_format = m_has_reasoning = false;
+    m_previous_response.clear();
+    m_tool_choice.clear();
+    m_text_format.clear();
+    m_reasoning.clear();
+}
+
+bool
+OpenAIResponsesParser::member(std::string_view key, od::value value)
+{
+    model::Request& r = request();
+    if (key == "model") {
+        r.model = std::string(within("model", [&] { return get_string(value); }));
+        m_has_model = true;
+    } else if (key == "input") {
+        within("input", [&] { input(value); });
+        m_has_input = true;
+    } else if (key == "instructions") {
+        within("instructions", [&] {
+            if (type_of(value) == od::json_type::null) {
+                return;
+            }
+            const Rendered& rendered = render_text(get_string(value));
+            SegmentPath path{Level::system, -1, 0, true, PathRoot::instructions, PathPart::none};
+            segments(Level::system)
+                .push_back(make_segment(rendered, path, Role::system, false, SegmentKind::text));
+        });
+    } else if (key == "tools") {
+        within("tools", [&] { tools(value); });
+    } else if (key == "tool_choice") {
+        m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
+        m_has_tool_choice = m_tool_choice != "null";
+    } else if (key == "text") {
+        m_text_format = within("text", [&] { return m_renderer.render_param(value); });
+        m_has_text_format = m_text_format != "null";
+    } else if (key == "reasoning") {
+        m_reasoning = within("reasoning", [&] { return m_renderer.render_param(value); });
+        m_has_reasoning = m_reasoning != "null";
+    } else if (key == "previous_response_id") {
+        if (type_of(value) == od::json_type::string) {
+            m_previous_response = std::string(get_string(value));
+        }
+    } else if (key == "prompt_cache_key") {
+        if (type_of(value) == od::json_type::string) {
+            r.cache_key = std::string(get_string(value));
+        }
+    } else if (key == "prompt_cache_retention") {
+        if (type_of(value) == od::json_type::string) {
+            r.retention = std::string(get_string(value));
+        }
+    } else if (key == "prompt_cache_options") {
+        within("prompt_cache_options", [&] {
+            if (type_of(value) != od::json_type::object) {
+                return;
+            }
+            for (auto field : get(value.get_object(), "an object")) {
+                const auto k = key_of(field);
+                od::value v = get(field.value(), "a value");
+                if (k == "mode" && type_of(v) == od::json_type::string) {
+                    r.explicit_mode = get_string(v) == "explicit";
+                } else if (k == "ttl" && type_of(v) == od::json_type::string) {
+                    r.retention = std::string(get_string(v));
+                }
+            }
+        });
+    } else if (key == "user" || key == "safety_identifier") {
+        if (type_of(value) == od::json_type::string && r.stream.empty()) {
+            r.stream = std::string(get_string(value));
+        }
+    } else {
+        return key == "temperature" || key == "top_p" || key == "max_output_tokens" ||
+               key == "stream" || key == "stream_options" || key == "store" || key == "metadata" ||
+               key == "include" || key == "truncation" || key == "parallel_tool_calls" ||
+               key == "background" || key == "service_tier" || key == "max_tool_calls" ||
+               key == "top_logprobs" || key == "conversation";
+    }
+    return true;
+}
+
+void
+OpenAIResponsesParser::tools(od::value value)
+{
+    const auto t = type_of(value);
+    if (t == od::json_type::null) {
+        return;
+    }
+    if (t != od::json_type::array) {
+        wrong_type("an array of tools", t);
+    }
+    int i = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value tool = get(std::move(element), "a tool");
+        within("", static_cast<std::size_t>(i), [&] {
+            const Rendered& rendered = render(tool);
+            SegmentPath path{Level::tools, -1, i, false, PathRoot::tools, PathPart::none};
+            segments(Level::tools)
+                .push_back(make_segment(rendered, path, Role::none, false, SegmentKind::tool));
+        });
+        ++i;
+    }
+}
+
+void
+OpenAIResponsesParser::item(od::value value, int index, bool& system_run)
+{
+    if (type_of(value) != od::json_type::object) {
+        wrong_type("an input item object", type_of(value));
+    }
+    // A message ({"role", "content"}) gives one segment per content part;
+    // any other item is one segment. Decide after one look at the keys.
+    od::object object = get(value.get_object(), "an object");
+    std::optional<Role> role;
+    bool system_like = false;
+    bool message = false;
+    for (auto field : object) {
+        const auto key = key_of(field);
+        if (key == "role") {
+            od::value v = get(field.value(), "a value");
+            const auto name = within("role", [&] { return get_string(v); });
+            system_like = name == "system" || name == "developer";
+            role = name == "assistant" ? Role::assistant : system_like ? Role::system : Role::user;
+            message = true;
+        }
+    }
+    (void)get(object.reset(), "an object");
+    if (!message) {
+        const Rendered& rendered = render(object, {"id", "status"});
+        if (rendered.stats.type.empty()) {
+            throw FieldError("type", "missing (expected \"function_call\", "
+                                     "\"function_call_output\", \"reasoning\", ...)");
+        }
+        SegmentPath path{Level::messages, index, 0, true, PathRoot::input, PathPart::none};
+        const SegmentKind kind = kind_of_item(rendered.stats.type);
+        segments(Level::messages)
+            .push_back(make_segment(rendered, path,
+                                    kind == SegmentKind::tool_result ? Role::user : Role::assistant,
+                                    true, kind));
+        system_run = false;
+        return;
+    }
+    if (!system_like) {
+        system_run = false;
+    }
+    const Level level = system_like && system_run ? Level::system : Level::messages;
+    auto& out = segments(level);
+    const std::size_t first = out.size();
+    for (auto field : object) {
+        if (key_of(field) != "content") {
+            continue;
+        }
+        od::value v = get(field.value(), "a value");
+        within("content", [&] {
+            if (type_of(v) == od::json_type::string) {
+                const Rendered& rendered = render_text(get(v.get_string(), "a string"));
+                out.push_back(make_segment(rendered,
+                                           SegmentPath{level, index, 0, true, PathRoot::input},
+                                           *role, true, SegmentKind::text));
+                return;
+            }
+            if (type_of(v) != od::json_type::array) {
+                wrong_type("a string or an array of content parts", type_of(v));
+            }
+            int i = 0;
+            for (auto element : get(v.get_array(), "an array")) {
+                od::value part = get(std::move(element), "a content part");
+                within("", static_cast<std::size_t>(i), [&] {
+                    const Rendered& rendered = render(part);
+                    m_images = m_images || rendered.stats.images > 0;
+                    out.push_back(make_segment(rendered,
+                                               SegmentPath{level, index, i, false, PathRoot::input},
+                                               *role, i == 0, kind_of_part(rendered.stats.type)));
+                });
+                ++i;
+            }
+        });
+    }
+    if (out.size() == first) {
+        throw FieldError("content", "missing");
+    }
+}
+
+void
+OpenAIResponsesParser::input(od::value value)
+{
+    const auto t = type_of(value);
+    if (t == od::json_type::string) {
+        const Rendered& rendered = render_text(get_string(value));
+        SegmentPath path{Level::messages, -1, 0, true, PathRoot::input, PathPart::none};
+        segments(Level::messages)
+            .push_back(make_segment(rendered, path, Role::user, true, SegmentKind::text));
+        return;
+    }
+    if (t != od::json_type::array) {
+        wrong_type("a string or an array of input items", t);
+    }
+    int m = 0;
+    bool system_run = true;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value it = get(std::move(element), "an input item");
+        within("", static_cast<std::size_t>(m), [&] { item(it, m, system_run); });
+        ++m;
+    }
+}
+
+void
+OpenAIResponsesParser::finish_body()
+{
+    model::Request& r = request();
+    if (!m_has_input) {
+        throw FieldError("input", "missing");
+    }
+    r.format = model::ApiFormat::openai_responses;
+    r.provider = provider_of_model(r.model);
+    if (!m_previous_response.empty()) {
+        // The stored conversation comes first and is not in the log.
+        Segment hidden;
+        hidden.kind = SegmentKind::unlogged;
+        hidden.path = SegmentPath{Level::messages, -1, 0, true, PathRoot::input, PathPart::none};
+        hidden.content = hash_bytes("previous_response_id:" + m_previous_response);
+        hidden.cache_control_allowed = false;
+        auto& messages = segments(Level::messages);
+        messages.insert(messages.begin(), hidden);
+        r.notes.push_back(fmt::format("continues stored response {}: its conversation is not in "
+                                      "the log (tokens inferred from usage)",
+                                      m_previous_response));
+    }
+    add_param("model", r.model, true);
+    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
+    add_param("response_format", m_text_format, m_has_text_format);
+    add_param("reasoning_effort", m_reasoning, m_has_reasoning);
+    add_param("images", m_images ? "yes" : "no", true);
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "ingest/body_parser.hpp"
+
+#include <string>
+
+namespace cachewise::ingest {
+
+// Builds the request model from an OpenAI Responses API body.
+//
+// Segments: `instructions` (the system level), each tool, each content part of
+// each input message (a string input is one user text block), and each other
+// input item (function_call, function_call_output, reasoning, ...) as a
+// whole, without its server-side "id" and "status". A request that continues
+// a stored response (previous_response_id) starts with an unlogged segment
+// standing for the stored conversation; its tokens are inferred from usage.
+class OpenAIResponsesParser : public BodyParser {
+public:
+    OpenAIResponsesParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
+
+    bool member(std::string_view key, od::value value) override;
+
+private:
+    void reset_body() override;
+    void finish_body() override;
+    void tools(od::value value);
+    void input(od::value value);
+    void item(od::value value, int index, bool& system_run);
+
+    bool m_has_input = false;
+    bool m_images = false;
+    std::string m_previous_response;
+    std::string m_tool_choice;
+    std::string m_text_format;
+    std::string m_reasoning;
+    bool m_has_tool_choice = false;
+    bool m_has_text_format = false;
+    bool m_has_reasoning = false;
+};
+
+} // namespace cachewise::ingest

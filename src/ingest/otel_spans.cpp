@@ -1,0 +1,436 @@
+#include "ingest/otel_spans.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <map>
+
+namespace cachewise::ingest {
+
+using nlohmann::json;
+
+namespace {
+
+// An attribute value: OTLP's {"stringValue": ...} / {"intValue": "123"}, or a
+// plain JSON scalar.
+struct Attr {
+    std::string text;
+    std::optional<std::int64_t> number;
+};
+
+std::optional<std::int64_t>
+to_integer(std::string_view s)
+{
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (ec != std::errc() || end != s.data() + s.size()) {
+        return std::nullopt;
+    }
+    return n;
+}
+
+Attr
+scalar(od::value v)
+{
+    Attr a;
+    switch (type_of(v)) {
+    case od::json_type::string:
+        a.text = std::string(get(v.get_string(), "a string"));
+        a.number = to_integer(a.text);
+        break;
+    case od::json_type::number: {
+        const std::string_view token = v.raw_json_token();
+        a.text = std::string(token.substr(0, token.find_first_of(" \t\r\n,}]")));
+        double d = 0;
+        if (v.get_double().get(d) == simdjson::SUCCESS) {
+            a.number = static_cast<std::int64_t>(d);
+        }
+        break;
+    }
+    case od::json_type::boolean:
+        a.text = get(v.get_bool(), "a boolean") ? "true" : "false";
+        break;
+    case od::json_type::array: {
+        od::array array = get(v.get_array(), "an array");
+        a.text = std::string(get(array.raw_json(), "an array"));
+        break;
+    }
+    case od::json_type::object: {
+        od::object object = get(v.get_object(), "an object");
+        a.text = std::string(get(object.raw_json(), "an object"));
+        break;
+    }
+    case od::json_type::null:
+        break;
+    }
+    return a;
+}
+
+// {"stringValue": "x"} | {"intValue": "3"} | {"doubleValue": 1.5} | {"boolValue": true}
+Attr
+otlp_value(od::value v)
+{
+    if (type_of(v) != od::json_type::object) {
+        return scalar(v);
+    }
+    Attr a;
+    for (auto f : get(v.get_object(), "an object")) {
+        a = scalar(value_of(f)); // exactly one member
+    }
+    return a;
+}
+
+using Attrs = std::map<std::string, Attr, std::less<>>;
+
+void
+attributes(od::value v, Attrs& out)
+{
+    const auto t = type_of(v);
+    if (t == od::json_type::object) {
+        for (auto f : get(v.get_object(), "an object")) {
+            const std::string key(key_of(f));
+            out[key] = scalar(value_of(f));
+        }
+        return;
+    }
+    if (t != od::json_type::array) {
+        wrong_type("a list of attributes", t);
+    }
+    for (auto element : get(v.get_array(), "an array")) {
+        od::value kv = get(std::move(element), "an attribute");
+        if (type_of(kv) != od::json_type::object) {
+            continue;
+        }
+        std::string key;
+        Attr value;
+        for (auto f : get(kv.get_object(), "an object")) {
+            const auto k = key_of(f);
+            if (k == "key") {
+                od::value kvv = value_of(f);
+                key = std::string(get(kvv.get_string(), "a string"));
+            } else if (k == "value") {
+                value = otlp_value(value_of(f));
+            }
+        }
+        if (!key.empty()) {
+            out[key] = std::move(value);
+        }
+    }
+}
+
+const Attr*
+find(const Attrs& a, std::initializer_list<std::string_view> names)
+{
+    for (const auto name : names) {
+        if (const auto it = a.find(name); it != a.end()) {
+            return &it->second;
+        }
+    }
+    return nullptr;
+}
+
+std::optional<std::int64_t>
+count(const Attrs& a, std::initializer_list<std::string_view> names)
+{
+    const Attr* v = find(a, names);
+    return v != nullptr ? v->number : std::nullopt;
+}
+
+std::string
+provider_name(std::string_view system)
+{
+    if (system == "openai" || system == "azure.ai.openai" || system == "az.ai.openai") {
+        return "openai";
+    }
+    if (system == "anthropic") {
+        return "anthropic";
+    }
+    if (system == "aws.bedrock") {
+        return "bedrock";
+    }
+    if (system.rfind("gcp.", 0) == 0 || system == "gemini" || system == "vertex_ai") {
+        return "gemini";
+    }
+    if (system == "deepseek") {
+        return "deepseek";
+    }
+    return {};
+}
+
+// Semantic-convention parts of one message -> Chat Completions messages.
+void
+convert_message(const json& message, json& out)
+{
+    const std::string role = message.value("role", "user");
+    if (!message.contains("parts") || !message["parts"].is_array()) {
+        json m = {{"role", role}, {"content", message.value("content", json())}};
+        out.push_back(std::move(m));
+        return;
+    }
+    json content = json::array();
+    json calls = json::array();
+    for (const auto& part : message["parts"]) {
+        const std::string type = part.value("type", "text");
+        if (type == "text") {
+            content.push_back({{"type", "text"}, {"text", part.value("content", "")}});
+        } else if (type == "tool_call") {
+            const json& args = part.contains("arguments") ? part["arguments"] : json::object();
+            calls.push_back(
+                {{"id", part.value("id", "")},
+                 {"type", "function"},
+                 {"function",
+                  {{"name", part.value("name", "")},
+                   {"arguments", args.is_string() ? args.get<std::string>() : args.dump()}}}});
+        } else if (type == "tool_call_response") {
+            const json& r = part.contains("response") ? part["response"] : json();
+            out.push_back({{"role", "tool"},
+                           {"tool_call_id", part.value("id", "")},
+                           {"content", r.is_string() ? r.get<std::string>() : r.dump()}});
+        } else if (type == "blob" || type == "uri" || type == "file") {
+            content.push_back({{"type", "image_url"}, {"image_url", {{"url", "(media)"}}}});
+        }
+        // "reasoning" parts are not sent back as prompt text.
+    }
+    if (content.empty() && calls.empty()) {
+        return;
+    }
+    json m = {{"role", role}};
+    m["content"] = content.empty() ? json() : content;
+    if (!calls.empty()) {
+        m["tool_calls"] = calls;
+    }
+    out.push_back(std::move(m));
+}
+
+json
+parse_attr_json(const Attr* a, std::string_view name)
+{
+    try {
+        return json::parse(a->text);
+    } catch (const json::parse_error& e) {
+        throw FieldError(std::string(name), fmt::format("expected a JSON string: {}", e.what()));
+    }
+}
+
+// The prompt as a Chat Completions body; null when the span holds none.
+json
+body_of(const Attrs& a)
+{
+    json messages = json::array();
+    if (const Attr* s = find(a, {"gen_ai.system_instructions"})) {
+        const json parts = parse_attr_json(s, "gen_ai.system_instructions");
+        std::string text;
+        for (const auto& p : parts.is_array() ? parts : json::array({parts})) {
+            text += p.is_string() ? p.get<std::string>() : p.value("content", "");
+        }
+        messages.push_back({{"role", "system"}, {"content", text}});
+    }
+    if (const Attr* m = find(a, {"gen_ai.input.messages"})) {
+        const json list = parse_attr_json(m, "gen_ai.input.messages");
+        if (!list.is_array()) {
+            throw FieldError("gen_ai.input.messages", "expected a JSON array of messages");
+        }
+        for (const auto& message : list) {
+            convert_message(message, messages);
+        }
+    } else {
+        // Older instrumentations: gen_ai.prompt.<i>.role / .content.
+        for (int i = 0;; ++i) {
+            const Attr* content = find(a, {fmt::format("gen_ai.prompt.{}.content", i)});
+            if (content == nullptr) {
+                break;
+            }
+            const Attr* role = find(a, {fmt::format("gen_ai.prompt.{}.role", i)});
+            messages.push_back(
+                {{"role", role != nullptr ? role->text : "user"}, {"content", content->text}});
+        }
+    }
+    if (messages.empty()) {
+        return json();
+    }
+    json body = {{"messages", messages}};
+    if (const Attr* t = find(a, {"gen_ai.tool.definitions"})) {
+        json tools = json::array();
+        for (const auto& def : parse_attr_json(t, "gen_ai.tool.definitions")) {
+            if (def.contains("function")) {
+                tools.push_back(def);
+            } else {
+                json fn = def;
+                fn.erase("type");
+                tools.push_back({{"type", "function"}, {"function", fn}});
+            }
+        }
+        body["tools"] = tools;
+    }
+    return body;
+}
+
+std::optional<Timestamp>
+nanos(const Attr& a)
+{
+    if (!a.number) {
+        return std::nullopt;
+    }
+    Timestamp t;
+    t.micros = *a.number / 1000;
+    return t;
+}
+
+} // namespace
+
+void
+OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_t line,
+                          const Deliver& deliver, const Skip& skip)
+{
+    Attrs attrs;
+    std::optional<Timestamp> start;
+    std::optional<Timestamp> end;
+    std::string trace;
+    std::string span_id;
+    for (auto field : span) {
+        const auto key = key_of(field);
+        od::value v = value_of(field);
+        if (key == "attributes") {
+            within("attributes", [&] { attributes(v, attrs); });
+        } else if (key == "startTimeUnixNano" || key == "start_time_unix_nano") {
+            start = nanos(scalar(v));
+        } else if (key == "endTimeUnixNano" || key == "end_time_unix_nano") {
+            end = nanos(scalar(v));
+        } else if (key == "traceId" || key == "trace_id") {
+            trace = scalar(v).text;
+        } else if (key == "spanId" || key == "span_id") {
+            span_id = scalar(v).text;
+        }
+    }
+    const auto input = count(attrs, {"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"});
+    const json body = body_of(attrs);
+    if (!input && body.is_null()) {
+        skip(); // not a GenAI call
+        return;
+    }
+    model::Request request;
+    request.file = file;
+    request.line = line;
+    request.id = span_id.empty() ? fmt::format("{}:{}", file, line) : span_id;
+    request.started_at = start;
+    request.ended_at = end;
+    if (const Attr* c = find(attrs, {"gen_ai.conversation.id", "session.id"})) {
+        request.stream = c->text;
+    } else {
+        request.stream = trace;
+    }
+    const Attr* requested = find(attrs, {"gen_ai.request.model"});
+    const Attr* served = find(attrs, {"gen_ai.response.model"});
+    std::string model = requested != nullptr ? requested->text
+                        : served != nullptr  ? served->text
+                                             : std::string();
+    std::string provider;
+    if (const Attr* p = find(attrs, {"gen_ai.provider.name", "gen_ai.system"})) {
+        provider = provider_name(p->text);
+    }
+    if (input) {
+        model::Usage u;
+        u.schema = model::UsageSchema::inclusive;
+        u.dialect = "otel";
+        u.origin = model::Usage::Origin::span;
+        u.prompt_tokens = input;
+        u.output_tokens =
+            count(attrs, {"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"});
+        u.cached_tokens = count(attrs, {"gen_ai.usage.cache_read.input_tokens",
+                                        "gen_ai.usage.cache_read_input_tokens",
+                                        "gen_ai.usage.input_tokens.cached"});
+        u.cache_write_tokens = count(attrs, {"gen_ai.usage.cache_creation.input_tokens",
+                                             "gen_ai.usage.cache_creation_input_tokens",
+                                             "gen_ai.usage.input_tokens.cache_write"});
+        request.usage = u;
+    }
+    if (body.is_null()) {
+        // Usage without the prompt: known by its counts alone.
+        if (model.empty()) {
+            throw FieldError("attributes", "gen_ai.request.model is missing");
+        }
+        request.model = model;
+        request.provider = provider.empty() ? "openai" : provider;
+        request.prompt_logged = false;
+        request.notes.push_back("the span records usage but not the prompt");
+        deliver(std::move(request));
+        return;
+    }
+    m_parser->begin(request);
+    if (!provider.empty()) {
+        m_parser->set_provider_override(provider);
+    }
+    const std::string text = body.dump();
+    const simdjson::padded_string padded(text);
+    od::document doc = get(m_body_parser.iterate(padded), "a prompt");
+    within("attributes", [&] {
+        for (auto field : get(doc.get_object(), "an object")) {
+            const std::string key(key_of(field));
+            m_parser->member(key, value_of(field));
+        }
+    });
+    m_parser->finish(model);
+    if (served != nullptr && served->text != request.model) {
+        request.served_model = served->text;
+    }
+    deliver(std::move(request));
+}
+
+void
+OtelSpanReader::read_export(od::object document, const std::string& file, std::uint64_t line,
+                            const Deliver& deliver, const Skip& skip, const Fail& fail)
+{
+    // resourceSpans[].scopeSpans[].spans[] (instrumentationLibrarySpans in old exports).
+    for (auto field : document) {
+        if (key_of(field) != "resourceSpans") {
+            continue;
+        }
+        od::value resources = value_of(field);
+        std::size_t r = 0;
+        for (auto res : get(resources.get_array(), "an array of resource spans")) {
+            od::value resource = get(std::move(res), "a resource span");
+            within("resourceSpans", r++, [&] {
+                for (auto rf : get(resource.get_object(), "an object")) {
+                    const auto key = key_of(rf);
+                    if (key != "scopeSpans" && key != "instrumentationLibrarySpans") {
+                        continue;
+                    }
+                    od::value scopes = value_of(rf);
+                    std::size_t s = 0;
+                    for (auto sc : get(scopes.get_array(), "an array of scope spans")) {
+                        od::value scope = get(std::move(sc), "a scope span");
+                        within("scopeSpans", s++, [&] {
+                            for (auto sf : get(scope.get_object(), "an object")) {
+                                if (key_of(sf) != "spans") {
+                                    continue;
+                                }
+                                od::value spans = value_of(sf);
+                                std::size_t k = 0;
+                                for (auto sp : get(spans.get_array(), "an array of spans")) {
+                                    od::value span = get(std::move(sp), "a span");
+                                    try {
+                                        within("spans", k++, [&] {
+                                            read_span(get(span.get_object(), "a span object"), file,
+                                                      line, deliver, skip);
+                                        });
+                                    } catch (FieldError& e) {
+                                        e.prefix(fmt::format("resourceSpans[{}].scopeSpans[{}]",
+                                                             r - 1, s - 1));
+                                        fail(e);
+                                    }
+                                }
+                            }
+                        });
+                    }
+                }
+            });
+        }
+    }
+}
+
+} // namespace cachewise::ingest

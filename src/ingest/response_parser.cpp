@@ -1,0 +1,566 @@
+#include "ingest/response_parser.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/json_render.hpp"
+#include "ingest/ondemand.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+namespace {
+
+std::optional<std::int64_t>
+count(od::value v)
+{
+    const auto t = get(v.type(), "a token count");
+    if (t == od::json_type::null) {
+        return std::nullopt;
+    }
+    if (t != od::json_type::number) {
+        throw FieldError("",
+                         fmt::format("expected a token count (an integer), found {}", describe(t)));
+    }
+    std::int64_t n = 0;
+    if (v.get_int64().get(n) != simdjson::SUCCESS) {
+        throw FieldError("", "expected a token count (an integer)");
+    }
+    return n;
+}
+
+std::string
+string_or_empty(od::value v)
+{
+    if (get(v.type(), "a value") != od::json_type::string) {
+        return {};
+    }
+    return std::string(get(v.get_string(), "a string"));
+}
+
+void
+add(std::optional<std::int64_t>& into, const std::optional<std::int64_t>& v)
+{
+    if (v) {
+        into = into.value_or(0) + *v;
+    }
+}
+
+} // namespace
+
+void
+merge_usage(model::Usage& into, const model::Usage& update)
+{
+    const auto take = [](auto& dst, const auto& src) {
+        if (src) {
+            dst = src;
+        }
+    };
+    take(into.input_tokens, update.input_tokens);
+    take(into.cache_read, update.cache_read);
+    take(into.cache_write, update.cache_write);
+    take(into.cache_write_5m, update.cache_write_5m);
+    take(into.cache_write_1h, update.cache_write_1h);
+    take(into.output_tokens, update.output_tokens);
+    take(into.prompt_tokens, update.prompt_tokens);
+    take(into.cached_tokens, update.cached_tokens);
+    take(into.cache_write_tokens, update.cache_write_tokens);
+    take(into.hit_tokens, update.hit_tokens);
+    take(into.miss_tokens, update.miss_tokens);
+    if (update.schema == model::UsageSchema::inclusive) {
+        into.schema = update.schema;
+        into.dialect = update.dialect;
+    }
+    into.summed_from_iterations = into.summed_from_iterations || update.summed_from_iterations;
+}
+
+namespace {
+
+// The details objects of OpenAI-style usage: prompt_tokens_details,
+// input_tokens_details.
+void
+usage_details(od::value v, model::Usage& u)
+{
+    if (get(v.type(), "an object") != od::json_type::object) {
+        return;
+    }
+    for (auto f : get(v.get_object(), "an object")) {
+        od::value n = get(f.value(), "a value");
+        const auto k = key_of(f);
+        if (k == "cached_tokens") {
+            u.cached_tokens = within("cached_tokens", [&] { return count(n); });
+        } else if (k == "cache_write_tokens" || k == "cache_creation_tokens") {
+            // cache_creation_tokens: LiteLLM's name for Anthropic writes.
+            const std::string key(k);
+            u.cache_write_tokens = within(key, [&] { return count(n); });
+        }
+    }
+}
+
+// Bedrock's cacheDetails: [{"ttl": "5m" | "1h", "inputTokens": N}, ...].
+void
+bedrock_cache_details(od::value v, model::Usage& u)
+{
+    if (get(v.type(), "an array") != od::json_type::array) {
+        return;
+    }
+    std::size_t i = 0;
+    for (auto element : get(v.get_array(), "an array")) {
+        od::value d = get(std::move(element), "a cache detail");
+        within("", i++, [&] {
+            if (get(d.type(), "an object") != od::json_type::object) {
+                return;
+            }
+            std::string ttl;
+            std::optional<std::int64_t> tokens;
+            for (auto f : get(d.get_object(), "an object")) {
+                od::value n = get(f.value(), "a value");
+                const auto k = key_of(f);
+                if (k == "ttl") {
+                    ttl = string_or_empty(n);
+                } else if (k == "inputTokens") {
+                    tokens = within("inputTokens", [&] { return count(n); });
+                }
+            }
+            if (tokens) {
+                add(ttl == "1h" ? u.cache_write_1h : u.cache_write_5m, tokens);
+            }
+        });
+    }
+}
+
+} // namespace
+
+model::Usage
+ResponseParser::parse_usage(od::value value, bool responses_api)
+{
+    const auto t = get(value.type(), "a usage object");
+    if (t != od::json_type::object) {
+        throw FieldError("", fmt::format("expected a usage object, found {}", describe(t)));
+    }
+    model::Usage u;
+    model::Usage sum;
+    std::size_t iterations = 0;
+    bool input_details = false;
+    bool camel = false;  // Bedrock
+    bool gemini = false; // usageMetadata
+    std::optional<std::int64_t> thoughts;
+    for (auto field : get(value.get_object(), "an object")) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        const std::string name(key);
+        const auto read_count = [&] { return within(name, [&] { return count(v); }); };
+        if (key == "input_tokens") {
+            u.input_tokens = read_count();
+        } else if (key == "output_tokens" || key == "completion_tokens") {
+            u.output_tokens = read_count();
+        } else if (key == "cache_read_input_tokens") {
+            u.cache_read = read_count();
+        } else if (key == "cache_creation_input_tokens") {
+            u.cache_write = read_count();
+        } else if (key == "prompt_tokens") {
+            u.prompt_tokens = read_count();
+        } else if (key == "prompt_cache_hit_tokens") {
+            u.hit_tokens = read_count();
+        } else if (key == "prompt_cache_miss_tokens") {
+            u.miss_tokens = read_count();
+        } else if (key == "prompt_tokens_details" || key == "input_tokens_details") {
+            input_details = input_details || key == "input_tokens_details";
+            within(name, [&] { usage_details(v, u); });
+        } else if (key == "inputTokens") {
+            camel = true;
+            u.input_tokens = read_count();
+        } else if (key == "outputTokens") {
+            camel = true;
+            u.output_tokens = read_count();
+        } else if (key == "cacheReadInputTokens") {
+            camel = true;
+            u.cache_read = read_count();
+        } else if (key == "cacheWriteInputTokens") {
+            camel = true;
+            u.cache_write = read_count();
+        } else if (key == "cacheDetails") {
+            within(name, [&] { bedrock_cache_details(v, u); });
+        } else if (key == "promptTokenCount" || key == "prompt_token_count") {
+            gemini = true;
+            u.prompt_tokens = read_count();
+        } else if (key == "cachedContentTokenCount" || key == "cached_content_token_count") {
+            gemini = true;
+            u.cached_tokens = read_count();
+        } else if (key == "candidatesTokenCount" || key == "candidates_token_count") {
+            gemini = true;
+            u.output_tokens = read_count();
+        } else if (key == "thoughtsTokenCount" || key == "thoughts_token_count") {
+            thoughts = read_count();
+        } else if (key == "cache_creation") {
+            within("cache_creation", [&] {
+                if (get(v.type(), "an object") != od::json_type::object) {
+                    return;
+                }
+                for (auto f : get(v.get_object(), "an object")) {
+                    od::value n = get(f.value(), "a value");
+                    const auto k = key_of(f);
+                    if (k == "ephemeral_5m_input_tokens") {
+                        u.cache_write_5m =
+                            within("ephemeral_5m_input_tokens", [&] { return count(n); });
+                    } else if (k == "ephemeral_1h_input_tokens") {
+                        u.cache_write_1h =
+                            within("ephemeral_1h_input_tokens", [&] { return count(n); });
+                    }
+                }
+            });
+        } else if (key == "iterations") {
+            // Compaction responses report each internal iteration; the top level
+            // may hold only the last one.
+            within("iterations", [&] {
+                if (get(v.type(), "an array") != od::json_type::array) {
+                    return;
+                }
+                std::size_t i = 0;
+                for (auto element : get(v.get_array(), "an array")) {
+                    od::value it = get(std::move(element), "an iteration");
+                    const model::Usage part = within("", i++, [&] { return parse_usage(it); });
+                    add(sum.input_tokens, part.input_tokens);
+                    add(sum.output_tokens, part.output_tokens);
+                    add(sum.cache_read, part.cache_read);
+                    add(sum.cache_write, part.cache_write);
+                    add(sum.cache_write_5m, part.cache_write_5m);
+                    add(sum.cache_write_1h, part.cache_write_1h);
+                    ++iterations;
+                }
+            });
+        }
+    }
+    if (thoughts) {
+        // Gemini bills thinking as output but reports it apart.
+        u.output_tokens = u.output_tokens.value_or(0) + *thoughts;
+    }
+    // The schema: inclusive when a prompt total is reported (OpenAI, DeepSeek,
+    // Gemini, gateways) or when input_tokens is the Responses API's total.
+    if (u.prompt_tokens || u.hit_tokens || u.miss_tokens) {
+        u.schema = model::UsageSchema::inclusive;
+        u.dialect = gemini                            ? "gemini"
+                    : (u.hit_tokens || u.miss_tokens) ? "deepseek"
+                    : (u.cache_read || u.cache_write) ? "litellm"
+                                                      : "openai";
+    } else if (input_details || responses_api) {
+        u.schema = model::UsageSchema::inclusive;
+        u.dialect = "openai-responses";
+        u.prompt_tokens = u.input_tokens;
+        u.input_tokens.reset();
+    } else {
+        u.dialect = camel ? "bedrock" : "anthropic";
+    }
+    if (iterations > 1 && sum.total_input().value_or(0) > u.total_input().value_or(0)) {
+        sum.summed_from_iterations = true;
+        return sum;
+    }
+    return u;
+}
+
+namespace {
+
+// An OpenAI-style usage count is the Responses API's inclusive total once the
+// object says it is a Responses object (the key may come after "usage").
+void
+as_responses_usage(model::Usage& u)
+{
+    if (u.schema == model::UsageSchema::exclusive && u.dialect == "anthropic") {
+        u.schema = model::UsageSchema::inclusive;
+        u.dialect = "openai-responses";
+        u.prompt_tokens = u.input_tokens;
+        u.input_tokens.reset();
+    }
+}
+
+bool
+is_null(od::value& v)
+{
+    return get(v.type(), "a value") == od::json_type::null;
+}
+
+std::string
+error_text(od::value v)
+{
+    const auto t = get(v.type(), "a value");
+    if (t == od::json_type::string) {
+        return string_or_empty(v);
+    }
+    if (t != od::json_type::object) {
+        return "error";
+    }
+    std::string type;
+    std::string message;
+    for (auto f : get(v.get_object(), "an object")) {
+        od::value e = get(f.value(), "a value");
+        const auto k = key_of(f);
+        if (k == "type" || k == "code" || k == "status") {
+            if (type.empty()) {
+                type = string_or_empty(e);
+            }
+        } else if (k == "message") {
+            message = string_or_empty(e);
+        }
+    }
+    if (type.empty()) {
+        return message.empty() ? "error" : message;
+    }
+    return message.empty() ? type : fmt::format("{}: {}", type, message);
+}
+
+void
+set_or_merge(std::optional<model::Usage>& into, const model::Usage& u)
+{
+    if (into) {
+        merge_usage(*into, u);
+    } else {
+        into = u;
+    }
+}
+
+} // namespace
+
+void
+ResponseParser::message_object(od::object object, ResponseInfo& info)
+{
+    for (auto field : object) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        if (key == "usage" || key == "usageMetadata" || key == "usage_metadata") {
+            if (is_null(v)) {
+                continue;
+            }
+            const std::string name(key);
+            set_or_merge(info.usage,
+                         within(name, [&] { return parse_usage(v, info.responses_api); }));
+        } else if (key == "id") {
+            info.message_id = string_or_empty(v);
+        } else if (key == "model" || key == "modelVersion" || key == "model_version") {
+            info.model = string_or_empty(v);
+        } else if (key == "provider") {
+            info.route = string_or_empty(v); // OpenRouter: the upstream that served it
+        } else if (key == "created" || key == "created_at") {
+            double seconds = 0;
+            if (get(v.type(), "a value") == od::json_type::number &&
+                v.get_double().get(seconds) == simdjson::SUCCESS) {
+                info.created = seconds;
+            }
+        } else if (key == "object") {
+            if (string_or_empty(v) == "response") {
+                info.responses_api = true;
+            }
+        } else if (key == "name") {
+            const std::string name = string_or_empty(v);
+            if (name.rfind("cachedContents/", 0) == 0) {
+                info.cache_name = name;
+            }
+        } else if (key == "expireTime" || key == "expire_time") {
+            info.cache_expire = string_or_empty(v);
+        } else if (key == "choices") {
+            // The first choice's message, as the next turn sends it back.
+            within("choices", [&] {
+                if (get(v.type(), "an array") != od::json_type::array) {
+                    return;
+                }
+                for (auto element : get(v.get_array(), "an array")) {
+                    od::value choice = get(std::move(element), "a choice");
+                    if (get(choice.type(), "a choice") != od::json_type::object) {
+                        break;
+                    }
+                    for (auto f : get(choice.get_object(), "an object")) {
+                        if (key_of(f) == "message") {
+                            od::value m = get(f.value(), "a message");
+                            if (get(m.type(), "a message") == od::json_type::object) {
+                                od::object mo = get(m.get_object(), "a message");
+                                info.message_json = std::string(get(mo.raw_json(), "a message"));
+                            }
+                        }
+                    }
+                    break;
+                }
+            });
+        } else if (key == "error") {
+            if (!is_null(v)) {
+                info.error = error_text(v);
+            }
+        }
+    }
+    if (info.responses_api && info.usage) {
+        as_responses_usage(*info.usage);
+    }
+}
+
+void
+ResponseParser::event_object(od::object object, ResponseInfo& info)
+{
+    // Anthropic: {"type":"message_start","message":{...}} | {"type":"message_delta",
+    // "usage":{...}} | {"type":"error",...}; Responses: {"type":"response.completed",
+    // "response":{...}}; OpenAI and Gemini chunks: the response object itself;
+    // Bedrock ConverseStream: {"metadata":{"usage":{...}}}. Keys come in any order.
+    std::string type;
+    ResponseInfo nested;
+    ResponseInfo flat;
+    for (auto field : object) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        if (key == "type") {
+            type = string_or_empty(v);
+        } else if (key == "message" || key == "response" || key == "metadata") {
+            if (get(v.type(), "an object") == od::json_type::object) {
+                const std::string name(key);
+                within(name, [&] { message_object(get(v.get_object(), "an object"), nested); });
+            }
+        } else if (key == "usage" || key == "usageMetadata" || key == "usage_metadata") {
+            if (!is_null(v)) {
+                const std::string name(key);
+                set_or_merge(flat.usage, within(name, [&] { return parse_usage(v); }));
+            }
+        } else if (key == "model" || key == "modelVersion" || key == "model_version") {
+            flat.model = string_or_empty(v);
+        } else if (key == "provider") {
+            flat.route = string_or_empty(v);
+        } else if (key == "object") {
+            flat.responses_api = string_or_empty(v) == "response";
+        } else if (key == "id") {
+            flat.message_id = string_or_empty(v);
+        } else if (key == "error") {
+            if (!is_null(v)) {
+                flat.error = error_text(v);
+            }
+        }
+    }
+    if (type == "message_start") {
+        info.message_id = nested.message_id;
+        info.model = nested.model;
+        if (nested.usage) {
+            info.usage = nested.usage;
+        }
+        return;
+    }
+    if (type == "error" || (type.empty() && !flat.error.empty())) {
+        info.error = flat.error.empty() ? "error" : flat.error;
+        return;
+    }
+    for (ResponseInfo* part : {&nested, &flat}) {
+        if (part->usage) {
+            set_or_merge(info.usage, *part->usage);
+        }
+        if (!part->model.empty()) {
+            info.model = part->model;
+        }
+        if (!part->route.empty()) {
+            info.route = part->route;
+        }
+        if (!part->message_id.empty() && info.message_id.empty()) {
+            info.message_id = part->message_id;
+        }
+        if (!part->error.empty()) {
+            info.error = part->error;
+        }
+        info.responses_api = info.responses_api || part->responses_api;
+    }
+    if (info.responses_api && info.usage) {
+        as_responses_usage(*info.usage);
+    }
+}
+
+void
+ResponseParser::sse_data(std::string_view json, ResponseInfo& info)
+{
+    if (json.empty() || json == "[DONE]") {
+        return;
+    }
+    simdjson::padded_string padded(json);
+    od::document doc;
+    if (const auto error = m_parser.iterate(padded).get(doc); error) {
+        throw FieldError("data", fmt::format("not valid JSON: {}", simdjson::error_message(error)));
+    }
+    od::object object;
+    if (doc.get_object().get(object) != simdjson::SUCCESS) {
+        throw FieldError("data", "expected a JSON object");
+    }
+    event_object(object, info);
+}
+
+void
+ResponseParser::sse_line(std::string_view line, ResponseInfo& info)
+{
+    if (line.empty()) {
+        // A blank line ends an event.
+        if (!m_data.empty()) {
+            std::string data;
+            data.swap(m_data);
+            sse_data(data, info);
+        }
+        return;
+    }
+    if (line.rfind("data:", 0) == 0) {
+        std::string_view payload = line.substr(5);
+        if (!payload.empty() && payload.front() == ' ') {
+            payload.remove_prefix(1);
+        }
+        if (!m_data.empty()) {
+            m_data.push_back('\n');
+        }
+        m_data.append(payload);
+    }
+    // "event:", "id:", "retry:" and ":" comments carry nothing we need: the
+    // data's own "type" names the event.
+}
+
+ResponseInfo
+ResponseParser::parse_value(od::value value)
+{
+    ResponseInfo info;
+    const auto t = get(value.type(), "a response");
+    if (t == od::json_type::null) {
+        return info;
+    }
+    if (t == od::json_type::object) {
+        message_object(get(value.get_object(), "an object"), info);
+        return info;
+    }
+    if (t == od::json_type::string) {
+        // A raw SSE stream kept as text. Copy: the view lives in the caller's parser.
+        const std::string text(get(value.get_string(), "a string"));
+        std::size_t begin = 0;
+        m_data.clear();
+        while (begin <= text.size()) {
+            std::size_t end = text.find('\n', begin);
+            if (end == std::string::npos) {
+                end = text.size();
+            }
+            std::string_view line(text.data() + begin, end - begin);
+            if (!line.empty() && line.back() == '\r') {
+                line.remove_suffix(1);
+            }
+            sse_line(line, info);
+            begin = end + 1;
+        }
+        sse_line("", info);
+        if (info.usage) {
+            info.usage->origin = model::Usage::Origin::sse;
+        }
+        return info;
+    }
+    if (t == od::json_type::array) {
+        std::size_t i = 0;
+        for (auto element : get(value.get_array(), "an array")) {
+            od::value event = get(std::move(element), "an event");
+            within("", i++, [&] {
+                if (get(event.type(), "an event") != od::json_type::object) {
+                    throw FieldError("", "expected an SSE event object");
+                }
+                event_object(get(event.get_object(), "an object"), info);
+            });
+        }
+        if (info.usage) {
+            info.usage->origin = model::Usage::Origin::sse;
+        }
+        return info;
+    }
+    throw FieldError(
+        "", fmt::format("expected a response object, an SSE stream or an event array, found {}",
+                        describe(t)));
+}
+
+} // namespace cachewise::ingest

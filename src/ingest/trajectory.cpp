@@ -1,0 +1,165 @@
+#include "ingest/trajectory.hpp"
+
+#include "ingest/field_error.hpp"
+#include "ingest/ondemand.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+namespace {
+
+struct Call {
+    std::size_t messages = 0; // the request is messages [0, messages)
+    std::string response;     // raw JSON of extra.response
+};
+
+// extra.response of an assistant message, as raw JSON; empty when absent.
+std::string
+response_of(od::object message)
+{
+    for (auto field : message) {
+        if (key_of(field) != "extra") {
+            continue;
+        }
+        od::value extra = value_of(field);
+        if (type_of(extra) != od::json_type::object) {
+            return {};
+        }
+        for (auto f : get(extra.get_object(), "an object")) {
+            if (key_of(f) == "response") {
+                od::value r = value_of(f);
+                if (type_of(r) == od::json_type::object) {
+                    od::object ro = get(r.get_object(), "a response");
+                    return std::string(get(ro.raw_json(), "a response"));
+                }
+            }
+        }
+    }
+    return {};
+}
+
+std::string
+model_of(od::value info)
+{
+    // info.config.model.model_name
+    if (type_of(info) != od::json_type::object) {
+        return {};
+    }
+    for (auto f : get(info.get_object(), "an object")) {
+        if (key_of(f) != "config") {
+            continue;
+        }
+        od::value config = value_of(f);
+        if (type_of(config) != od::json_type::object) {
+            return {};
+        }
+        for (auto g : get(config.get_object(), "an object")) {
+            if (key_of(g) != "model") {
+                continue;
+            }
+            od::value m = value_of(g);
+            if (type_of(m) != od::json_type::object) {
+                return {};
+            }
+            for (auto h : get(m.get_object(), "an object")) {
+                if (key_of(h) == "model_name") {
+                    od::value name = value_of(h);
+                    if (type_of(name) == od::json_type::string) {
+                        return std::string(get(name.get_string(), "a string"));
+                    }
+                }
+            }
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+void
+TrajectoryReader::read(od::object document, const std::string& file, const Deliver& deliver)
+{
+    std::vector<std::string> raw; // each message's JSON
+    std::vector<Call> calls;
+    std::string model;
+    std::string instance;
+    for (auto field : document) {
+        const auto key = key_of(field);
+        od::value v = value_of(field);
+        if (key == "messages") {
+            within("messages", [&] {
+                if (type_of(v) != od::json_type::array) {
+                    wrong_type("an array of messages", type_of(v));
+                }
+                for (auto element : get(v.get_array(), "an array")) {
+                    od::value m = get(std::move(element), "a message");
+                    within("", raw.size(), [&] {
+                        if (type_of(m) != od::json_type::object) {
+                            wrong_type("a message object", type_of(m));
+                        }
+                        od::object object = get(m.get_object(), "an object");
+                        raw.emplace_back(get(object.raw_json(), "a message"));
+                        (void)get(object.reset(), "an object");
+                        std::string response = response_of(object);
+                        if (!response.empty()) {
+                            calls.push_back(Call{raw.size() - 1, std::move(response)});
+                        }
+                    });
+                }
+            });
+        } else if (key == "info") {
+            model = within("info", [&] { return model_of(v); });
+        } else if (key == "instance_id" && type_of(v) == od::json_type::string) {
+            instance = std::string(get(v.get_string(), "a string"));
+        }
+    }
+    if (calls.empty()) {
+        throw FieldError("messages", "no assistant message carries extra.response: nothing to "
+                                     "audit in this trajectory");
+    }
+    std::string body;
+    for (const auto& call : calls) {
+        // {"messages": [m_0, ..., m_{k-1}]}: the request of call k.
+        body.assign("{\"messages\":[");
+        for (std::size_t i = 0; i < call.messages; ++i) {
+            if (i > 0) {
+                body.push_back(',');
+            }
+            body += raw[i];
+        }
+        body += "]}";
+        model::Request request;
+        request.file = file;
+        request.line = 1;
+        request.id = fmt::format("{}#{}", file, call.messages);
+        request.stream = instance.empty() ? file : instance;
+        m_parser->begin(request);
+        const simdjson::padded_string padded(body);
+        od::document doc = get(m_body_parser.iterate(padded), "a request body");
+        for (auto field : get(doc.get_object(), "an object")) {
+            const std::string key(key_of(field));
+            m_parser->member(key, value_of(field));
+        }
+        const simdjson::padded_string response_text(call.response);
+        od::document rdoc = get(m_response_parser.iterate(response_text), "a response");
+        od::value rvalue = get(rdoc.get_value(), "a response");
+        const ResponseInfo info = within(fmt::format("messages[{}].extra.response", call.messages),
+                                         [&] { return m_responses.parse_value(rvalue); });
+        request.usage = info.usage;
+        request.route = info.route;
+        if (info.created) {
+            if (auto t = from_epoch_seconds(*info.created)) {
+                request.started_at = *t;
+            }
+        }
+        m_parser->finish(model.empty() ? info.model : model);
+        if (!info.model.empty() && info.model != request.model) {
+            request.served_model = info.model;
+        }
+        deliver(std::move(request));
+    }
+}
+
+} // namespace cachewise::ingest
