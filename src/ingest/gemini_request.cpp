@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <charconv>
 
 namespace cachewise::ingest {
@@ -307,7 +309,8 @@ GeminiRequestParser::finish_body()
         hidden.content = hash_bytes("cachedContent:" + r.cached_content);
         hidden.cache_control_allowed = false;
         auto& system = segments(Level::system);
-        system.insert(system.begin(), hidden);
+        system.push_back(hidden); // then moved to the front
+        std::rotate(system.begin(), system.end() - 1, system.end());
         r.notes.push_back(fmt::format("reads the explicit cache {}: its content is not in this "
                                       "body (tokens inferred from usage)",
                                       r.cached_content));

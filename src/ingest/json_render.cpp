@@ -372,7 +372,7 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
             (depth == 0 ? stats.cache_control : stats.nested_cache_control) = cc;
             continue;
         }
-        if (depth == 0 && std::find(m_skip.begin(), m_skip.end(), key) != m_skip.end()) {
+        if (depth == 0 && std::find(m_skip_begin, m_skip_end, key) != m_skip_end) {
             continue;
         }
         if (depth == 0 && stats.tag.empty() && is_tag_key(key)) {
@@ -463,7 +463,8 @@ std::string_view
 JsonRenderer::render_object(od::object o, RenderStats& stats,
                             std::initializer_list<std::string_view> skip)
 {
-    m_skip = skip;
+    m_skip_begin = skip.begin();
+    m_skip_end = skip.end();
     m_out.clear();
     stats = RenderStats{};
     object(o, false, 0, "", stats, nullptr);
@@ -475,7 +476,7 @@ JsonRenderer::render_param(od::value v)
 {
     m_out.clear();
     RenderStats ignored;
-    m_skip = {};
+    m_skip_begin = m_skip_end = nullptr;
     value(v, false, 0, "", ignored, nullptr);
     return m_out;
 }

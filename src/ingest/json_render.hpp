@@ -89,7 +89,9 @@ private:
 
     const model::TokenEstimator* m_estimator;
     model::ApiFormat m_format;
-    std::initializer_list<std::string_view> m_skip;
+    // Top-level members to leave out, for the current render_object() call.
+    const std::string_view* m_skip_begin = nullptr;
+    const std::string_view* m_skip_end = nullptr;
     std::string m_out;
     std::string m_scratch;
     std::vector<std::vector<Field>> m_fields; // one list per depth, reused

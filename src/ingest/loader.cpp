@@ -321,11 +321,11 @@ struct Loader::Impl {
             return;
         }
 
-        BodyParser& parser = parser_for(detector.decide());
+        BodyParser& reader = parser_for(detector.decide());
         model::Request request;
         request.file = file;
         request.line = line;
-        parser.begin(request);
+        reader.begin(request);
         bool wrapped = false;
         bool bare = false;
         std::optional<ResponseInfo> response;
@@ -356,7 +356,7 @@ struct Loader::Impl {
                             throw FieldError("", "invalid member");
                         }
                         const std::string owned(k); // the key view does not outlive the member
-                        parser.member(owned, mv);
+                        reader.member(owned, mv);
                     }
                 });
                 wrapped = true;
@@ -413,13 +413,13 @@ struct Loader::Impl {
                     for (auto member : kwargs) {
                         const std::string k(key_of(member));
                         if (k != "tools" && k != "messages" && k != "functions" && k != "model") {
-                            parser.member(k, value_of(member));
+                            reader.member(k, value_of(member));
                         }
                     }
                 });
             } else if (!is_record_key(key)) {
                 const std::string owned(key);
-                if (parser.member(owned, v)) {
+                if (reader.member(owned, v)) {
                     bare = true;
                 }
             }
@@ -471,9 +471,9 @@ struct Loader::Impl {
             }
         }
         if (!provider.empty()) {
-            parser.set_provider_override(provider);
+            reader.set_provider_override(provider);
         }
-        parser.finish(fallback_model);
+        reader.finish(fallback_model);
         if (response) {
             if (!response->model.empty() && ruleset::normalize_model_id(response->model) !=
                                                 ruleset::normalize_model_id(request.model)) {
@@ -489,7 +489,7 @@ struct Loader::Impl {
             }
             if (!response->message_json.empty()) {
                 try {
-                    parser.continuation(response->message_json);
+                    reader.continuation(response->message_json);
                 } catch (const FieldError& e) {
                     request.notes.push_back(
                         fmt::format("the response message could not be read back ({}: {})",

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cachewise::ingest {
 
 using model::Level;
@@ -283,7 +285,8 @@ OpenAIResponsesParser::finish_body()
         hidden.content = hash_bytes("previous_response_id:" + m_previous_response);
         hidden.cache_control_allowed = false;
         auto& messages = segments(Level::messages);
-        messages.insert(messages.begin(), hidden);
+        messages.push_back(hidden); // then moved to the front
+        std::rotate(messages.begin(), messages.end() - 1, messages.end());
         r.notes.push_back(fmt::format("continues stored response {}: its conversation is not in "
                                       "the log (tokens inferred from usage)",
                                       m_previous_response));

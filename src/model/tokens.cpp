@@ -225,7 +225,7 @@ assign_tokens(Request& request)
             segs[unlogged].token_source = TokenSource::estimated;
         }
     } else {
-        const std::int64_t target = *total;
+        const std::int64_t target = total.value_or(0); // GCC 12 misreads target here
         bool scale = true;
         if (unlogged < segs.size()) {
             // The unlogged part takes the remainder unless the logged part
@@ -234,9 +234,9 @@ assign_tokens(Request& request)
             for (auto i : logged) {
                 rounded += std::llround(segs[i].estimate);
             }
-            if (rounded <= *total) {
+            if (rounded <= target) {
                 round_all(TokenSource::estimated);
-                segs[unlogged].tokens = *total - rounded;
+                segs[unlogged].tokens = target - rounded;
                 segs[unlogged].token_source = TokenSource::inferred;
                 scale = false;
             } else {
