@@ -28,6 +28,8 @@ Totals::add(const RequestAudit& r)
         reported += *r.reported;
     }
     expected += r.expected;
+    lost_to_granularity += r.lost_to_granularity;
+    lost_to_eviction += r.lost_to_eviction;
     if (r.priced && r.reported) {
         ++priced;
         actual += r.actual;
@@ -70,11 +72,62 @@ distribution(std::vector<double> values)
     return d;
 }
 
+// One simulator per cache policy: each request's provider, or the forced one.
+class Simulators {
+public:
+    Simulators(const ruleset::Rules& rules, const AuditOptions& options)
+        : m_rules(rules), m_options(options)
+    {}
+
+    [[nodiscard]] std::string
+    policy_for(const Request& r) const
+    {
+        return m_options.policy.empty() ? r.provider : m_options.policy;
+    }
+
+    sim::SimResult
+    simulate(const Request& r, std::size_t index)
+    {
+        const std::string policy = policy_for(r);
+        auto& sim = m_by_policy[policy];
+        if (!sim) {
+            sim = sim::make_simulator(policy, m_rules, m_options.sim);
+        }
+        return sim->simulate(r, index);
+    }
+
+    [[nodiscard]] std::vector<sim::WriteReport>
+    writes() const
+    {
+        std::vector<sim::WriteReport> out;
+        for (const auto& [policy, sim] : m_by_policy) {
+            const auto w = sim->writes();
+            out.insert(out.end(), w.begin(), w.end());
+        }
+        return out;
+    }
+
+    [[nodiscard]] std::vector<std::string>
+    policies() const
+    {
+        std::vector<std::string> out;
+        for (const auto& [policy, sim] : m_by_policy) {
+            out.push_back(policy);
+        }
+        return out;
+    }
+
+private:
+    const ruleset::Rules& m_rules;
+    const AuditOptions& m_options;
+    std::map<std::string, std::unique_ptr<sim::CacheSimulator>> m_by_policy;
+};
+
 class Auditor {
 public:
     Auditor(const ruleset::Rules& rules, const AuditOptions& options, AuditResult& result)
         : m_rules(rules), m_options(options), m_result(result),
-          m_cache(rules.provider("anthropic"), options.sim)
+          m_caches(rules, options)
     {}
 
     void
@@ -85,11 +138,14 @@ public:
         for (std::size_t i = 0; i < requests.size(); ++i) {
             RequestAudit a = one(requests[i], i);
             if (!a.priced && a.reported) {
-                unpriced.insert(requests[i].model.empty() ? "(unknown model)" : requests[i].model);
+                const std::string& billed = requests[i].billed_model();
+                unpriced.insert(billed.empty() ? "(unknown model)" : billed);
             }
             m_result.requests.push_back(std::move(a));
         }
         m_result.unpriced_models.assign(unpriced.begin(), unpriced.end());
+        m_result.policy = m_options.policy;
+        m_result.policies = m_caches.policies();
         advise_writes();
         advise_ttl();
         summarise();
@@ -173,7 +229,12 @@ private:
 
         if (r.prompt_logged && !r.segments.empty()) {
             a.simulated = true;
-            const sim::SimResult s = m_cache.simulate(r, index);
+            a.policy = m_caches.policy_for(r);
+            const sim::SimResult s = m_caches.simulate(r, index);
+            a.compared = a.policy == r.provider;
+            a.lost_to_granularity = s.lost_to_granularity;
+            a.lost_to_eviction = s.lost_to_eviction;
+            a.notes = s.notes;
             a.rejected = s.rejected;
             a.breakpoints_assumed = s.breakpoints_assumed;
             m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
@@ -185,7 +246,8 @@ private:
         a.cold = outcome.status == analysis::RequestOutcome::Status::cold ||
                  outcome.status == analysis::RequestOutcome::Status::branched || m_expired_now;
 
-        const auto prices = prices_for(m_rules.pricing, r.model, a.day, a.prompt_tokens);
+        const auto prices =
+            prices_for(m_rules.pricing, r.billed_model(), r.started_at, a.prompt_tokens);
         if (prices && a.reported) {
             a.priced = true;
             a.actual = cost_of(*a.reported, *prices);
@@ -226,15 +288,21 @@ private:
             f.location.path = r.segments[segment].path.str();
             f.location.token = r.segments[segment].cumulative_tokens;
             f.kind = s.minimum_known ? "" : "minimum-assumed";
+            const std::string tokens = group_digits(r.segments[segment].cumulative_tokens);
+            const std::string assumed =
+                s.minimum_known ? "" : " (assumed for an unlisted model)";
             f.message =
-                fmt::format("the breakpoint at {} caches a prefix of about {} tokens, below the {} "
-                            "minimum of {}{}: nothing is written",
-                            f.location.path, group_digits(r.segments[segment].cumulative_tokens),
-                            r.model, group_digits(s.minimum_tokens),
-                            s.minimum_known ? "" : " (assumed for an unlisted model)");
+                s.uses_breakpoints
+                    ? fmt::format("the breakpoint at {} caches a prefix of about {} tokens, below "
+                                  "the {} minimum of {}{}: nothing is written",
+                                  f.location.path, tokens, r.model,
+                                  group_digits(s.minimum_tokens), assumed)
+                    : fmt::format("the prompt of about {} tokens is below the {} minimum of {}{} "
+                                  "for automatic caching: nothing is cached",
+                                  tokens, r.model, group_digits(s.minimum_tokens), assumed);
             add_folded(std::move(f), SIZE_MAX);
         }
-        if (s.breakpoints.empty() && !s.breakpoints_assumed &&
+        if (s.uses_breakpoints && s.breakpoints.empty() && !s.breakpoints_assumed &&
             a.shared_tokens >= s.minimum_tokens) {
             Finding f = finding("CW011", r, index);
             f.location.path = "cache_control";
@@ -265,12 +333,14 @@ private:
                     "started before the response of {} began, so its entry at {} was not "
                     "visible yet",
                     f.partner, f.location.path);
-            } else {
+            } else if (m.reason == sim::MissReason::lookback) {
                 f.message = fmt::format(
                     "the entry at {} is {} positions before the nearest breakpoint; the "
                     "lookback window is {}",
                     f.location.path, m.positions_back,
-                    m_rules.provider("anthropic").integer("lookback_positions"));
+                    m_rules.provider(a.policy).integer("lookback_positions"));
+            } else {
+                return compare(r, index, s, a); // eviction: reported in the totals
             }
             add(std::move(f), SIZE_MAX);
         }
@@ -281,13 +351,21 @@ private:
     void
     compare(const Request& r, std::size_t index, const sim::SimResult& s, RequestAudit& a)
     {
-        if (!a.reported) {
+        // A forced policy (an engine's cache over an API's log) answers "what
+        // would it have reused", not "was the bill right".
+        if (!a.reported || !a.compared) {
             return;
         }
         const auto& rep = *a.reported;
+        const auto& provider = m_rules.provider(a.policy);
+        const double fraction = provider.has("tolerance_fraction")
+                                    ? provider.fact("tolerance_fraction").value
+                                    : m_options.tolerance_fraction;
+        const std::int64_t tokens = provider.has("tolerance_tokens")
+                                        ? provider.integer("tolerance_tokens")
+                                        : m_options.tolerance_tokens;
         const std::int64_t tolerance = std::max<std::int64_t>(
-            m_options.tolerance_tokens,
-            std::llround(m_options.tolerance_fraction * static_cast<double>(rep.input())));
+            tokens, std::llround(fraction * static_cast<double>(rep.input())));
         const std::int64_t d_read = rep.read - a.expected.read;
         const std::int64_t d_write = rep.write() - a.expected.write();
         if (std::abs(d_read) <= tolerance && std::abs(d_write) <= tolerance) {
@@ -351,7 +429,7 @@ private:
         // nothing. One finding per stream, naming the first such request.
         std::map<std::size_t, std::pair<std::size_t, std::size_t>>
             per_writer; // writes, dead unread
-        for (const auto& w : m_cache.writes()) {
+        for (const auto& w : m_caches.writes()) {
             auto& [writes, dead] = per_writer[w.writer];
             ++writes;
             dead += (w.dead && w.reads == 0) ? 1 : 0;
@@ -401,6 +479,9 @@ private:
         std::map<std::string, StreamUse> streams;
         for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
             const auto& a = m_result.requests[i];
+            if (a.policy != "anthropic" && a.policy != "bedrock") {
+                continue; // the only caches with a choice of TTL
+            }
             auto& s = streams[a.stream];
             s.requests.push_back(i);
             const Split& paid = a.reported ? *a.reported : a.expected;
@@ -522,7 +603,7 @@ private:
         const prefill::FlopModel flops(*c.model);
         std::map<std::size_t, bool> unread_writer; // writer -> every write died unread
         std::vector<sim::WriteReport> live;
-        for (const auto& w : m_cache.writes()) {
+        for (const auto& w : m_caches.writes()) {
             auto [it, first] = unread_writer.try_emplace(w.writer, true);
             it->second = it->second && w.dead && w.reads == 0;
             if (!w.dead) {
@@ -549,16 +630,19 @@ private:
         for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
             const auto& a = m_result.requests[i];
             out.reference = out.reference || m_rules.find_model(a.model) != c.model;
-            if (!a.reported) {
+            // Under a forced policy the question is what that cache would
+            // have saved; otherwise what the provider reports it did.
+            const Split* used = m_options.policy.empty() ? (a.reported ? &*a.reported : nullptr)
+                                                         : &a.expected;
+            if (used == nullptr) {
                 continue;
             }
-            const auto read = static_cast<double>(a.reported->read);
+            const auto read = static_cast<double>(used->read);
             out.saved_flops += flops.saved(read);
             out.saved_seconds += read > 0 ? c.profile.seconds(read) : 0.0;
             if (const auto it = unread_writer.find(i); it != unread_writer.end() && it->second) {
                 out.unread_write_flops +=
-                    flops.flops(read + static_cast<double>(a.reported->write())) -
-                    flops.flops(read);
+                    flops.flops(read + static_cast<double>(used->write())) - flops.flops(read);
             }
         }
     }
@@ -566,7 +650,7 @@ private:
     const ruleset::Rules& m_rules;
     const AuditOptions& m_options;
     AuditResult& m_result;
-    sim::AnthropicCache m_cache;
+    Simulators m_caches;
     const std::vector<Request>* m_requests = nullptr;
     std::unordered_map<std::size_t, ruleset::PriceSet> m_prices;
     std::vector<std::size_t> m_pending; // findings of the request being audited

@@ -6,7 +6,7 @@
 #include "model/text_store.hpp"
 #include "prefill/profile.hpp"
 #include "ruleset/rules.hpp"
-#include "sim/anthropic_cache.hpp"
+#include "sim/simulator.hpp"
 
 #include <map>
 #include <optional>
@@ -25,6 +25,9 @@ struct AuditOptions {
     analysis::AnalyzeOptions analyze;
     ComputeOptions compute;
     sim::SimOptions sim;
+    // Simulate every request with this provider's or engine's cache
+    // (`audit --policy`); empty: each request with its own provider's.
+    std::string policy;
     // Reported and simulated splits agree within max(tokens, fraction × prompt):
     // the token estimate places breakpoints only that precisely.
     std::int64_t tolerance_tokens = 32;
@@ -44,7 +47,12 @@ struct RequestAudit {
     std::int64_t shared_tokens = 0;
     bool cold = true; // first of its stream, a new conversation, or after expiry
 
+    std::string policy;     // the cache simulated: the provider's or the forced one
     bool simulated = false; // the prompt was logged
+    bool compared = false;  // the simulation models the provider that reported the usage
+    std::int64_t lost_to_granularity = 0; // see sim::SimResult
+    std::int64_t lost_to_eviction = 0;
+    std::vector<std::string> notes; // the simulation's
     bool rejected = false;
     bool breakpoints_assumed = false;
     Split expected;                // the simulation, with the reported output
@@ -74,12 +82,21 @@ struct Totals {
     Money ideal;
     double write_premium = 0; // paid above the base input price for writes
     double read_savings = 0;  // saved below the base input price by reads
+    std::int64_t lost_to_granularity = 0;
+    std::int64_t lost_to_eviction = 0;
 
     [[nodiscard]] double
     hit_rate() const // Σ read ÷ Σ (read + write + fresh)
     {
         return reported.input() > 0
                    ? static_cast<double>(reported.read) / static_cast<double>(reported.input())
+                   : 0.0;
+    }
+    [[nodiscard]] double
+    expected_hit_rate() const
+    {
+        return expected.input() > 0
+                   ? static_cast<double>(expected.read) / static_cast<double>(expected.input())
                    : 0.0;
     }
     void add(const RequestAudit& r);
@@ -104,6 +121,8 @@ struct ComputeSaved {
 };
 
 struct AuditResult {
+    std::string policy; // the forced cache policy, empty when each provider's own
+    std::vector<std::string> policies; // the caches simulated
     ComputeSaved compute;
     std::vector<RequestAudit> requests; // in start order
     std::vector<analysis::Finding> findings;

@@ -1,17 +1,29 @@
 #include "account/cost.hpp"
 
+#include <algorithm>
+#include <string>
+
 namespace cachewise::account {
 
 std::optional<ruleset::PriceSet>
-prices_for(const ruleset::Pricing& pricing, std::string_view model, std::string_view date,
-           std::int64_t prompt_tokens)
+prices_for(const ruleset::Pricing& pricing, std::string_view model,
+           const std::optional<Timestamp>& at, std::int64_t prompt_tokens)
 {
-    const auto* period = pricing.find(model, date);
+    const std::string stamp = at ? format_rfc3339(*at) : std::string();
+    const auto* period = pricing.find(model, stamp.substr(0, std::min<std::size_t>(10, stamp.size())));
     if (period == nullptr) {
         return std::nullopt;
     }
     if (period->long_prompt_above && prompt_tokens > *period->long_prompt_above) {
         return period->long_prompt_prices;
+    }
+    if (at && !period->peak_hours_utc.empty()) {
+        const int hour = std::stoi(stamp.substr(11, 2));
+        for (const auto& [from, to] : period->peak_hours_utc) {
+            if (hour >= from && hour < to) {
+                return period->peak_prices;
+            }
+        }
     }
     return period->prices;
 }

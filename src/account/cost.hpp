@@ -2,6 +2,7 @@
 
 #include "account/usage_split.hpp"
 #include "ruleset/rules.hpp"
+#include "util/time.hpp"
 
 #include <optional>
 #include <string_view>
@@ -33,11 +34,13 @@ struct Money {
     }
 };
 
-// The prices in force for `model` on `date` (YYYY-MM-DD; empty = latest),
-// with the long-prompt tier when the prompt exceeds it. Nothing for a model
-// the rules do not price: it is "unpriced", never guessed.
+// The prices in force for `model` at `at` (unknown: the latest), with the
+// long-prompt tier when the prompt exceeds it and the peak-hour tier in peak
+// hours. Nothing for a model the rules do not price: it is "unpriced", never
+// guessed.
 std::optional<ruleset::PriceSet> prices_for(const ruleset::Pricing& pricing, std::string_view model,
-                                            std::string_view date, std::int64_t prompt_tokens);
+                                            const std::optional<Timestamp>& at,
+                                            std::int64_t prompt_tokens);
 
 Money cost_of(const Split& split, const ruleset::PriceSet& prices);
 

@@ -277,13 +277,16 @@ private:
     {
         std::vector<std::pair<Hash128, std::size_t>> was_tools;
         std::vector<std::pair<Hash128, std::size_t>> now_tools;
-        for (std::size_t i = 0;
-             i < m_was.segments.size() && m_was.segments[i].path.level == Level::tools; ++i) {
-            was_tools.emplace_back(m_was.segments[i].content, i);
+        // Tools come first for Anthropic, after the instructions for OpenAI.
+        for (std::size_t i = 0; i < m_was.segments.size(); ++i) {
+            if (m_was.segments[i].path.level == Level::tools) {
+                was_tools.emplace_back(m_was.segments[i].content, was_tools.size());
+            }
         }
-        for (std::size_t i = 0;
-             i < m_now.segments.size() && m_now.segments[i].path.level == Level::tools; ++i) {
-            now_tools.emplace_back(m_now.segments[i].content, i);
+        for (std::size_t i = 0; i < m_now.segments.size(); ++i) {
+            if (m_now.segments[i].path.level == Level::tools) {
+                now_tools.emplace_back(m_now.segments[i].content, now_tools.size());
+            }
         }
         const auto names = [&](const Request& r, const auto& list) {
             std::vector<std::string> out;
@@ -345,7 +348,13 @@ private:
             f.kind = f.kind.empty() ? "removed" : "added-removed";
         }
         if (what.empty()) {
-            const std::string name = m_k < now_names.size() ? now_names[m_k] : std::string("?");
+            std::size_t first_tool = 0;
+            while (first_tool < m_now.segments.size() &&
+                   m_now.segments[first_tool].path.level != Level::tools) {
+                ++first_tool;
+            }
+            const std::size_t at = m_k - std::min(m_k, first_tool);
+            const std::string name = at < now_names.size() ? now_names[at] : std::string("?");
             what = fmt::format("the definition of {} changed", name);
             f.kind = "changed";
             if (m_now.segments[m_k].path.level == Level::tools &&
@@ -355,8 +364,11 @@ private:
                 }
             }
         }
-        f.message =
-            fmt::format("tool definitions changed ({}): every cache level is invalidated", what);
+        const bool tools_first =
+            !m_now.segments.empty() && m_now.segments.front().path.level == Level::tools;
+        f.message = fmt::format("tool definitions changed ({}): {}", what,
+                                tools_first ? "every cache level is invalidated"
+                                            : "the cache from the tools on is invalidated");
         return f;
     }
 

@@ -88,8 +88,18 @@ std::string
 tool_name(std::string_view rendered)
 {
     const json j = parse_or_null(rendered);
-    if (j.is_object() && j.contains("name") && j["name"].is_string()) {
+    if (!j.is_object()) {
+        return {};
+    }
+    if (j.contains("name") && j["name"].is_string()) {
         return j["name"].get<std::string>();
+    }
+    // OpenAI {"function": {"name"}}, Bedrock {"toolSpec": {"name"}}.
+    for (const char* wrapper : {"function", "toolSpec"}) {
+        if (j.contains(wrapper) && j[wrapper].is_object() && j[wrapper].contains("name") &&
+            j[wrapper]["name"].is_string()) {
+            return j[wrapper]["name"].get<std::string>();
+        }
     }
     return {};
 }

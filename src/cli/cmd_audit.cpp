@@ -60,6 +60,27 @@ add_audit_command(CLI::App& app, AuditOptions& options)
         ->type_name("FILE");
     cmd->add_option("--gpu", options.gpu, "Or model the prefill on this GPU of rules/gpus.json")
         ->type_name("NAME");
+    cmd->add_option("--policy", options.policy,
+                    "Simulate every request with this cache instead of its provider's: "
+                    "anthropic, bedrock, openai, deepseek, gemini, or the serving engines vllm "
+                    "and sglang")
+        ->type_name("NAME")
+        ->check(CLI::IsMember({"anthropic", "bedrock", "openai", "deepseek", "gemini", "vllm",
+                               "sglang"}));
+    cmd->add_option("--block-size", options.block_size,
+                    "Tokens per KV block (vllm, default 16) or page (sglang, default 1); tokens "
+                    "per storage unit (deepseek, default 64)")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--capacity-blocks", options.capacity_blocks,
+                    "KV cache capacity in blocks for vllm and sglang (default: unbounded); the "
+                    "least recently used blocks are evicted")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--interval-tokens", options.interval_tokens,
+                    "DeepSeek's fixed persistence interval (unpublished; default from rules)")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--latency", options.latency,
                     "Seconds after its start when a request's cache entry becomes visible, when "
                     "the log has no "
@@ -80,6 +101,10 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     if (audit_options.sim.visibility_latency_seconds < 0) {
         throw Error("--latency: must not be negative");
     }
+    audit_options.policy = options.policy.value_or("");
+    audit_options.sim.block_size = options.block_size;
+    audit_options.sim.capacity_blocks = options.capacity_blocks;
+    audit_options.sim.interval_tokens = options.interval_tokens;
 
     if (options.model) {
         const auto* shape = rules->find_model(*options.model);

@@ -465,6 +465,11 @@ struct Loader::Impl {
                     request.started_at = *t; // the response's creation time, about the start
                 }
             }
+            if (!request.ended_at && response->completed) {
+                if (auto t = from_epoch_seconds(*response->completed)) {
+                    request.ended_at = *t;
+                }
+            }
             // DeepSeek's usage names it even behind a gateway with another model name.
             if (provider.empty() && response->usage && response->usage->dialect == "deepseek") {
                 provider = "deepseek";

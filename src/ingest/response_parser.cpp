@@ -338,11 +338,11 @@ ResponseParser::message_object(od::object object, ResponseInfo& info)
             info.model = string_or_empty(v);
         } else if (key == "provider") {
             info.route = string_or_empty(v); // OpenRouter: the upstream that served it
-        } else if (key == "created" || key == "created_at") {
+        } else if (key == "created" || key == "created_at" || key == "completed_at") {
             double seconds = 0;
             if (get(v.type(), "a value") == od::json_type::number &&
                 v.get_double().get(seconds) == simdjson::SUCCESS) {
-                info.created = seconds;
+                (key == "completed_at" ? info.completed : info.created) = seconds;
             }
         } else if (key == "object") {
             if (string_or_empty(v) == "response") {

@@ -25,7 +25,8 @@ struct ResponseInfo {
     std::string cache_name;        // Gemini cachedContents.create: "cachedContents/..."
     std::string cache_expire;      // ... its "expireTime"
     bool responses_api = false;    // an OpenAI Responses object ("object": "response")
-    std::optional<double> created; // epoch seconds ("created", "created_at"): about the start
+    std::optional<double> created;   // epoch seconds ("created", "created_at"): about the start
+    std::optional<double> completed; // epoch seconds ("completed_at", Responses API)
 };
 
 // Reads responses of every API format cachewise knows: Anthropic Messages,

@@ -73,6 +73,9 @@ totals_json(const Totals& t)
                   {"no_cache", money_json(t.no_cache)},
                   {"expected", money_json(t.expected_cost)},
                   {"ideal", money_json(t.ideal)}}},
+                {"expected_hit_rate", t.expected_hit_rate()},
+                {"lost_to_granularity", t.lost_to_granularity},
+                {"lost_to_eviction", t.lost_to_eviction},
                 {"write_premium_usd", t.write_premium},
                 {"read_savings_usd", t.read_savings},
                 {"net_savings_usd", t.read_savings - t.write_premium}};
@@ -113,13 +116,27 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                t.requests, t.requests == 1 ? "" : "s", r.analysis.streams,
                r.analysis.streams == 1 ? "" : "s", t.with_usage, t.priced);
     fmt::print(out, "  reported  {}\n", split_text(t.reported));
-    fmt::print(out,
-               "  expected  {}  (Anthropic's documented cache, the requests' own breakpoints)\n",
-               split_text(t.expected));
+    std::string what;
+    if (!r.policy.empty()) {
+        what = fmt::format("{}'s cache for every request; reported usage not compared", r.policy);
+    } else if (r.policies.empty() ||
+               (r.policies.size() == 1 && r.policies.front() == "anthropic")) {
+        what = "Anthropic's documented cache, the requests' own breakpoints";
+    } else {
+        what = fmt::format("each provider's documented cache: {}", fmt::join(r.policies, ", "));
+    }
+    fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected), what);
     fmt::print(
         out,
         "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} requests read from the cache\n",
         pct(t.hit_rate()), t.with_read, t.with_usage);
+    if (!r.policy.empty() || t.lost_to_granularity > 0 || t.lost_to_eviction > 0) {
+        fmt::print(out,
+                   "  expected hit rate {} · shared tokens not read: {} to block, step or unit "
+                   "granularity, {} to eviction\n",
+                   pct(t.expected_hit_rate()), group_digits(t.lost_to_granularity),
+                   group_digits(t.lost_to_eviction));
+    }
     fmt::print(out, "  cold {} requests, hit rate {} · warm {} requests, hit rate {}\n",
                r.cold.requests, pct(r.cold.hit_rate()), r.warm.requests, pct(r.warm.hit_rate()));
     if (r.hit_ratio.count > 0) {
@@ -273,6 +290,8 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     Json j;
     j["schema_version"] = 1;
     j["command"] = "audit";
+    j["policy"] = r.policy.empty() ? Json(nullptr) : Json(r.policy);
+    j["policies"] = r.policies;
     j["totals"] = totals_json(r.totals);
     j["cold"] = totals_json(r.cold);
     j["warm"] = totals_json(r.warm);
@@ -316,6 +335,11 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         x["reported"] = a.reported ? split_json(*a.reported) : Json(nullptr);
         x["write_ttl_assumed"] = a.write_ttl_assumed;
         x["expected"] = a.simulated ? split_json(a.expected) : Json(nullptr);
+        x["policy"] = a.policy.empty() ? Json(nullptr) : Json(a.policy);
+        x["compared"] = a.compared;
+        x["lost_to_granularity"] = a.lost_to_granularity;
+        x["lost_to_eviction"] = a.lost_to_eviction;
+        x["notes"] = a.notes;
         x["mismatch"] = a.mismatch;
         x["cost_usd"] = a.priced ? Json{{"actual", a.actual.total()},
                                         {"no_cache", a.no_cache.total()},

@@ -88,6 +88,10 @@ normalize_model_id(std::string_view model)
     re2::RE2::Replace(&id, k_suffix, "");
     static const re2::RE2 k_date(R"(-(\d{8}|latest)$)");
     re2::RE2::Replace(&id, k_date, "");
+    // "claude-4-6-sonnet" (OpenRouter's spelling) -> "claude-sonnet-4-6".
+    static const re2::RE2 k_version_first(
+        R"(^claude-(\d+(?:-\d+)?)-(opus|sonnet|haiku|fable|mythos)$)");
+    re2::RE2::Replace(&id, k_version_first, "claude-\\2-\\1");
     return id;
 }
 
@@ -548,6 +552,21 @@ parse_pricing(const Reader& r)
                 const Reader lp = pr.child("long_prompt");
                 period.long_prompt_above = lp.integer("above_input_tokens", 1);
                 period.long_prompt_prices = parse_prices(lp);
+            }
+            if (pr.has("peak")) {
+                const Reader peak = pr.child("peak");
+                const Reader hours = peak.array("hours_utc");
+                for (std::size_t h = 0; h < hours.node().size(); ++h) {
+                    const auto& range = hours.node()[h];
+                    if (!range.is_array() || range.size() != 2 || !range[0].is_number_integer() ||
+                        !range[1].is_number_integer() || range[0].get<int>() < 0 ||
+                        range[1].get<int>() > 24 || range[0].get<int>() >= range[1].get<int>()) {
+                        hours.fail(fmt::format("[{}]", h),
+                                   "expected [from, to) hours with 0 <= from < to <= 24");
+                    }
+                    period.peak_hours_utc.emplace_back(range[0].get<int>(), range[1].get<int>());
+                }
+                period.peak_prices = parse_prices(peak);
             }
             period.provenance = pr.provenance();
             mp.periods.push_back(std::move(period));

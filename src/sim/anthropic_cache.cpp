@@ -10,20 +10,6 @@ using model::Breakpoint;
 using model::Request;
 using model::Ttl;
 
-std::string_view
-to_string(MissReason reason)
-{
-    switch (reason) {
-    case MissReason::expired:
-        return "expired";
-    case MissReason::concurrent:
-        return "concurrent";
-    case MissReason::lookback:
-        return "lookback";
-    }
-    return "?";
-}
-
 AnthropicCache::AnthropicCache(const ruleset::ProviderRules& rules, SimOptions options)
     : m_rules(rules), m_options(options)
 {}
@@ -73,6 +59,8 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
         return a.segment < b.segment;
     });
     const std::int64_t total = r.prompt_tokens();
+    const std::string scope = scope_of(r);
+    out.uses_breakpoints = true;
 
     // Requests the API rejects with HTTP 400 cache nothing.
     if (static_cast<int>(bps.size()) > m_rules.integer("max_breakpoints")) {
@@ -121,7 +109,7 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
     }
 
     const auto find = [&](std::size_t j) -> Entry* {
-        const auto it = m_entries.find(Key{r.segments[j].chain, r.workspace});
+        const auto it = m_entries.find(EntryKey{r.segments[j].chain, scope});
         return it == m_entries.end() ? nullptr : &it->second;
     };
     const auto alive = [&](const Entry& e) {
@@ -189,23 +177,20 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
     }
 
     // Writes: one entry per eligible breakpoint beyond the hit.
-    const std::int64_t visible_at =
-        r.first_token_at
-            ? r.first_token_at->micros
-            : t + static_cast<std::int64_t>(m_options.visibility_latency_seconds * 1e6);
+    const std::int64_t visible_from = visible_at(r, t, m_options);
     for (const Breakpoint* bp : eligible) {
         if (hit && bp->segment <= *hit) {
             continue;
         }
         auto [it, fresh_key] =
-            m_entries.try_emplace(Key{r.segments[bp->segment].chain, r.workspace});
+            m_entries.try_emplace(EntryKey{r.segments[bp->segment].chain, scope});
         if (!fresh_key && m_writes[it->second.write].reads == 0) {
             m_writes[it->second.write].dead = true; // written again before anyone read it
         }
         m_writes.push_back(WriteReport{index, bp->segment,
                                        r.segments[bp->segment].cumulative_tokens,
                                        bp->cache_control.ttl, 0, false});
-        it->second = Entry{bp->cache_control.ttl, t, visible_at, t, m_writes.size() - 1};
+        it->second = Entry{bp->cache_control.ttl, t, visible_from, t, m_writes.size() - 1};
         out.written.push_back(bp->segment);
     }
 

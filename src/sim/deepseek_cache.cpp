@@ -1,0 +1,130 @@
+#include "sim/deepseek_cache.hpp"
+
+#include <algorithm>
+
+namespace cachewise::sim {
+
+DeepSeekCache::DeepSeekCache(const ruleset::ProviderRules& rules, SimOptions options)
+    : m_rules(rules), m_options(options)
+{}
+
+bool
+DeepSeekCache::alive(std::int64_t touched_at, std::int64_t now) const
+{
+    return static_cast<double>(now - touched_at) <= m_rules.ttl_seconds("default") * 1e6;
+}
+
+void
+DeepSeekCache::persist(const Hash128& chain, const std::string& scope, std::int64_t length,
+                       bool boundary, std::int64_t now, std::int64_t visible, std::size_t index)
+{
+    auto [it, fresh] = m_units.try_emplace(EntryKey{chain, scope});
+    Unit& u = it->second;
+    if (fresh || !alive(u.touched_at, now)) {
+        u = Unit{};
+        u.visible_at = visible;
+        u.writer = index;
+    }
+    u.touched_at = now;
+    if (boundary) {
+        u.boundary = true;
+    } else {
+        u.interval = std::max(u.interval, length);
+    }
+}
+
+SimResult
+DeepSeekCache::simulate(const model::Request& r, std::size_t index)
+{
+    SimResult out;
+    const std::int64_t now = r.started_at ? r.started_at->micros : m_last_start;
+    m_last_start = std::max(m_last_start, now);
+    const std::string scope = scope_of(r);
+    const std::int64_t total = r.prompt_tokens();
+    const std::int64_t unit = m_options.block_size.value_or(m_rules.integer("unit_tokens"));
+    const std::int64_t interval =
+        m_options.interval_tokens.value_or(m_rules.integer("interval_tokens"));
+    const auto minimum = m_rules.minimum_tokens(r.billed_model());
+    out.minimum_tokens = minimum.tokens;
+    out.minimum_known = minimum.known_model;
+    const auto& segs = r.segments;
+
+    // The longest unit this request fully matches.
+    std::int64_t matched = 0;
+    for (std::size_t j = segs.size(); j-- > 0;) {
+        const auto it = m_units.find(EntryKey{segs[j].chain, scope});
+        if (it == m_units.end()) {
+            continue;
+        }
+        Unit& u = it->second;
+        if (!alive(u.touched_at, now) || now < u.visible_at) {
+            if (!out.missed) {
+                Missed m;
+                m.reason = alive(u.touched_at, now) ? MissReason::concurrent : MissReason::expired;
+                m.segment = j;
+                m.tokens = segs[j].cumulative_tokens;
+                m.writer = u.writer;
+                m.gap_seconds = static_cast<double>(now - u.touched_at) / 1e6;
+                m.ttl_seconds = m_rules.ttl_seconds("default");
+                out.missed = m;
+            }
+            continue;
+        }
+        matched = u.boundary ? segs[j].cumulative_tokens
+                             : std::min(u.interval, segs[j].cumulative_tokens);
+        u.touched_at = now;
+        out.hit_segment = j;
+        out.hit_writer = u.writer;
+        break;
+    }
+    if (matched >= minimum.tokens) {
+        out.read = matched / unit * unit; // "64 tokens as a storage unit"
+    }
+    out.fresh = total - out.read;
+
+    // What an earlier prompt shared, unit or not: the part no unit covered
+    // (or that unit rounding dropped) is lost to DeepSeek's granularity.
+    std::optional<std::size_t> common;
+    for (std::size_t j = segs.size(); j-- > 0;) {
+        const auto it = m_seen.find(EntryKey{segs[j].chain, scope});
+        if (it != m_seen.end() && alive(it->second.touched_at, now)) {
+            common = j;
+            break;
+        }
+    }
+    const std::int64_t shared = common ? segs[*common].cumulative_tokens : 0;
+    out.lost_to_granularity = std::max<std::int64_t>(0, shared - out.read);
+
+    // Units persisted by this request.
+    if (!segs.empty()) {
+        // Units are built after the request; a logged end says when.
+        const std::int64_t visible =
+            r.ended_at ? std::max(now, r.ended_at->micros) : visible_at(r, now, m_options);
+        persist(segs.back().chain, scope, total, true, now, visible, index); // end of input
+        if (r.continuation) {
+            persist(r.continuation->chain, scope, r.continuation->tokens, true, now, visible,
+                    index); // end of output
+        }
+        if (common && *common + 1 < segs.size()) {
+            persist(segs[*common].chain, scope, shared, true, now, visible, index);
+        }
+        if (interval > 0) {
+            std::size_t j = 0;
+            for (std::int64_t at = interval; at <= total; at += interval) {
+                while (j < segs.size() && segs[j].cumulative_tokens < at) {
+                    ++j;
+                }
+                if (j < segs.size()) {
+                    persist(segs[j].chain, scope, at, segs[j].cumulative_tokens == at, now,
+                            visible, index);
+                }
+            }
+        }
+        for (const auto& s : segs) {
+            m_seen[EntryKey{s.chain, scope}].touched_at = now;
+        }
+    }
+    return out;
+}
+
+} // namespace cachewise::sim

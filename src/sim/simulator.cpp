@@ -1,0 +1,83 @@
+#include "sim/simulator.hpp"
+
+#include "sim/anthropic_cache.hpp"
+#include "sim/block_cache.hpp"
+#include "sim/deepseek_cache.hpp"
+#include "sim/gemini_cache.hpp"
+#include "sim/openai_cache.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::sim {
+
+std::string_view
+to_string(MissReason reason)
+{
+    switch (reason) {
+    case MissReason::expired:
+        return "expired";
+    case MissReason::concurrent:
+        return "concurrent";
+    case MissReason::lookback:
+        return "lookback";
+    case MissReason::evicted:
+        return "evicted";
+    }
+    return "?";
+}
+
+bool
+is_policy(std::string_view name)
+{
+    for (const auto p : ruleset::k_provider_names) {
+        if (p == name) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::unique_ptr<CacheSimulator>
+make_simulator(std::string_view policy, const ruleset::Rules& rules, const SimOptions& options)
+{
+    if (!is_policy(policy)) {
+        throw Error(fmt::format("unknown cache policy \"{}\" (expected anthropic, bedrock, "
+                                "openai, deepseek, gemini, vllm or sglang)",
+                                policy));
+    }
+    const auto& provider = rules.provider(policy);
+    if (policy == "anthropic" || policy == "bedrock") {
+        return std::make_unique<AnthropicCache>(provider, options);
+    }
+    if (policy == "openai") {
+        return std::make_unique<OpenAICache>(provider, options);
+    }
+    if (policy == "deepseek") {
+        return std::make_unique<DeepSeekCache>(provider, options);
+    }
+    if (policy == "gemini") {
+        return std::make_unique<GeminiCache>(provider, options);
+    }
+    return std::make_unique<BlockCache>(provider, options);
+}
+
+std::string
+scope_of(const model::Request& request)
+{
+    if (request.route.empty()) {
+        return request.workspace;
+    }
+    return request.workspace + '\x1f' + request.route;
+}
+
+std::int64_t
+visible_at(const model::Request& request, std::int64_t start, const SimOptions& options)
+{
+    if (request.first_token_at) {
+        return request.first_token_at->micros;
+    }
+    return start + static_cast<std::int64_t>(options.visibility_latency_seconds * 1e6);
+}
+
+} // namespace cachewise::sim
