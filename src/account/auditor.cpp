@@ -126,8 +126,7 @@ private:
 class Auditor {
 public:
     Auditor(const ruleset::Rules& rules, const AuditOptions& options, AuditResult& result)
-        : m_rules(rules), m_options(options), m_result(result),
-          m_caches(rules, options)
+        : m_rules(rules), m_options(options), m_result(result), m_caches(rules, options)
     {}
 
     void
@@ -289,14 +288,13 @@ private:
             f.location.token = r.segments[segment].cumulative_tokens;
             f.kind = s.minimum_known ? "" : "minimum-assumed";
             const std::string tokens = group_digits(r.segments[segment].cumulative_tokens);
-            const std::string assumed =
-                s.minimum_known ? "" : " (assumed for an unlisted model)";
+            const std::string assumed = s.minimum_known ? "" : " (assumed for an unlisted model)";
             f.message =
                 s.uses_breakpoints
                     ? fmt::format("the breakpoint at {} caches a prefix of about {} tokens, below "
                                   "the {} minimum of {}{}: nothing is written",
-                                  f.location.path, tokens, r.model,
-                                  group_digits(s.minimum_tokens), assumed)
+                                  f.location.path, tokens, r.model, group_digits(s.minimum_tokens),
+                                  assumed)
                     : fmt::format("the prompt of about {} tokens is below the {} minimum of {}{} "
                                   "for automatic caching: nothing is cached",
                                   tokens, r.model, group_digits(s.minimum_tokens), assumed);
@@ -632,8 +630,8 @@ private:
             out.reference = out.reference || m_rules.find_model(a.model) != c.model;
             // Under a forced policy the question is what that cache would
             // have saved; otherwise what the provider reports it did.
-            const Split* used = m_options.policy.empty() ? (a.reported ? &*a.reported : nullptr)
-                                                         : &a.expected;
+            const Split* used =
+                m_options.policy.empty() ? (a.reported ? &*a.reported : nullptr) : &a.expected;
             if (used == nullptr) {
                 continue;
             }

@@ -121,7 +121,7 @@ struct ComputeSaved {
 };
 
 struct AuditResult {
-    std::string policy; // the forced cache policy, empty when each provider's own
+    std::string policy;                // the forced cache policy, empty when each provider's own
     std::vector<std::string> policies; // the caches simulated
     ComputeSaved compute;
     std::vector<RequestAudit> requests; // in start order

@@ -10,7 +10,8 @@ prices_for(const ruleset::Pricing& pricing, std::string_view model,
            const std::optional<Timestamp>& at, std::int64_t prompt_tokens)
 {
     const std::string stamp = at ? format_rfc3339(*at) : std::string();
-    const auto* period = pricing.find(model, stamp.substr(0, std::min<std::size_t>(10, stamp.size())));
+    const auto* period =
+        pricing.find(model, stamp.substr(0, std::min<std::size_t>(10, stamp.size())));
     if (period == nullptr) {
         return std::nullopt;
     }

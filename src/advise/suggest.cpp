@@ -47,8 +47,8 @@ replay(const std::vector<const Request*>& requests, const std::optional<Placemen
         }
         out.read += split.read;
         out.input += split.input();
-        if (const auto prices =
-                account::prices_for(rules.pricing, r.billed_model(), r.started_at, r.prompt_tokens())) {
+        if (const auto prices = account::prices_for(rules.pricing, r.billed_model(), r.started_at,
+                                                    r.prompt_tokens())) {
             out.cost_usd += account::cost_of(split, *prices).total();
         } else {
             out.priced = false;
@@ -139,8 +139,8 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
         for (const auto i : members) {
             const Request& r = out.requests[i];
             const auto& o = analysis.outcomes[i];
-            if (const auto p =
-                    account::prices_for(rules.pricing, r.billed_model(), r.started_at, r.prompt_tokens())) {
+            if (const auto p = account::prices_for(rules.pricing, r.billed_model(), r.started_at,
+                                                   r.prompt_tokens())) {
                 const std::int64_t shared = std::min(o.shared_tokens, r.prompt_tokens());
                 advice.ideal_cost_usd +=
                     account::cost_of({shared, 0, 0, r.prompt_tokens() - shared, 0}, *p).total();

@@ -65,11 +65,11 @@ struct AuditOptions {
     bool details = false;
     std::optional<std::string> window;
     std::optional<double> latency;
-    std::optional<std::string> model;           // reference open model for compute saved
-    std::optional<std::string> prefill_profile; // a profile from bench prefill --out
-    std::optional<std::string> gpu;             // or a GPU to model it on
-    std::optional<std::string> policy;          // simulate this provider's or engine's cache
-    std::optional<std::int64_t> block_size;     // engine block / page, DeepSeek unit
+    std::optional<std::string> model;            // reference open model for compute saved
+    std::optional<std::string> prefill_profile;  // a profile from bench prefill --out
+    std::optional<std::string> gpu;              // or a GPU to model it on
+    std::optional<std::string> policy;           // simulate this provider's or engine's cache
+    std::optional<std::int64_t> block_size;      // engine block / page, DeepSeek unit
     std::optional<std::int64_t> capacity_blocks; // engine KV capacity
     std::optional<std::int64_t> interval_tokens; // DeepSeek persistence interval
 };

@@ -22,9 +22,9 @@ struct ResponseInfo {
     // The generated message as the next turn would send it back (OpenAI chat
     // choices[0].message), as raw JSON; empty for streams and other formats.
     std::string message_json;
-    std::string cache_name;        // Gemini cachedContents.create: "cachedContents/..."
-    std::string cache_expire;      // ... its "expireTime"
-    bool responses_api = false;    // an OpenAI Responses object ("object": "response")
+    std::string cache_name;          // Gemini cachedContents.create: "cachedContents/..."
+    std::string cache_expire;        // ... its "expireTime"
+    bool responses_api = false;      // an OpenAI Responses object ("object": "response")
     std::optional<double> created;   // epoch seconds ("created", "created_at"): about the start
     std::optional<double> completed; // epoch seconds ("completed_at", Responses API)
 };

@@ -115,8 +115,8 @@ DeepSeekCache::simulate(const model::Request& r, std::size_t index)
                     ++j;
                 }
                 if (j < segs.size()) {
-                    persist(segs[j].chain, scope, at, segs[j].cumulative_tokens == at, now,
-                            visible, index);
+                    persist(segs[j].chain, scope, at, segs[j].cumulative_tokens == at, now, visible,
+                            index);
                 }
             }
         }

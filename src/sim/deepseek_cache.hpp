@@ -25,8 +25,8 @@ public:
 
 private:
     struct Unit {
-        bool boundary = false;       // ends at the keyed segment boundary
-        std::int64_t interval = 0;   // an interval unit inside the keyed segment: its length
+        bool boundary = false;     // ends at the keyed segment boundary
+        std::int64_t interval = 0; // an interval unit inside the keyed segment: its length
         std::int64_t touched_at = 0;
         std::int64_t visible_at = 0;
         std::size_t writer = 0;
@@ -35,8 +35,8 @@ private:
         std::int64_t touched_at = 0;
     };
     [[nodiscard]] bool alive(std::int64_t touched_at, std::int64_t now) const;
-    void persist(const Hash128& chain, const std::string& scope, std::int64_t length,
-                 bool boundary, std::int64_t now, std::int64_t visible, std::size_t index);
+    void persist(const Hash128& chain, const std::string& scope, std::int64_t length, bool boundary,
+                 std::int64_t now, std::int64_t visible, std::size_t index);
 
     const ruleset::ProviderRules& m_rules;
     SimOptions m_options;

@@ -49,9 +49,9 @@ OpenAICache::automatic(const model::Request& r, std::size_t index, std::int64_t 
     out.fresh = total - out.read;
     if (total >= minimum.tokens) {
         const bool day = r.retention == "24h";
-        const PrefixStore::Lifetime lifetime{
-            m_rules.ttl_seconds(day ? "24h" : "in_memory"),
-            day ? m_rules.ttl_seconds("24h") : m_rules.ttl_seconds("in_memory_max")};
+        const PrefixStore::Lifetime lifetime{m_rules.ttl_seconds(day ? "24h" : "in_memory"),
+                                             day ? m_rules.ttl_seconds("24h")
+                                                 : m_rules.ttl_seconds("in_memory_max")};
         m_automatic.insert(r, scope, now, visible_at(r, now, m_options), lifetime, index);
     } else if (!r.segments.empty()) {
         out.below_minimum.push_back(r.segments.size() - 1);

@@ -109,15 +109,18 @@ public:
     virtual ~CacheSimulator() = default;
     virtual SimResult simulate(const model::Request& request, std::size_t index) = 0;
     // Every billed write, with its reads; call after the last request.
-    [[nodiscard]] virtual std::vector<WriteReport> writes() const { return {}; }
+    [[nodiscard]] virtual std::vector<WriteReport>
+    writes() const
+    {
+        return {};
+    }
 };
 
 // The policies `audit --policy` accepts: the providers of rules/providers/.
 bool is_policy(std::string_view name);
 
 // The simulator of `policy` (a provider name). Throws Error for another name.
-std::unique_ptr<CacheSimulator> make_simulator(std::string_view policy,
-                                               const ruleset::Rules& rules,
+std::unique_ptr<CacheSimulator> make_simulator(std::string_view policy, const ruleset::Rules& rules,
                                                const SimOptions& options);
 
 // The cache a request shares: its workspace or API key, and the upstream a

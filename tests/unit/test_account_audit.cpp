@@ -96,8 +96,8 @@ TEST_SUITE("account::audit")
     TEST_CASE("costs are exact to 1e-6 USD: 5m at 1.25x, 1h at 2x, per-model read prices")
     {
         const Split s{100000, 20000, 10000, 500, 2000};
-        const auto sonnet =
-            prices_for(test::rules().pricing, "claude-sonnet-4-5", *parse_rfc3339("2026-11-20T12:00:00Z"), s.input());
+        const auto sonnet = prices_for(test::rules().pricing, "claude-sonnet-4-5",
+                                       *parse_rfc3339("2026-11-20T12:00:00Z"), s.input());
         REQUIRE(sonnet);
         const Money m = cost_of(s, *sonnet);
         // 100,000 x 0.30 + 20,000 x 3.75 + 10,000 x 6 + 500 x 3 + 2,000 x 15, per million
@@ -108,17 +108,29 @@ TEST_SUITE("account::audit")
         CHECK(m.output == doctest::Approx(0.030).epsilon(1e-9));
         CHECK(std::abs(m.total() - 0.1965) < 1e-6);
         // Fable 5.1 reads at 0.025x its $10 input: $0.25 per million.
-        const auto fable = prices_for(test::rules().pricing, "claude-fable-5-1", std::nullopt, s.input());
+        const auto fable =
+            prices_for(test::rules().pricing, "claude-fable-5-1", std::nullopt, s.input());
         REQUIRE(fable);
         CHECK(std::abs(cost_of(s, *fable).total() -
                        (100000 * 0.25 + 20000 * 12.5 + 10000 * 20.0 + 500 * 10.0 + 2000 * 50.0) /
                            1e6) < 1e-9);
         // Haiku 5.5 switches to its long-prompt prices above 100,000 tokens.
-        const auto small = prices_for(test::rules().pricing, "claude-haiku-5-5", std::nullopt, 90000);
-        const auto large = prices_for(test::rules().pricing, "claude-haiku-5-5", std::nullopt, 150000);
+        const auto small =
+            prices_for(test::rules().pricing, "claude-haiku-5-5", std::nullopt, 90000);
+        const auto large =
+            prices_for(test::rules().pricing, "claude-haiku-5-5", std::nullopt, 150000);
         CHECK(small->input == doctest::Approx(0.1));
         CHECK(large->input == doctest::Approx(0.5));
         CHECK(!prices_for(test::rules().pricing, "gpt-4o", std::nullopt, 10));
+        // DeepSeek bills twice as much in its peak hours (UTC).
+        const auto peak = prices_for(test::rules().pricing, "deepseek-v4-flash",
+                                     *parse_rfc3339("2026-11-29T02:30:00Z"), 10);
+        const auto calm = prices_for(test::rules().pricing, "deepseek-v4-flash",
+                                     *parse_rfc3339("2026-11-29T12:00:00Z"), 10);
+        REQUIRE(peak);
+        REQUIRE(calm);
+        CHECK(peak->read == doctest::Approx(0.006));
+        CHECK(calm->read == doctest::Approx(0.003));
     }
 
     TEST_CASE(

@@ -2,6 +2,7 @@
 #include "ruleset/embedded.hpp"
 #include "ruleset/rules.hpp"
 #include "util/error.hpp"
+#include "util/time.hpp"
 
 #include <doctest/doctest.h>
 
@@ -67,7 +68,50 @@ TEST_SUITE("ruleset::rules")
         CHECK(normalize_model_id("litellm_proxy/anthropic/claude-sonnet-4-20250514") ==
               "claude-sonnet-4");
         CHECK(normalize_model_id("claude-opus-4@20250514") == "claude-opus-4");
-        CHECK(normalize_model_id("Claude-3-5-Haiku-Latest") == "claude-3-5-haiku");
+        // One spelling of family and version: OpenRouter writes "claude-4.6-sonnet".
+        CHECK(normalize_model_id("Claude-3-5-Haiku-Latest") == "claude-haiku-3-5");
+        CHECK(normalize_model_id("anthropic/claude-4.6-sonnet-20260217") == "claude-sonnet-4-6");
+        CHECK(normalize_model_id("anthropic/claude-sonnet-4.6") == "claude-sonnet-4-6");
+        // Other providers: versions with hyphens, gateway prefixes dropped.
+        CHECK(normalize_model_id("gpt-5.6-sol") == "gpt-5-6-sol");
+        CHECK(normalize_model_id("google/gemini-3-pro-preview") == "gemini-3-pro-preview");
+        CHECK(normalize_model_id("litellm_proxy/deepseek/deepseek-chat") == "deepseek-chat");
+    }
+
+    TEST_CASE("every provider file loads with the facts its simulator needs")
+    {
+        const auto& r = test::rules();
+        for (const auto name : ruleset::k_provider_names) {
+            const auto& p = r.provider(name);
+            CHECK(p.name == name);
+            CHECK(!p.usage_schema.provenance.source.empty());
+            CHECK(p.render_order.size() == 3);
+        }
+        CHECK(r.provider("openai").usage_schema.value == ruleset::UsageSchema::inclusive);
+        CHECK(r.provider("bedrock").usage_schema.value == ruleset::UsageSchema::exclusive);
+        CHECK(r.provider("openai").uses_breakpoints("gpt-5.6-sol"));
+        CHECK(r.provider("openai").uses_breakpoints("gpt-6"));
+        CHECK(!r.provider("openai").uses_breakpoints("gpt-5.5"));
+        CHECK(!r.provider("openai").uses_breakpoints("gpt-4o"));
+        CHECK(r.provider("openai").minimum_tokens("gpt-4o").tokens == 1024);
+        CHECK(r.provider("deepseek").integer("unit_tokens") == 64);
+        CHECK(!r.provider("deepseek").fact("unit_tokens").provenance.certain);
+        CHECK(r.provider("vllm").integer("block_size") == 16);
+        CHECK(r.provider("gemini").minimum_tokens("gemini-2.5-flash").tokens == 2048);
+        CHECK(r.provider("bedrock").minimum_tokens("claude-opus-4-7").tokens == 4096);
+        CHECK(r.provider("anthropic").minimum_tokens("claude-opus-4-7").tokens == 2048);
+        CHECK(r.provider("sglang").labels.at("eviction").value == "lru");
+        CHECK_THROWS(r.provider("mistral"));
+    }
+
+    TEST_CASE("DeepSeek prices have a peak tier in UTC hours")
+    {
+        const auto* p = test::rules().pricing.find("deepseek-v4-flash", "2026-11-29");
+        REQUIRE(p);
+        CHECK(p->prices.read == doctest::Approx(0.003));
+        CHECK(p->peak_prices.read == doctest::Approx(0.006));
+        CHECK(p->peak_hours_utc.size() == 2);
+        CHECK(test::rules().pricing.find("deepseek-v4-flash", "2026-06-10") == nullptr);
     }
 
     TEST_CASE("minimum cacheable length per model (rule: minimum cacheable prompt length)")

@@ -112,9 +112,8 @@ TEST_SUITE("sim::openai_cache")
         auto c = cache();
         const auto a = c.simulate(request({{"S", 2000}, {"U1", 100}}, 0, "gpt-5.6"), 0);
         CHECK(a.write_5m == 2100);
-        const auto b =
-            c.simulate(request({{"S", 2000}, {"U1", 100}, {"A1", 50}, {"U2", 100}}, 10, "gpt-5.6"),
-                       1);
+        const auto b = c.simulate(
+            request({{"S", 2000}, {"U1", 100}, {"A1", 50}, {"U2", 100}}, 10, "gpt-5.6"), 1);
         CHECK(b.read == 2100);
         CHECK(b.write_5m == 150);
         CHECK(b.fresh == 0);
