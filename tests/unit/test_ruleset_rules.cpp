@@ -101,7 +101,7 @@ TEST_SUITE("ruleset::rules")
         CHECK(r.provider("bedrock").minimum_tokens("claude-opus-4-7").tokens == 4096);
         CHECK(r.provider("anthropic").minimum_tokens("claude-opus-4-7").tokens == 2048);
         CHECK(r.provider("sglang").labels.at("eviction").value == "lru");
-        CHECK_THROWS(r.provider("mistral"));
+        CHECK_THROWS((void)r.provider("mistral"));
     }
 
     TEST_CASE("DeepSeek prices have a peak tier in UTC hours")
