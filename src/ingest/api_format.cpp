@@ -57,6 +57,25 @@ string_is(od::value& v, std::string_view expected)
 
 } // namespace
 
+bool
+ApiFormatDetector::classify(std::string_view key)
+{
+    if (one_of(key, k_gemini_keys)) {
+        m_gemini += k_decisive;
+    } else if (one_of(key, k_responses_keys)) {
+        m_responses += k_decisive;
+    } else if (one_of(key, k_bedrock_keys)) {
+        m_bedrock += k_decisive;
+    } else if (one_of(key, k_anthropic_keys)) {
+        ++m_anthropic;
+    } else if (one_of(key, k_openai_keys)) {
+        ++m_openai;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 void
 ApiFormatDetector::member(std::string_view key, od::value value)
 {
@@ -69,17 +88,44 @@ ApiFormatDetector::member(std::string_view key, od::value value)
         peek_messages(value);
     } else if (key == "tools") {
         peek_tools(value);
-    } else if (one_of(key, k_gemini_keys)) {
-        m_gemini += k_decisive;
-    } else if (one_of(key, k_responses_keys)) {
-        m_responses += k_decisive;
-    } else if (one_of(key, k_bedrock_keys)) {
-        m_bedrock += k_decisive;
-    } else if (one_of(key, k_anthropic_keys)) {
-        ++m_anthropic;
-    } else if (one_of(key, k_openai_keys)) {
-        ++m_openai;
+    } else {
+        classify(key);
     }
+}
+
+void
+ApiFormatDetector::key(std::string_view key)
+{
+    if (key == "\x01shape") {
+        m_not_a_body = true;
+        return;
+    }
+    classify(key);
+}
+
+bool
+ApiFormatDetector::contradicts(model::ApiFormat format) const
+{
+    using model::ApiFormat;
+    if (m_not_a_body) {
+        return true;
+    }
+    const bool gemini = m_gemini >= k_decisive;
+    const bool responses = m_responses >= k_decisive;
+    const bool bedrock = m_bedrock >= k_decisive;
+    switch (format) {
+    case ApiFormat::gemini:
+        return responses || bedrock;
+    case ApiFormat::openai_responses:
+        return gemini || bedrock;
+    case ApiFormat::bedrock_converse:
+        return gemini || responses;
+    case ApiFormat::anthropic:
+        return gemini || responses || bedrock || m_openai > m_anthropic;
+    case ApiFormat::openai_chat:
+        return gemini || responses || bedrock || m_anthropic > m_openai;
+    }
+    return false;
 }
 
 void

@@ -23,7 +23,14 @@ public:
 
     [[nodiscard]] model::ApiFormat decide() const;
 
+    // Evidence from a member's name alone (the parse sees names for free).
+    void key(std::string_view key);
+    // Whether the names seen say the body is not written for `format`.
+    [[nodiscard]] bool contradicts(model::ApiFormat format) const;
+
 private:
+    // Counts a name that only some APIs use; false for the others.
+    bool classify(std::string_view key);
     void peek_messages(od::value value);
     void peek_tools(od::value value);
     void peek_block(od::value value);
@@ -33,7 +40,8 @@ private:
     int m_responses = 0;
     int m_gemini = 0;
     int m_bedrock = 0;
-    bool m_untyped = false; // a content block without "type"
+    bool m_untyped = false;    // a content block without "type"
+    bool m_not_a_body = false; // an OpenTelemetry or trajectory member
     std::string m_model;
 };
 

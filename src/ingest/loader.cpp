@@ -122,6 +122,9 @@ struct Loader::Impl {
     LoadSummary summary;
     const RequestCallback* on_request = nullptr;
     const ErrorCallback* on_error = nullptr;
+    // What the records of the current file are (see record()).
+    enum class Shape { body, otlp, span, trajectory } m_shape = Shape::body;
+    std::optional<model::ApiFormat> m_file_format;
 
     Impl(const ruleset::Rules& r, LoadOptions o)
         : rules(r), options(o), estimator(r.tokens), request_parser(r, estimator),
@@ -263,19 +266,75 @@ struct Loader::Impl {
 
     // One exchange record, bare request body, per-call gateway log (LiteLLM,
     // OpenHands), trajectory document or OpenTelemetry export, as an object.
-    void
-    record(od::object object, const std::string& file, std::uint64_t line)
+    //
+    // Which API a body is written for is settled by a first look at the
+    // record's members (ApiFormatDetector). That look walks the whole record,
+    // so within a file the format found is kept: later records are parsed
+    // with it directly, and looked at again only when a member the parse
+    // meets, or an error, says they are written differently.
+    // Returns false, having delivered nothing, when a record parsed with the
+    // kept format turns out to be written differently: the caller parses the
+    // line again and calls it with `keep` false. (A document that failed half
+    // way is not iterated again: simdjson does not promise that.)
+    bool
+    record(od::object object, const std::string& file, std::uint64_t line, bool keep)
     {
-        // First look: which API the body is written for, and special shapes.
+        if (keep && m_file_format) {
+            ApiFormatDetector keys;
+            std::optional<model::Request> request;
+            try {
+                request = body_record(object, *m_file_format, file, line, &keys);
+            } catch (const FieldError&) {
+            }
+            if (request && !keys.contradicts(*m_file_format)) {
+                deliver(std::move(*request));
+                return true;
+            }
+            m_file_format.reset();
+            return false;
+        }
+        const auto format = detect_record(object);
+        rewind(object);
+        const auto deliver_one = [&](model::Request&& r) { deliver(std::move(r)); };
+        if (m_shape == Shape::otlp || m_shape == Shape::span) {
+            const auto skip = [&] { ++summary.skipped; };
+            if (m_shape == Shape::otlp) {
+                span_reader.read_export(
+                    object, file, line, deliver_one, skip,
+                    [&](const FieldError& e) { error(file, line, e.field(), e.reason()); });
+            } else {
+                span_reader.read_span(object, file, line, deliver_one, skip);
+            }
+            return true;
+        }
+        if (m_shape == Shape::trajectory) {
+            trajectory_reader.read(object, file, deliver_one);
+            return true;
+        }
+        m_file_format = format;
+        deliver(body_record(object, format, file, line, nullptr));
+        return true;
+    }
+
+    static void
+    rewind(od::object& object)
+    {
+        if (const auto e = object.reset().error(); e) {
+            throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+        }
+    }
+
+    // The first look: the record's shape (m_shape) and, for a body, its API.
+    model::ApiFormat
+    detect_record(od::object& object)
+    {
         ApiFormatDetector detector;
-        bool otlp = false;
-        bool trajectory = false;
-        bool span = false;
+        m_shape = Shape::body;
         for (auto field : object) {
             std::string_view key;
             od::value v;
             if (field.unescaped_key().get(key) || field.value().get(v)) {
-                break; // the main pass reports it
+                break; // the parse reports it
             }
             if (key == "request") {
                 od::object body;
@@ -291,37 +350,26 @@ struct Loader::Impl {
                     }
                 }
             } else if (key == "resourceSpans") {
-                otlp = true;
+                m_shape = Shape::otlp;
             } else if (key == "trajectory_format") {
-                trajectory = true;
+                m_shape = Shape::trajectory;
             } else if (key == "attributes" || key == "traceId" || key == "spanId") {
-                span = true;
+                m_shape = Shape::span;
             } else if (!is_record_key(key)) {
                 const std::string owned(key);
                 detector.member(owned, v);
             }
         }
-        if (const auto e = object.reset().error(); e) {
-            throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
-        }
-        const auto deliver_one = [&](model::Request&& r) { deliver(std::move(r)); };
-        if (otlp || span) {
-            const auto skip = [&] { ++summary.skipped; };
-            if (otlp) {
-                span_reader.read_export(
-                    object, file, line, deliver_one, skip,
-                    [&](const FieldError& e) { error(file, line, e.field(), e.reason()); });
-            } else {
-                span_reader.read_span(object, file, line, deliver_one, skip);
-            }
-            return;
-        }
-        if (trajectory) {
-            trajectory_reader.read(object, file, deliver_one);
-            return;
-        }
+        return detector.decide();
+    }
 
-        BodyParser& reader = parser_for(detector.decide());
+    // Parses a body record with the parser of `format`; `keys` (when given)
+    // sees every body member on the way, for the check of a kept format.
+    model::Request
+    body_record(od::object& object, model::ApiFormat format, const std::string& file,
+                std::uint64_t line, ApiFormatDetector* keys)
+    {
+        BodyParser& reader = parser_for(format);
         model::Request request;
         request.file = file;
         request.line = line;
@@ -356,6 +404,9 @@ struct Loader::Impl {
                             throw FieldError("", "invalid member");
                         }
                         const std::string owned(k); // the key view does not outlive the member
+                        if (keys != nullptr) {
+                            keys->key(owned);
+                        }
                         reader.member(owned, mv);
                     }
                 });
@@ -417,8 +468,16 @@ struct Loader::Impl {
                         }
                     }
                 });
+            } else if (key == "resourceSpans" || key == "trajectory_format" ||
+                       key == "attributes" || key == "traceId" || key == "spanId") {
+                if (keys != nullptr) {
+                    keys->key("\x01shape"); // not a body at all: look again
+                }
             } else if (!is_record_key(key)) {
                 const std::string owned(key);
+                if (keys != nullptr) {
+                    keys->key(owned);
+                }
                 if (reader.member(owned, v)) {
                     bare = true;
                 }
@@ -502,7 +561,7 @@ struct Loader::Impl {
                 }
             }
         }
-        deliver(std::move(request));
+        return request;
     }
 
     void
@@ -510,41 +569,58 @@ struct Loader::Impl {
     {
         ++summary.records;
         guarded(file, line, [&] {
-            od::document doc;
-            if (const auto e =
-                    parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
-                        .get(doc);
-                e) {
-                throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
-            }
-            od::json_type t{};
-            if (const auto e = doc.type().get(t); e) {
-                throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
-            }
-            if (t == od::json_type::array) {
-                // A JSON array of records.
-                std::size_t i = 0;
-                for (auto element : doc.get_array()) {
-                    od::object o;
-                    if (element.get_object().get(o)) {
-                        throw FieldError(fmt::format("[{}]", i), "expected a record object");
-                    }
-                    within("", i, [&] { record(o, file, line); });
-                    ++i;
+            // At most twice: once with the file's kept format, once looking afresh.
+            for (bool keep : {true, false}) {
+                if (parse_line(text, file, line, keep)) {
+                    return;
                 }
-            } else if (t == od::json_type::object) {
-                record(doc.get_object().value(), file, line);
-            } else {
-                throw FieldError("", fmt::format("expected a JSON object, found {}", describe(t)));
-            }
-            // simdjson 3.0 does not flag text after a complete top-level object.
-            const char* rest = nullptr;
-            if (doc.current_location().get(rest) == simdjson::SUCCESS && rest != nullptr) {
-                throw FieldError("",
-                                 fmt::format("unexpected text after the JSON value at column {}",
-                                             rest - text.data() + 1));
             }
         });
+    }
+
+    // One line (or document): a record object or an array of records.
+    bool
+    parse_line(std::string_view text, const std::string& file, std::uint64_t line, bool keep)
+    {
+        od::document doc;
+        if (const auto e =
+                parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
+                    .get(doc);
+            e) {
+            throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+        }
+        od::json_type t{};
+        if (const auto e = doc.type().get(t); e) {
+            throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+        }
+        if (t == od::json_type::array) {
+            // A JSON array of records; each is looked at afresh (a second
+            // pass over the array would deliver its first records twice).
+            m_file_format.reset();
+            std::size_t i = 0;
+            for (auto element : doc.get_array()) {
+                od::object o;
+                if (element.get_object().get(o)) {
+                    throw FieldError(fmt::format("[{}]", i), "expected a record object");
+                }
+                within("", i, [&] { record(o, file, line, false); });
+                ++i;
+            }
+            m_file_format.reset();
+        } else if (t == od::json_type::object) {
+            if (!record(doc.get_object().value(), file, line, keep)) {
+                return false;
+            }
+        } else {
+            throw FieldError("", fmt::format("expected a JSON object, found {}", describe(t)));
+        }
+        // simdjson 3.0 does not flag text after a complete top-level object.
+        const char* rest = nullptr;
+        if (doc.current_location().get(rest) == simdjson::SUCCESS && rest != nullptr) {
+            throw FieldError("", fmt::format("unexpected text after the JSON value at column {}",
+                                             rest - text.data() + 1));
+        }
+        return true;
     }
 
     void
@@ -719,6 +795,7 @@ struct Loader::Impl {
     void
     file(const std::string& path)
     {
+        m_file_format.reset();
         if (options.since && path != "-") {
             // Records are appended as they happen: a file last written before
             // --since holds nothing newer.
