@@ -126,25 +126,32 @@ private:
     void
     check(const Request& r, std::vector<Finding>& out)
     {
-        const auto minimum = m_rules.provider("anthropic").minimum_tokens(r.model);
+        // The breakpoint rules (CW011-CW016) are Anthropic's and Bedrock's;
+        // OpenAI's GPT-5.6+ breakpoints have only a minimum; the other
+        // providers cache automatically. Dynamic fields matter to every one.
+        const auto& provider = m_rules.provider(r.provider);
+        const bool anthropic = r.provider == "anthropic" || r.provider == "bedrock";
+        const bool openai_breakpoints =
+            r.provider == "openai" && provider.uses_breakpoints(r.billed_model());
+        const auto minimum = provider.minimum_tokens(r.model);
         const double band = m_estimator.error_band();
-        const auto bps = model::breakpoints(r);
+        const auto bps =
+            anthropic || openai_breakpoints ? model::breakpoints(r) : std::vector<model::Breakpoint>{};
         std::optional<std::size_t> last;
         for (const auto& bp : bps) {
             last = std::max(last.value_or(0), bp.segment);
         }
 
         // CW013, CW014: the API would reject the request.
-        if (static_cast<int>(bps.size()) >
-            m_rules.provider("anthropic").integer("max_breakpoints")) {
+        if (anthropic && static_cast<int>(bps.size()) > provider.integer("max_breakpoints")) {
             Finding f = make("CW013", r, &r.segments[bps.back().segment], std::nullopt);
             f.message =
                 fmt::format("{} cache breakpoints{}; the API allows {} and rejects the request",
                             bps.size(), r.auto_cache_control ? " (the automatic one included)" : "",
-                            m_rules.provider("anthropic").integer("max_breakpoints"));
+                            provider.integer("max_breakpoints"));
             emit(out, std::move(f));
         }
-        for (std::size_t i = 0; i < bps.size(); ++i) {
+        for (std::size_t i = 0; anthropic && i < bps.size(); ++i) {
             for (std::size_t j = i + 1; j < bps.size(); ++j) {
                 const bool same_block = bps[i].segment == bps[j].segment &&
                                         !(bps[i].cache_control == bps[j].cache_control);
@@ -168,7 +175,7 @@ private:
 
         // CW016: markers on blocks that cannot carry one.
         for (const auto& s : r.segments) {
-            if (s.cache_control && !s.cache_control_allowed) {
+            if (anthropic && s.cache_control && !s.cache_control_allowed) {
                 Finding f = make("CW016", r, &s, std::nullopt);
                 f.message = fmt::format(
                     "{} is a {} block, which cannot carry cache_control", s.path.str(),
@@ -199,9 +206,9 @@ private:
         }
 
         // CW015: more lookback positions between consecutive breakpoints than the window.
-        const auto window =
-            static_cast<std::uint32_t>(m_rules.provider("anthropic").integer("lookback_positions"));
-        for (std::size_t i = 1; i < bps.size(); ++i) {
+        const auto window = static_cast<std::uint32_t>(
+            provider.has("lookback_positions") ? provider.integer("lookback_positions") : 0);
+        for (std::size_t i = 1; window > 0 && i < bps.size(); ++i) {
             const auto gap = r.segments[bps[i].segment].lookback_position -
                              r.segments[bps[i - 1].segment].lookback_position;
             if (gap > window) {
@@ -262,8 +269,9 @@ private:
             }
         }
 
-        // CW011: a cacheable stable prefix and no breakpoint at all.
-        if (bps.empty()) {
+        // CW011: a cacheable stable prefix and no breakpoint at all (OpenAI:
+        // explicit mode without one; implicit mode marks the end itself).
+        if (bps.empty() && (anthropic || (openai_breakpoints && r.explicit_mode))) {
             const std::int64_t stable = first_dynamic
                                             ? r.segments[*first_dynamic].cumulative_tokens -
                                                   r.segments[*first_dynamic].tokens

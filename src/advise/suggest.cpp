@@ -9,7 +9,7 @@
 #include "analysis/dynamic_fields.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
-#include "sim/anthropic_cache.hpp"
+#include "sim/simulator.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
@@ -23,24 +23,34 @@ namespace cachewise::advise {
 
 using model::Request;
 
+bool
+placeable(const Request& request)
+{
+    return request.provider == "anthropic" || request.provider == "bedrock";
+}
+
 Replay
 replay(const std::vector<const Request*>& requests, const std::optional<Placement>& placement,
        std::size_t stable_head, const ruleset::Rules& rules)
 {
     Replay out;
-    sim::AnthropicCache cache(rules.provider("anthropic"));
+    if (requests.empty()) {
+        return out;
+    }
+    const std::string& provider = requests.front()->provider;
+    const auto& provider_rules = rules.provider(provider);
+    const auto cache = sim::make_simulator(provider, rules, {});
     for (std::size_t i = 0; i < requests.size(); ++i) {
         const Request& original = *requests[i];
         std::optional<Request> placed;
-        if (placement) {
-            const auto minimum = rules.provider("anthropic").minimum_tokens(original.model).tokens;
+        if (placement && placeable(original)) {
+            const auto minimum = provider_rules.minimum_tokens(original.model).tokens;
             placed = with_breakpoints(
-                original,
-                resolve(*placement, original, stable_head, minimum,
-                        static_cast<int>(rules.provider("anthropic").integer("max_breakpoints"))));
+                original, resolve(*placement, original, stable_head, minimum,
+                                  static_cast<int>(provider_rules.integer("max_breakpoints"))));
         }
         const Request& r = placed ? *placed : original;
-        const auto s = cache.simulate(r, i);
+        const auto s = cache->simulate(r, i);
         account::Split split{s.read, s.write_5m, s.write_1h, s.fresh, 0};
         if (s.rejected) {
             split.fresh = r.prompt_tokens(); // a rejected request is not cached (and would fail)
@@ -65,7 +75,11 @@ search(const std::vector<const Request*>& family, std::size_t stable_head,
 {
     Placement best;
     double best_cost = replay(family, best, stable_head, rules).cost_usd;
-    const int max_marks = static_cast<int>(rules.provider("anthropic").integer("max_breakpoints"));
+    if (family.empty() || !placeable(*family.front())) {
+        return best; // automatic caching: nothing to place
+    }
+    const int max_marks =
+        static_cast<int>(rules.provider(family.front()->provider).integer("max_breakpoints"));
     for (int round = 0; round < max_marks; ++round) {
         std::optional<Placement> winner;
         double winner_cost = best_cost;
@@ -133,6 +147,8 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
         }
         advice.streams.assign(streams.begin(), streams.end());
         advice.stable_head = head;
+        advice.provider = family.front()->provider;
+        advice.placeable = placeable(*family.front());
         advice.current = replay(family, std::nullopt, head, rules);
         advice.suggested = search(family, head, rules);
         advice.suggested_replay = replay(family, advice.suggested, head, rules);
@@ -145,10 +161,13 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
                 advice.ideal_cost_usd +=
                     account::cost_of({shared, 0, 0, r.prompt_tokens() - shared, 0}, *p).total();
             }
-            const auto minimum = rules.provider("anthropic").minimum_tokens(r.model).tokens;
+            if (!advice.placeable) {
+                continue;
+            }
+            const auto minimum = rules.provider(r.provider).minimum_tokens(r.model).tokens;
             out.breakpoints[r.id] =
                 resolve(advice.suggested, r, head, minimum,
-                        static_cast<int>(rules.provider("anthropic").integer("max_breakpoints")));
+                        static_cast<int>(rules.provider(r.provider).integer("max_breakpoints")));
         }
         out.families.push_back(std::move(advice));
     }
@@ -177,16 +196,20 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         }
     }
     const std::size_t stable_end = first_dynamic ? *first_dynamic : request.segments.size();
-    const auto minimum = rules.provider("anthropic").minimum_tokens(request.model).tokens;
-    Placement placement;
-    placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
-                       {Anchor::end_of_system, model::Ttl::five_minutes},
-                       {Anchor::stable_head, model::Ttl::five_minutes}};
-    auto marks = resolve(placement, request, stable_end, minimum,
-                         static_cast<int>(rules.provider("anthropic").integer("max_breakpoints")));
-    marks.erase(std::remove_if(marks.begin(), marks.end(),
-                               [&](const auto& b) { return b.segment >= stable_end; }),
-                marks.end());
+    std::vector<model::Breakpoint> marks;
+    if (placeable(request)) {
+        const auto& provider = rules.provider(request.provider);
+        const auto minimum = provider.minimum_tokens(request.model).tokens;
+        Placement placement;
+        placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
+                           {Anchor::end_of_system, model::Ttl::five_minutes},
+                           {Anchor::stable_head, model::Ttl::five_minutes}};
+        marks = resolve(placement, request, stable_end, minimum,
+                        static_cast<int>(provider.integer("max_breakpoints")));
+        marks.erase(std::remove_if(marks.begin(), marks.end(),
+                                   [&](const auto& b) { return b.segment >= stable_end; }),
+                    marks.end());
+    }
     out.breakpoints[request.id] = marks;
     if (first_dynamic) {
         const auto& s = request.segments[*first_dynamic];
@@ -201,6 +224,8 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     }
     FamilyAdvice advice;
     advice.example = request.id;
+    advice.provider = request.provider;
+    advice.placeable = placeable(request);
     advice.requests = 1;
     advice.stable_head = stable_end;
     Placement chosen;

@@ -29,6 +29,8 @@ struct Replay {
 // Requests that share their first segment share a cache: a template family.
 struct FamilyAdvice {
     std::string example; // a request id
+    std::string provider;
+    bool placeable = true; // cache_control breakpoints can be placed (Anthropic, Bedrock)
     std::vector<std::string> streams;
     std::size_t requests = 0;
     std::size_t stable_head = 0; // segments every request shares
@@ -46,9 +48,15 @@ struct Suggestion {
     std::vector<std::string> advice;      // reordering advice, one line each
 };
 
+// Whether cachewise places cache_control breakpoints for this request:
+// providers that cache at cache_control markers (Anthropic and Bedrock,
+// directly or through an OpenAI-format gateway). Others cache automatically
+// (OpenAI, DeepSeek, Gemini): their advice is about prefix stability only.
+bool placeable(const model::Request& request);
+
 // From a log: replays each family under candidate placements (greedily
 // adding the mark, anchor × TTL, that lowers the cost most, at most 4) and
-// keeps the cheapest.
+// keeps the cheapest. Replays use each family's provider's simulator.
 Suggestion suggest_from_log(std::vector<model::Request> requests, const model::TextStore& texts,
                             const ruleset::Rules& rules);
 

@@ -80,6 +80,8 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
             };
             families.push_back(
                 {{"example", f.example},
+                 {"provider", f.provider},
+                 {"placeable", f.placeable},
                  {"streams", f.streams},
                  {"requests", f.requests},
                  {"stable_head_segments", f.stable_head},
@@ -114,11 +116,15 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
                 fmt::print("cachewise suggest: {} ({}, stable prefix: {} segments)\n", r.id,
                            r.model, f.stable_head);
                 const auto& marks = suggestion.breakpoints.at(r.id);
-                if (marks.empty()) {
+                if (!f.placeable) {
+                    fmt::print("  no breakpoint to place: {} caches the prompt prefix "
+                               "automatically; keep it byte-stable\n",
+                               r.provider);
+                } else if (marks.empty()) {
                     fmt::print(
                         "  no breakpoint: no stable boundary reaches the {} minimum of {} tokens\n",
                         r.model,
-                        group_digits(rules->provider("anthropic").minimum_tokens(r.model).tokens));
+                        group_digits(rules->provider(r.provider).minimum_tokens(r.model).tokens));
                 }
                 for (const auto& b : marks) {
                     fmt::print("  breakpoint at {} ({}), prefix ≈{} tokens\n",
@@ -131,6 +137,11 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
             fmt::print("family {} · {} request{} in {} stream{} · stable head {} segments\n",
                        f.example, f.requests, f.requests == 1 ? "" : "s", f.streams.size(),
                        f.streams.size() == 1 ? "" : "s", f.stable_head);
+            if (!f.placeable) {
+                fmt::print("  {} caches the prompt prefix automatically: no breakpoints to place; "
+                           "the replay is its simulated cache\n",
+                           f.provider);
+            }
             fmt::print(
                 "  current    {:>12} USD · hit rate {:.1f}%  (the requests' own breakpoints)\n",
                 fmt::format("{:.6f}", f.current.cost_usd), 100 * f.current.hit_rate());
@@ -155,6 +166,13 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
             throw Error("--write and --diff take exactly one input file");
         }
         const std::string& path = options.inputs.front();
+        for (const auto& f : suggestion.families) {
+            if (!f.placeable) {
+                throw Error(fmt::format("--write and --diff place cache_control breakpoints, which "
+                                        "{} does not take: it caches automatically",
+                                        f.provider));
+            }
+        }
         const std::string before = value_or_throw(read_file(path), "");
         const std::string after = advise::rewrite_input(path, before, suggestion, single);
         if (options.diff) {
