@@ -232,9 +232,10 @@ private:
                 continue;
             }
             const Segment& s = r.segments[*k];
+            // Tokens after the value itself (it may open a long block).
             const std::int64_t stable_after =
                 (last ? r.segments[*last].cumulative_tokens : r.prompt_tokens()) -
-                s.cumulative_tokens;
+                d.location.token.value_or(s.cumulative_tokens);
             // Without a breakpoint a value matters only before a long stable tail.
             if (!last && stable_after < minimum.tokens) {
                 continue;

@@ -221,4 +221,36 @@ TEST_SUITE("advise::lint")
         CHECK(out.str() == "::warning file=a%2Cb.json,line=3,col=7,title=CW012 "
                            "below-minimum::system[0]: 50%25 below%0Athe minimum\n");
     }
+
+    TEST_CASE("providers: Anthropic's breakpoint rules only where they apply")
+    {
+        // An OpenAI request before GPT-5.6 caches automatically: no CW011.
+        const std::string gpt =
+            R"({"model":"gpt-4o","messages":[{"role":"system","content":")" + words(120) +
+            R"("},{"role":"user","content":"hi"}]})";
+        CHECK(find(lint_text(gpt), "CW011") == nullptr);
+
+        // GPT-5.6 in explicit mode without a breakpoint caches nothing.
+        const std::string explicit_mode =
+            R"({"model":"gpt-5.6","prompt_cache_options":{"mode":"explicit"},"messages":[{"role":"system","content":")" +
+            words(120) + R"("},{"role":"user","content":"hi"}]})";
+        const auto findings = lint_text(explicit_mode);
+        REQUIRE(find(findings, "CW011") != nullptr);
+
+        // Five breakpoints are Anthropic's CW013, not OpenAI's.
+        std::string parts;
+        for (int i = 0; i < 5; ++i) {
+            parts += fmt::format(
+                R"({}{{"type":"text","text":"part {} {}","prompt_cache_breakpoint":{{"mode":"explicit"}}}})",
+                i == 0 ? "" : ",", i, words(30));
+        }
+        const std::string five =
+            R"({"model":"gpt-5.6","messages":[{"role":"user","content":[)" + parts + "]}]}";
+        CHECK(find(lint_text(five), "CW013") == nullptr);
+        const std::string deepseek =
+            R"({"model":"deepseek-chat","messages":[{"role":"system","content":"Today is 2026-11-29. )" +
+            words(120) + R"("},{"role":"user","content":"hi"}]})";
+        // Dynamic fields matter to every provider.
+        CHECK(find(lint_text(deepseek), "CW010") != nullptr);
+    }
 }

@@ -170,4 +170,25 @@ TEST_SUITE("advise::suggest")
         REQUIRE(c.size() == 2);
         CHECK(c[1].cache_control.ttl == model::Ttl::five_minutes);
     }
+
+    TEST_CASE("automatic caches get no placement, and their own simulator's replay")
+    {
+        std::vector<model::Request> requests;
+        for (int i = 0; i < 3; ++i) {
+            auto r = make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i,
+                          "deepseek-v4-flash");
+            r.provider = "deepseek";
+            requests.push_back(std::move(r));
+        }
+        const auto s = run(std::move(requests));
+        REQUIRE(s.families.size() == 1);
+        const auto& f = s.families.front();
+        CHECK(f.provider == "deepseek");
+        CHECK(!f.placeable);
+        CHECK(f.suggested.marks.empty());
+        // DeepSeek persists the common prefix once two requests share it:
+        // the third reads the 2,000-token system prompt as 31 units of 64.
+        CHECK(f.current.read == 1984);
+        CHECK(s.breakpoints.empty());
+    }
 }
