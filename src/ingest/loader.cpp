@@ -12,6 +12,7 @@
 #include "ingest/otel_spans.hpp"
 #include "ingest/response_parser.hpp"
 #include "ingest/trajectory.hpp"
+#include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
 #include "util/line_reader.hpp"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <unordered_set>
 
 namespace cachewise::ingest {
@@ -125,6 +127,8 @@ struct Loader::Impl {
     // What the records of the current file are (see record()).
     enum class Shape { body, otlp, span, trajectory } m_shape = Shape::body;
     std::optional<model::ApiFormat> m_file_format;
+    // Gemini explicit caches created by records read so far, by name.
+    std::map<std::string, std::vector<model::Segment>> m_created_caches;
 
     Impl(const ruleset::Rules& r, LoadOptions o)
         : rules(r), options(o), estimator(r.tokens), request_parser(r, estimator),
@@ -543,6 +547,10 @@ struct Loader::Impl {
                                                 ruleset::normalize_model_id(request.model)) {
                 request.served_model = response->model;
             }
+            if (request.cache_create && !response->cache_name.empty()) {
+                // What requests that read this cache have as their prefix.
+                m_created_caches[response->cache_name] = request.segments;
+            }
             if (request.cache_create) {
                 request.cache_create->name = response->cache_name;
                 if (!request.cache_create->expire_time && !response->cache_expire.empty()) {
@@ -561,7 +569,39 @@ struct Loader::Impl {
                 }
             }
         }
+        if (!request.cached_content.empty()) {
+            inline_cached_content(request);
+        }
         return request;
+    }
+
+    // A request that reads a Gemini explicit cache made earlier in the log:
+    // the cache's content replaces the unlogged stand-in, so that the
+    // request's prefix is known block by block and its chain continues the
+    // content's.
+    void
+    inline_cached_content(model::Request& request)
+    {
+        const auto it = m_created_caches.find(request.cached_content);
+        if (it == m_created_caches.end() || request.segments.empty() ||
+            request.segments.front().kind != model::SegmentKind::unlogged) {
+            return;
+        }
+        std::vector<model::Segment> segments = it->second;
+        for (auto& s : segments) {
+            s.path.cached = true;
+        }
+        segments.insert(segments.end(), request.segments.begin() + 1, request.segments.end());
+        request.segments = std::move(segments);
+        for (auto& note : request.notes) {
+            if (note.rfind("reads the explicit cache", 0) == 0) {
+                note = fmt::format("reads the explicit cache {}, created earlier in the log",
+                                   request.cached_content);
+            }
+        }
+        model::assign_lookback_positions(request, false);
+        model::assign_tokens(request);
+        model::compute_chain(request, rules.provider(request.provider).render_order);
     }
 
     void

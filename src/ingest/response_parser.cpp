@@ -144,6 +144,7 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
     bool camel = false;  // Bedrock
     bool gemini = false; // usageMetadata
     std::optional<std::int64_t> thoughts;
+    std::optional<std::int64_t> gemini_total; // a cachedContents.create reports only this
     for (auto field : get(value.get_object(), "an object")) {
         const auto key = key_of(field);
         od::value v = get(field.value(), "a value");
@@ -191,6 +192,9 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
             u.output_tokens = read_count();
         } else if (key == "thoughtsTokenCount" || key == "thoughts_token_count") {
             thoughts = read_count();
+        } else if (key == "totalTokenCount" || key == "total_token_count") {
+            gemini = true;
+            gemini_total = read_count();
         } else if (key == "cache_creation") {
             within("cache_creation", [&] {
                 if (get(v.type(), "an object") != od::json_type::object) {
@@ -233,6 +237,9 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
     if (thoughts) {
         // Gemini bills thinking as output but reports it apart.
         u.output_tokens = u.output_tokens.value_or(0) + *thoughts;
+    }
+    if (gemini && !u.prompt_tokens && gemini_total) {
+        u.prompt_tokens = *gemini_total - u.output_tokens.value_or(0);
     }
     // The schema: inclusive when a prompt total is reported (OpenAI, DeepSeek,
     // Gemini, gateways) or when input_tokens is the Responses API's total.

@@ -79,6 +79,11 @@ to_string(TokenSource source)
 std::string
 SegmentPath::str() const
 {
+    if (cached) {
+        SegmentPath inner = *this;
+        inner.cached = false;
+        return "cachedContent:" + inner.str();
+    }
     if (root == PathRoot::by_level) {
         switch (level) {
         case Level::tools:

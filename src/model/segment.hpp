@@ -82,6 +82,7 @@ struct SegmentPath {
     bool whole_content = false; // a string `content` (rendered as one text block)
     PathRoot root = PathRoot::by_level;
     PathPart part = PathPart::content;
+    bool cached = false; // in a Gemini explicit cache's content, not in this body
 
     [[nodiscard]] std::string str() const;
     friend bool operator==(const SegmentPath&, const SegmentPath&) = default;

@@ -31,7 +31,7 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
         const std::int64_t expires =
             c.expire_time ? c.expire_time->micros : now + static_cast<std::int64_t>(ttl * 1e6);
         const std::string name = c.name.empty() ? r.id : c.name;
-        m_explicit[name] = Explicit{total, expires, index};
+        m_explicit[name] = Explicit{total, now, expires, index};
         out.fresh = total;
         out.notes.push_back(fmt::format("creates the explicit cache {} ({} tokens) until {}", name,
                                         total, format_rfc3339(Timestamp{expires})));
@@ -42,9 +42,14 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
     if (!r.cached_content.empty()) {
         const auto it = m_explicit.find(r.cached_content);
         if (it == m_explicit.end()) {
-            // Created outside the log: its size is the unlogged first segment,
-            // inferred from the reported usage.
-            explicit_read = r.segments.empty() ? 0 : r.segments.front().tokens;
+            // Created outside the log (or before --since): its size is that
+            // of the leading segments that stand for it, inferred from usage.
+            for (const auto& seg : r.segments) {
+                if (seg.kind != model::SegmentKind::unlogged && !seg.path.cached) {
+                    break;
+                }
+                explicit_read = seg.cumulative_tokens;
+            }
             out.notes.push_back(fmt::format("the explicit cache {} was created outside the log: "
                                             "assumed alive",
                                             r.cached_content));
@@ -57,7 +62,9 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
             m.reason = MissReason::expired;
             m.tokens = it->second.tokens;
             m.writer = it->second.creator;
-            m.gap_seconds = static_cast<double>(now - it->second.expires_at) / 1e6;
+            m.gap_seconds = static_cast<double>(now - it->second.created_at) / 1e6;
+            m.ttl_seconds =
+                static_cast<double>(it->second.expires_at - it->second.created_at) / 1e6;
             out.missed = m;
             out.notes.push_back(fmt::format("the explicit cache {} expired at {}: the API rejects "
                                             "a request that names it",
@@ -69,7 +76,7 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
     // Implicit caching, in steps.
     const std::int64_t step = m_rules.integer("hit_step_tokens");
     const auto found = m_implicit.lookup(r, scope, now);
-    if (!out.missed) {
+    if (!out.missed && explicit_read == 0) {
         out.missed = found.missed;
     }
     const std::int64_t shared = found.hit ? r.segments[*found.hit].cumulative_tokens : 0;

@@ -27,6 +27,7 @@ public:
 private:
     struct Explicit {
         std::int64_t tokens = 0;
+        std::int64_t created_at = 0;
         std::int64_t expires_at = 0;
         std::size_t creator = 0;
     };

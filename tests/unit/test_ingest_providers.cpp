@@ -189,8 +189,12 @@ TEST_SUITE("ingest::providers")
         CHECK(create.model == "gemini-2.5-flash");
         const auto& use = loaded.requests[1];
         CHECK(use.cached_content == "cachedContents/abc");
-        CHECK(use.segments[0].kind == SegmentKind::unlogged);
-        CHECK(use.segments[0].tokens > 2900); // inferred from the usage
+        // The cache's content, made earlier in the log, is the request's prefix.
+        REQUIRE(use.segments.size() == 2);
+        CHECK(use.segments[0].path.str() == "cachedContent:contents[0].parts[0]");
+        CHECK(use.segments[0].chain == create.segments[0].chain);
+        CHECK(use.prompt_tokens() == 3050); // calibrated to the usage
+        CHECK(use.segments[1].path.str() == "contents[0].parts[0]");
     }
 
     TEST_CASE("Bedrock Converse: cachePoint marks the block before it; usage is exclusive")
@@ -214,6 +218,15 @@ TEST_SUITE("ingest::providers")
         CHECK(r.usage->schema == UsageSchema::exclusive);
         CHECK(r.usage->dialect == "bedrock");
         CHECK(r.usage->total_input() == 10 + 9511 + 1956);
+    }
+
+    TEST_CASE("a cache created outside the log stands as one unlogged segment")
+    {
+        const auto r = test::request_of(
+            R"({"request":{"model":"gemini-2.5-flash","cachedContent":"cachedContents/zzz","contents":[{"role":"user","parts":[{"text":"q"}]}]},"response":{"usageMetadata":{"promptTokenCount":3050,"cachedContentTokenCount":3000}}})");
+        REQUIRE(r.segments.size() == 2);
+        CHECK(r.segments[0].kind == SegmentKind::unlogged);
+        CHECK(r.segments[0].tokens > 2900); // inferred from the usage
     }
 
     TEST_CASE("a per-call gateway log (OpenHands over LiteLLM): body beside the response")
