@@ -120,6 +120,7 @@ struct Loader::Impl {
     OtelSpanReader span_reader;
     ResponseParser response_parser;
     od::parser parser;
+    od::parser detect_parser; // the first look at a record, on a document of its own
     std::unordered_set<std::string> seen_request_ids;
     LoadSummary summary;
     const RequestCallback* on_request = nullptr;
@@ -278,10 +279,13 @@ struct Loader::Impl {
     // meets, or an error, says they are written differently.
     // Returns false, having delivered nothing, when a record parsed with the
     // kept format turns out to be written differently: the caller parses the
-    // line again and calls it with `keep` false. (A document that failed half
-    // way is not iterated again: simdjson does not promise that.)
+    // line again and calls it with `keep` false. The first look runs on a
+    // document of its own (`text` is the record's JSON, padded): a document
+    // that failed half way is never iterated again, simdjson does not promise
+    // that works.
     bool
-    record(od::object object, const std::string& file, std::uint64_t line, bool keep)
+    record(od::object object, std::string_view text, std::size_t capacity,
+           const std::string& file, std::uint64_t line, bool keep)
     {
         if (keep && m_file_format) {
             ApiFormatDetector keys;
@@ -297,8 +301,7 @@ struct Loader::Impl {
             m_file_format.reset();
             return false;
         }
-        const auto format = detect_record(object);
-        rewind(object);
+        const auto format = detect_record(text, capacity);
         const auto deliver_one = [&](model::Request&& r) { deliver(std::move(r)); };
         if (m_shape == Shape::otlp || m_shape == Shape::span) {
             const auto skip = [&] { ++summary.skipped; };
@@ -320,20 +323,18 @@ struct Loader::Impl {
         return true;
     }
 
-    static void
-    rewind(od::object& object)
-    {
-        if (const auto e = object.reset().error(); e) {
-            throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
-        }
-    }
-
     // The first look: the record's shape (m_shape) and, for a body, its API.
     model::ApiFormat
-    detect_record(od::object& object)
+    detect_record(std::string_view text, std::size_t capacity)
     {
         ApiFormatDetector detector;
         m_shape = Shape::body;
+        od::document doc;
+        od::object object;
+        if (detect_parser.iterate(text.data(), text.size(), capacity).get(doc) ||
+            doc.get_object().get(object)) {
+            return detector.decide(); // the parse reports what is wrong
+        }
         for (auto field : object) {
             std::string_view key;
             od::value v;
@@ -640,15 +641,21 @@ struct Loader::Impl {
             std::size_t i = 0;
             for (auto element : doc.get_array()) {
                 od::object o;
-                if (element.get_object().get(o)) {
+                std::string_view raw;
+                if (element.get_object().get(o) || o.raw_json().get(raw) || o.reset().error()) {
                     throw FieldError(fmt::format("[{}]", i), "expected a record object");
                 }
-                within("", i, [&] { record(o, file, line, false); });
+                const simdjson::padded_string padded(raw);
+                within("", i, [&] {
+                    record(o, padded, padded.size() + simdjson::SIMDJSON_PADDING, file, line,
+                           false);
+                });
                 ++i;
             }
             m_file_format.reset();
         } else if (t == od::json_type::object) {
-            if (!record(doc.get_object().value(), file, line, keep)) {
+            if (!record(doc.get_object().value(), text, text.size() + LineReader::k_padding, file,
+                        line, keep)) {
                 return false;
             }
         } else {
