@@ -135,8 +135,8 @@ private:
             r.provider == "openai" && provider.uses_breakpoints(r.billed_model());
         const auto minimum = provider.minimum_tokens(r.model);
         const double band = m_estimator.error_band();
-        const auto bps =
-            anthropic || openai_breakpoints ? model::breakpoints(r) : std::vector<model::Breakpoint>{};
+        const auto bps = anthropic || openai_breakpoints ? model::breakpoints(r)
+                                                         : std::vector<model::Breakpoint>{};
         std::optional<std::size_t> last;
         for (const auto& bp : bps) {
             last = std::max(last.value_or(0), bp.segment);
@@ -279,12 +279,19 @@ private:
                                             : r.prompt_tokens();
             if (static_cast<double>(stable) * (1 - band) >= static_cast<double>(minimum.tokens)) {
                 Finding f = make("CW011", r, nullptr, std::nullopt);
-                f.location.path = "cache_control";
+                f.location.path = anthropic ? "cache_control" : "prompt_cache_options";
                 f.tokens_lost = stable;
-                f.message = fmt::format(
-                    "no cache_control, but the stable prefix is about {} tokens, above the {} "
-                    "minimum of {}: add a breakpoint at its end",
-                    group_digits(stable), r.model, group_digits(minimum.tokens));
+                f.message =
+                    anthropic
+                        ? fmt::format("no cache_control, but the stable prefix is about {} "
+                                      "tokens, above the {} minimum of {}: add a breakpoint at "
+                                      "its end",
+                                      group_digits(stable), r.model, group_digits(minimum.tokens))
+                        : fmt::format("explicit cache mode without a prompt_cache_breakpoint "
+                                      "caches nothing, but the stable prefix is about {} tokens, "
+                                      "above the {} minimum of {}: mark its end, or use implicit "
+                                      "mode",
+                                      group_digits(stable), r.model, group_digits(minimum.tokens));
                 emit(out, std::move(f));
             }
         }

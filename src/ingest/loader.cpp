@@ -284,8 +284,8 @@ struct Loader::Impl {
     // that failed half way is never iterated again, simdjson does not promise
     // that works.
     bool
-    record(od::object object, std::string_view text, std::size_t capacity,
-           const std::string& file, std::uint64_t line, bool keep)
+    record(od::object object, std::string_view text, std::size_t capacity, const std::string& file,
+           std::uint64_t line, bool keep)
     {
         if (keep && m_file_format) {
             ApiFormatDetector keys;

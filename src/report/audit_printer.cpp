@@ -82,8 +82,11 @@ totals_json(const Totals& t)
 }
 
 void
-cost_rows(const Totals& t, std::ostream& out, bool markdown)
+cost_rows(const AuditResult& r, std::ostream& out, bool markdown)
 {
+    const Totals& t = r.totals;
+    const std::string expected = r.policy.empty() ? std::string("expected (documented cache)")
+                                                  : fmt::format("expected ({}'s cache)", r.policy);
     const auto row = [&](std::string_view name, const Money& m) {
         if (markdown) {
             fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", name, usd(m.total()),
@@ -103,7 +106,7 @@ cost_rows(const Totals& t, std::ostream& out, bool markdown)
     }
     row("actual (reported usage)", t.actual);
     row("no caching", t.no_cache);
-    row("expected (documented cache)", t.expected_cost);
+    row(expected, t.expected_cost);
     row("ideal (lower bound)", t.ideal);
 }
 
@@ -158,7 +161,7 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     }
     if (t.priced > 0) {
         fmt::print(out, "\n");
-        cost_rows(t, out, false);
+        cost_rows(r, out, false);
         fmt::print(out, "  write premium {} · read savings {} · net {} USD\n", usd(t.write_premium),
                    usd(t.read_savings), usd(t.read_savings - t.write_premium));
     }
@@ -235,7 +238,7 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
                t.with_read, t.with_usage, pct(r.cold.hit_rate()), pct(r.warm.hit_rate()),
                usd(t.read_savings - t.write_premium));
     if (t.priced > 0) {
-        cost_rows(t, out, true);
+        cost_rows(r, out, true);
         fmt::print(out, "\n");
     }
     if (!r.findings.empty()) {

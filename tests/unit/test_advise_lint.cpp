@@ -225,9 +225,8 @@ TEST_SUITE("advise::lint")
     TEST_CASE("providers: Anthropic's breakpoint rules only where they apply")
     {
         // An OpenAI request before GPT-5.6 caches automatically: no CW011.
-        const std::string gpt =
-            R"({"model":"gpt-4o","messages":[{"role":"system","content":")" + words(120) +
-            R"("},{"role":"user","content":"hi"}]})";
+        const std::string gpt = R"({"model":"gpt-4o","messages":[{"role":"system","content":")" +
+                                words(120) + R"("},{"role":"user","content":"hi"}]})";
         CHECK(find(lint_text(gpt), "CW011") == nullptr);
 
         // GPT-5.6 in explicit mode without a breakpoint caches nothing.
