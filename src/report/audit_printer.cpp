@@ -129,6 +129,19 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         what = fmt::format("each provider's documented cache: {}", fmt::join(r.policies, ", "));
     }
     fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected), what);
+    std::vector<std::string> estimated;
+    for (const auto& p : r.policies) {
+        if (p != "anthropic") {
+            estimated.push_back(p);
+        }
+    }
+    if (!estimated.empty()) {
+        fmt::print(out,
+                   "  estimated: the {} cache{} rest{} on best-effort behaviour or uncertain facts "
+                   "(man cachewise, PROVIDERS AND CACHES)\n",
+                   fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
+                   estimated.size() == 1 ? "s" : "");
+    }
     fmt::print(
         out,
         "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} requests read from the cache\n",
