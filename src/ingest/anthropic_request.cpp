@@ -86,7 +86,7 @@ AnthropicRequestParser::member(std::string_view key, od::value value)
     } else if (key == "system") {
         within("system", [&] { system(value); });
     } else if (key == "tools") {
-        within("tools", [&] { tools(value); });
+        within("tools", [&] { append_tools(value, model::PathRoot::by_level); });
     } else if (key == "tool_choice") {
         m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
         m_has_tool_choice = m_tool_choice != "null";
@@ -137,31 +137,10 @@ AnthropicRequestParser::member(std::string_view key, od::value value)
 }
 
 void
-AnthropicRequestParser::tools(od::value value)
+AnthropicRequestParser::on_tool(const RenderStats& stats)
 {
-    const auto t = type_of(value);
-    if (t == od::json_type::null) {
-        return;
-    }
-    if (t != od::json_type::array) {
-        wrong_type("an array of tool definitions", t);
-    }
-    int i = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value tool = get(std::move(element), "a tool definition");
-        within("", static_cast<std::size_t>(i), [&] {
-            if (type_of(tool) != od::json_type::object) {
-                wrong_type("a tool definition object", type_of(tool));
-            }
-            const Rendered& rendered = render(tool);
-            if (rendered.stats.type.rfind("web_search", 0) == 0) {
-                m_web_search = true;
-            }
-            segments(model::Level::tools)
-                .push_back(make_segment(rendered, SegmentPath{model::Level::tools, -1, i},
-                                        Role::none, false, SegmentKind::tool));
-        });
-        ++i;
+    if (stats.type.rfind("web_search", 0) == 0) {
+        m_web_search = true; // the toggle modifies the system prompt
     }
 }
 

@@ -31,7 +31,7 @@ public:
 private:
     void reset_body() override;
     void finish_body() override;
-    void tools(od::value value);
+    void on_tool(const RenderStats& stats) override;
     void system(od::value value);
     void messages(od::value value);
 

@@ -126,6 +126,46 @@ BodyParser::make_segment(const Rendered& rendered, SegmentPath path, Role role, 
 }
 
 void
+BodyParser::append_tools(od::value value, model::PathRoot root)
+{
+    const auto t = type_of(value);
+    if (t == od::json_type::null) {
+        return;
+    }
+    if (t != od::json_type::array) {
+        wrong_type("an array of tool definitions", t);
+    }
+    // Anthropic's paths name the level; the others name their member.
+    const model::PathPart part =
+        root == model::PathRoot::by_level ? model::PathPart::content : model::PathPart::none;
+    int i = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value tool = get(std::move(element), "a tool definition");
+        within("", static_cast<std::size_t>(i), [&] {
+            if (type_of(tool) != od::json_type::object) {
+                wrong_type("a tool definition object", type_of(tool));
+            }
+            const Rendered& rendered = render(tool);
+            on_tool(rendered.stats);
+            segments(model::Level::tools)
+                .push_back(make_segment(rendered,
+                                        SegmentPath{model::Level::tools, -1, i, false, root, part},
+                                        Role::none, false, SegmentKind::tool));
+        });
+        ++i;
+    }
+}
+
+void
+BodyParser::members(od::object body)
+{
+    for (auto field : body) {
+        const std::string key(key_of(field)); // the key view does not outlive the member
+        member(key, value_of(field));
+    }
+}
+
+void
 BodyParser::add_param(std::string name, std::string value, bool present)
 {
     m_request->params.push_back(

@@ -36,6 +36,9 @@ public:
     // Throws FieldError.
     virtual bool member(std::string_view key, od::value value) = 0;
 
+    // Consumes every member of a body object (member() for each).
+    void members(od::object body);
+
     // Validates required members, picks the provider, orders the segments in
     // its render order, derives the parameters and assigns lookback
     // positions, tokens and the identity chain. `fallback_model` (the
@@ -89,6 +92,14 @@ protected:
     const Rendered& render_text(std::string_view text);
     model::Segment make_segment(const Rendered& rendered, model::SegmentPath path, model::Role role,
                                 bool message_start, model::SegmentKind kind);
+
+    // Appends one tool segment per element of a `tools` array (null: none),
+    // with paths under `root` (tools[i], toolConfig.tools[i]).
+    void append_tools(od::value value, model::PathRoot root);
+    // Sees each tool's rendering (Anthropic: server tools toggle caches).
+    virtual void
+    on_tool(const RenderStats& /*stats*/)
+    {}
 
     // Called by begin(): forgets the previous body.
     virtual void reset_body() = 0;

@@ -59,6 +59,44 @@ kind_of_part(std::string_view type, bool tool_message)
 
 } // namespace
 
+bool
+openai_cache_member(std::string_view key, od::value value, model::Request& r)
+{
+    const auto text = [&](std::string_view name) {
+        return within(name, [&] {
+            return type_of(value) == od::json_type::string ? std::string(get_string(value))
+                                                           : std::string();
+        });
+    };
+    if (key == "prompt_cache_key") {
+        r.cache_key = text(key);
+    } else if (key == "prompt_cache_retention") {
+        r.retention = text(key);
+    } else if (key == "user" || key == "safety_identifier") {
+        if (r.stream.empty()) {
+            r.stream = text(key);
+        }
+    } else if (key == "prompt_cache_options") {
+        within("prompt_cache_options", [&] {
+            if (type_of(value) != od::json_type::object) {
+                wrong_type("an object", type_of(value));
+            }
+            for (auto field : get(value.get_object(), "an object")) {
+                const auto k = key_of(field);
+                od::value v = get(field.value(), "a value");
+                if (k == "mode") {
+                    r.explicit_mode = within("mode", [&] { return get_string(v); }) == "explicit";
+                } else if (k == "ttl") {
+                    r.retention = std::string(within("ttl", [&] { return get_string(v); }));
+                }
+            }
+        });
+    } else {
+        return false;
+    }
+    return true;
+}
+
 OpenAIChatParser::OpenAIChatParser(const ruleset::Rules& rules,
                                    const model::TokenEstimator& estimator)
     : BodyParser(rules, estimator, model::ApiFormat::openai_chat)
@@ -87,7 +125,7 @@ OpenAIChatParser::member(std::string_view key, od::value value)
         m_has_messages = true;
     } else if (key == "tools" || key == "functions") {
         const std::string name(key);
-        within(name, [&] { tools(value); });
+        within(name, [&] { append_tools(value, PathRoot::tools); });
     } else if (key == "tool_choice" || key == "function_call") {
         m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
         m_has_tool_choice = m_tool_choice != "null";
@@ -99,20 +137,8 @@ OpenAIChatParser::member(std::string_view key, od::value value)
         m_reasoning_effort =
             within("reasoning_effort", [&] { return m_renderer.render_param(value); });
         m_has_reasoning_effort = m_reasoning_effort != "null";
-    } else if (key == "prompt_cache_key") {
-        if (type_of(value) == od::json_type::string) {
-            r.cache_key = std::string(get_string(value));
-        }
-    } else if (key == "prompt_cache_retention") {
-        if (type_of(value) == od::json_type::string) {
-            r.retention = std::string(get_string(value));
-        }
-    } else if (key == "prompt_cache_options") {
-        within("prompt_cache_options", [&] { options(value); });
-    } else if (key == "user" || key == "safety_identifier") {
-        if (type_of(value) == od::json_type::string && r.stream.empty()) {
-            r.stream = std::string(get_string(value));
-        }
+    } else if (openai_cache_member(key, value, r)) {
+        return true;
     } else {
         // Sampling and transport settings do not reach the cache.
         return key == "temperature" || key == "top_p" || key == "max_tokens" ||
@@ -125,50 +151,6 @@ OpenAIChatParser::member(std::string_view key, od::value value)
                key == "thinking";
     }
     return true;
-}
-
-void
-OpenAIChatParser::options(od::value value)
-{
-    if (type_of(value) != od::json_type::object) {
-        wrong_type("an object", type_of(value));
-    }
-    model::Request& r = request();
-    for (auto field : get(value.get_object(), "an object")) {
-        const auto key = key_of(field);
-        od::value v = get(field.value(), "a value");
-        if (key == "mode") {
-            r.explicit_mode = within("mode", [&] { return get_string(v); }) == "explicit";
-        } else if (key == "ttl") {
-            r.retention = std::string(within("ttl", [&] { return get_string(v); }));
-        }
-    }
-}
-
-void
-OpenAIChatParser::tools(od::value value)
-{
-    const auto t = type_of(value);
-    if (t == od::json_type::null) {
-        return;
-    }
-    if (t != od::json_type::array) {
-        wrong_type("an array of tool definitions", t);
-    }
-    int i = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value tool = get(std::move(element), "a tool definition");
-        within("", static_cast<std::size_t>(i), [&] {
-            if (type_of(tool) != od::json_type::object) {
-                wrong_type("a tool definition object", type_of(tool));
-            }
-            const Rendered& rendered = render(tool);
-            SegmentPath path{Level::tools, -1, i, false, PathRoot::tools, PathPart::none};
-            segments(Level::tools)
-                .push_back(make_segment(rendered, path, Role::none, false, SegmentKind::tool));
-        });
-        ++i;
-    }
 }
 
 void

@@ -6,6 +6,12 @@
 
 namespace cachewise::ingest {
 
+// The cache settings Chat Completions and Responses bodies share:
+// prompt_cache_key, prompt_cache_retention, prompt_cache_options {mode, ttl},
+// and user / safety_identifier (the stream when the log names none).
+// Returns false for any other member. Throws FieldError.
+bool openai_cache_member(std::string_view key, od::value value, model::Request& request);
+
 // Builds the request model from an OpenAI Chat Completions body, as OpenAI,
 // DeepSeek, vLLM, SGLang and gateways (LiteLLM, OpenRouter) take it.
 //
@@ -30,12 +36,10 @@ public:
 private:
     void reset_body() override;
     void finish_body() override;
-    void tools(od::value value);
     void messages(od::value value);
     // Appends the segments of one message; `system_run` is true while the
     // leading system/developer messages last.
     void message(od::value value, int index, bool& system_run, std::vector<model::Segment>& out);
-    void options(od::value value); // prompt_cache_options
 
     bool m_has_messages = false;
     bool m_images = false;

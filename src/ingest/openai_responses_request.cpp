@@ -2,6 +2,7 @@
 
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
+#include "ingest/openai_chat_request.hpp"
 
 #include <fmt/format.h>
 
@@ -92,7 +93,7 @@ OpenAIResponsesParser::member(std::string_view key, od::value value)
                 .push_back(make_segment(rendered, path, Role::system, false, SegmentKind::text));
         });
     } else if (key == "tools") {
-        within("tools", [&] { tools(value); });
+        within("tools", [&] { append_tools(value, PathRoot::tools); });
     } else if (key == "tool_choice") {
         m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
         m_has_tool_choice = m_tool_choice != "null";
@@ -106,33 +107,8 @@ OpenAIResponsesParser::member(std::string_view key, od::value value)
         if (type_of(value) == od::json_type::string) {
             m_previous_response = std::string(get_string(value));
         }
-    } else if (key == "prompt_cache_key") {
-        if (type_of(value) == od::json_type::string) {
-            r.cache_key = std::string(get_string(value));
-        }
-    } else if (key == "prompt_cache_retention") {
-        if (type_of(value) == od::json_type::string) {
-            r.retention = std::string(get_string(value));
-        }
-    } else if (key == "prompt_cache_options") {
-        within("prompt_cache_options", [&] {
-            if (type_of(value) != od::json_type::object) {
-                return;
-            }
-            for (auto field : get(value.get_object(), "an object")) {
-                const auto k = key_of(field);
-                od::value v = get(field.value(), "a value");
-                if (k == "mode" && type_of(v) == od::json_type::string) {
-                    r.explicit_mode = get_string(v) == "explicit";
-                } else if (k == "ttl" && type_of(v) == od::json_type::string) {
-                    r.retention = std::string(get_string(v));
-                }
-            }
-        });
-    } else if (key == "user" || key == "safety_identifier") {
-        if (type_of(value) == od::json_type::string && r.stream.empty()) {
-            r.stream = std::string(get_string(value));
-        }
+    } else if (openai_cache_member(key, value, r)) {
+        return true;
     } else {
         return key == "temperature" || key == "top_p" || key == "max_output_tokens" ||
                key == "stream" || key == "stream_options" || key == "store" || key == "metadata" ||
@@ -141,29 +117,6 @@ OpenAIResponsesParser::member(std::string_view key, od::value value)
                key == "top_logprobs" || key == "conversation";
     }
     return true;
-}
-
-void
-OpenAIResponsesParser::tools(od::value value)
-{
-    const auto t = type_of(value);
-    if (t == od::json_type::null) {
-        return;
-    }
-    if (t != od::json_type::array) {
-        wrong_type("an array of tools", t);
-    }
-    int i = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value tool = get(std::move(element), "a tool");
-        within("", static_cast<std::size_t>(i), [&] {
-            const Rendered& rendered = render(tool);
-            SegmentPath path{Level::tools, -1, i, false, PathRoot::tools, PathPart::none};
-            segments(Level::tools)
-                .push_back(make_segment(rendered, path, Role::none, false, SegmentKind::tool));
-        });
-        ++i;
-    }
 }
 
 void

@@ -23,7 +23,6 @@ public:
 private:
     void reset_body() override;
     void finish_body() override;
-    void tools(od::value value);
     void input(od::value value);
     void item(od::value value, int index, bool& system_run);
 

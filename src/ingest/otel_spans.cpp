@@ -368,12 +368,7 @@ OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_
     const std::string text = body.dump();
     const simdjson::padded_string padded(text);
     od::document doc = get(m_body_parser.iterate(padded), "a prompt");
-    within("attributes", [&] {
-        for (auto field : get(doc.get_object(), "an object")) {
-            const std::string key(key_of(field));
-            m_parser->member(key, value_of(field));
-        }
-    });
+    within("attributes", [&] { m_parser->members(get(doc.get_object(), "an object")); });
     m_parser->finish(model);
     if (served != nullptr && served->text != request.model) {
         request.served_model = served->text;

@@ -138,10 +138,7 @@ TrajectoryReader::read(od::object document, const std::string& file, const Deliv
         m_parser->begin(request);
         const simdjson::padded_string padded(body);
         od::document doc = get(m_body_parser.iterate(padded), "a request body");
-        for (auto field : get(doc.get_object(), "an object")) {
-            const std::string key(key_of(field));
-            m_parser->member(key, value_of(field));
-        }
+        m_parser->members(get(doc.get_object(), "an object"));
         const simdjson::padded_string response_text(call.response);
         od::document rdoc = get(m_response_parser.iterate(response_text), "a response");
         od::value rvalue = get(rdoc.get_value(), "a response");

@@ -51,8 +51,7 @@ SimResult
 AnthropicCache::simulate(const Request& r, std::size_t index)
 {
     SimResult out;
-    const std::int64_t t = r.started_at ? r.started_at->micros : m_last_start;
-    m_last_start = std::max(m_last_start, t);
+    const std::int64_t t = start_of(r, m_last_start);
     out.breakpoints = effective_breakpoints(r, out.breakpoints_assumed);
     auto& bps = out.breakpoints;
     std::stable_sort(bps.begin(), bps.end(), [](const Breakpoint& a, const Breakpoint& b) {

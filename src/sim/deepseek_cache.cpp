@@ -37,8 +37,7 @@ SimResult
 DeepSeekCache::simulate(const model::Request& r, std::size_t index)
 {
     SimResult out;
-    const std::int64_t now = r.started_at ? r.started_at->micros : m_last_start;
-    m_last_start = std::max(m_last_start, now);
+    const std::int64_t now = start_of(r, m_last_start);
     const std::string scope = scope_of(r);
     const std::int64_t total = r.prompt_tokens();
     const std::int64_t unit = m_options.block_size.value_or(m_rules.integer("unit_tokens"));

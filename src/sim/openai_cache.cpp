@@ -15,8 +15,7 @@ OpenAICache::OpenAICache(const ruleset::ProviderRules& rules, SimOptions options
 SimResult
 OpenAICache::simulate(const model::Request& r, std::size_t index)
 {
-    const std::int64_t now = r.started_at ? r.started_at->micros : m_last_start;
-    m_last_start = std::max(m_last_start, now);
+    const std::int64_t now = start_of(r, m_last_start);
     // prompt_cache_key "is combined with the prefix hash" for routing.
     const std::string scope = scope_of(r) + '\x1e' + r.cache_key;
     if (m_rules.uses_breakpoints(r.billed_model())) {

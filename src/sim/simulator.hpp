@@ -4,6 +4,7 @@
 #include "model/request.hpp"
 #include "ruleset/rules.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -126,6 +127,16 @@ std::unique_ptr<CacheSimulator> make_simulator(std::string_view policy, const ru
 // The cache a request shares: its workspace or API key, and the upstream a
 // gateway routed it to (OpenRouter's providers keep separate caches).
 std::string scope_of(const model::Request& request);
+
+// A request's start (micros) for the simulation clock; a request without one
+// is taken to start with the latest one seen, which `latest` keeps.
+inline std::int64_t
+start_of(const model::Request& request, std::int64_t& latest)
+{
+    const std::int64_t t = request.started_at ? request.started_at->micros : latest;
+    latest = std::max(latest, t);
+    return t;
+}
 
 // When a request's writes become readable: its first token, or its start
 // plus the assumed latency.
