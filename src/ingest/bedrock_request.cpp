@@ -97,41 +97,33 @@ BedrockConverseParser::mark(Level level, const model::CacheControl& cc)
 void
 BedrockConverseParser::blocks(od::value value, Level level, PathRoot root, int message, Role role)
 {
-    if (type_of(value) != od::json_type::array) {
-        wrong_type("an array of blocks", type_of(value));
-    }
     auto& out = segments(level);
-    int i = 0;
     bool first = true;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value block = get(std::move(element), "a block");
-        within("", static_cast<std::size_t>(i), [&] {
-            if (type_of(block) != od::json_type::object) {
-                wrong_type("a block object", type_of(block));
+    for_each_element(value, "an array of blocks", "a block", [&](od::value& block, int i) {
+        if (type_of(block) != od::json_type::object) {
+            wrong_type("a block object", type_of(block));
+        }
+        od::object object = get(block.get_object(), "an object");
+        std::optional<model::CacheControl> point;
+        for (auto field : object) {
+            if (key_of(field) == "cachePoint") {
+                od::value v = get(field.value(), "a value");
+                point = within("cachePoint", [&] { return parse_breakpoint_marker(v); });
             }
-            od::object object = get(block.get_object(), "an object");
-            std::optional<model::CacheControl> point;
-            for (auto field : object) {
-                if (key_of(field) == "cachePoint") {
-                    od::value v = get(field.value(), "a value");
-                    point = within("cachePoint", [&] { return parse_breakpoint_marker(v); });
-                }
-            }
-            if (point) {
-                mark(level, *point);
-                return;
-            }
-            (void)get(object.reset(), "an object");
-            const Rendered& rendered = render(object);
-            m_images = m_images || rendered.stats.images > 0;
-            const PathPart part = level == Level::messages ? PathPart::content : PathPart::none;
-            out.push_back(make_segment(rendered, SegmentPath{level, message, i, false, root, part},
-                                       role, level == Level::messages && first,
-                                       kind_of_block(rendered.stats, level)));
-            first = false;
-        });
-        ++i;
-    }
+        }
+        if (point) {
+            mark(level, *point);
+            return;
+        }
+        (void)get(object.reset(), "an object");
+        const Rendered& rendered = render(object);
+        m_images = m_images || rendered.stats.images > 0;
+        const PathPart part = level == Level::messages ? PathPart::content : PathPart::none;
+        out.push_back(make_segment(rendered, SegmentPath{level, message, i, false, root, part},
+                                   role, level == Level::messages && first,
+                                   kind_of_block(rendered.stats, level)));
+        first = false;
+    });
 }
 
 void
@@ -156,49 +148,41 @@ BedrockConverseParser::tool_config(od::value value)
 void
 BedrockConverseParser::messages(od::value value)
 {
-    if (type_of(value) != od::json_type::array) {
-        wrong_type("an array of messages", type_of(value));
-    }
-    int m = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value message = get(std::move(element), "a message");
-        within("", static_cast<std::size_t>(m), [&] {
-            if (type_of(message) != od::json_type::object) {
-                wrong_type("a message object", type_of(message));
-            }
-            auto& out = segments(Level::messages);
-            const std::size_t first = out.size();
-            std::optional<Role> role;
-            bool has_content = false;
-            for (auto field : get(message.get_object(), "an object")) {
-                const auto key = key_of(field);
-                od::value v = get(field.value(), "a value");
-                if (key == "role") {
-                    const auto name = within("role", [&] { return get_string(v); });
-                    if (name != "user" && name != "assistant") {
-                        throw FieldError("role", fmt::format("expected \"user\" or "
-                                                             "\"assistant\", found \"{}\"",
-                                                             name));
-                    }
-                    role = name == "user" ? Role::user : Role::assistant;
-                } else if (key == "content") {
-                    within("content",
-                           [&] { blocks(v, Level::messages, PathRoot::messages, m, Role::user); });
-                    has_content = true;
+    for_each_element(value, "an array of messages", "a message", [&](od::value& message, int m) {
+        if (type_of(message) != od::json_type::object) {
+            wrong_type("a message object", type_of(message));
+        }
+        auto& out = segments(Level::messages);
+        const std::size_t first = out.size();
+        std::optional<Role> role;
+        bool has_content = false;
+        for (auto field : get(message.get_object(), "an object")) {
+            const auto key = key_of(field);
+            od::value v = get(field.value(), "a value");
+            if (key == "role") {
+                const auto name = within("role", [&] { return get_string(v); });
+                if (name != "user" && name != "assistant") {
+                    throw FieldError("role", fmt::format("expected \"user\" or "
+                                                         "\"assistant\", found \"{}\"",
+                                                         name));
                 }
+                role = name == "user" ? Role::user : Role::assistant;
+            } else if (key == "content") {
+                within("content",
+                       [&] { blocks(v, Level::messages, PathRoot::messages, m, Role::user); });
+                has_content = true;
             }
-            if (!role) {
-                throw FieldError("role", "missing (expected \"user\" or \"assistant\")");
-            }
-            if (!has_content) {
-                throw FieldError("content", "missing");
-            }
-            for (std::size_t k = first; k < out.size(); ++k) {
-                out[k].role = *role;
-            }
-        });
-        ++m;
-    }
+        }
+        if (!role) {
+            throw FieldError("role", "missing (expected \"user\" or \"assistant\")");
+        }
+        if (!has_content) {
+            throw FieldError("content", "missing");
+        }
+        for (std::size_t k = first; k < out.size(); ++k) {
+            out[k].role = *role;
+        }
+    });
 }
 
 void

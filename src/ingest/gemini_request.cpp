@@ -129,26 +129,18 @@ GeminiRequestParser::member(std::string_view key, od::value value)
 void
 GeminiRequestParser::parts(od::value value, Level level, PathRoot root, int index, Role role)
 {
-    if (type_of(value) != od::json_type::array) {
-        wrong_type("an array of parts", type_of(value));
-    }
     auto& out = segments(level);
-    int i = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value part = get(std::move(element), "a part");
-        within("", static_cast<std::size_t>(i), [&] {
-            const Rendered& rendered = render(part);
-            if (rendered.stats.tag.empty()) {
-                throw FieldError("", "expected a part with text, inlineData, functionCall, "
-                                     "functionResponse, ...");
-            }
-            m_images = m_images || rendered.stats.images > 0;
-            out.push_back(make_segment(rendered,
-                                       SegmentPath{level, index, i, false, root, PathPart::parts},
-                                       role, i == 0, kind_of_part(rendered.stats)));
-        });
-        ++i;
-    }
+    for_each_element(value, "an array of parts", "a part", [&](od::value& part, int i) {
+        const Rendered& rendered = render(part);
+        if (rendered.stats.tag.empty()) {
+            throw FieldError("", "expected a part with text, inlineData, functionCall, "
+                                 "functionResponse, ...");
+        }
+        m_images = m_images || rendered.stats.images > 0;
+        out.push_back(make_segment(rendered,
+                                   SegmentPath{level, index, i, false, root, PathPart::parts}, role,
+                                   i == 0, kind_of_part(rendered.stats)));
+    });
 }
 
 void
@@ -187,104 +179,87 @@ GeminiRequestParser::system_instruction(od::value value)
 void
 GeminiRequestParser::tools(od::value value)
 {
-    if (type_of(value) != od::json_type::array) {
-        wrong_type("an array of tools", type_of(value));
-    }
     auto& out = segments(Level::tools);
-    int t = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value tool = get(std::move(element), "a tool");
-        within("", static_cast<std::size_t>(t), [&] {
-            if (type_of(tool) != od::json_type::object) {
-                wrong_type("a tool object", type_of(tool));
+    for_each_element(value, "an array of tools", "a tool", [&](od::value& tool, int t) {
+        if (type_of(tool) != od::json_type::object) {
+            wrong_type("a tool object", type_of(tool));
+        }
+        // {"functionDeclarations": [...]} gives one segment per function;
+        // any other tool ({"googleSearch": {}}) is one segment.
+        od::object object = get(tool.get_object(), "an object");
+        bool declarations = false;
+        for (auto field : object) {
+            const auto key = key_of(field);
+            if (key != "functionDeclarations" && key != "function_declarations") {
+                continue;
             }
-            // {"functionDeclarations": [...]} gives one segment per function;
-            // any other tool ({"googleSearch": {}}) is one segment.
-            od::object object = get(tool.get_object(), "an object");
-            bool declarations = false;
-            for (auto field : object) {
-                const auto key = key_of(field);
-                if (key != "functionDeclarations" && key != "function_declarations") {
-                    continue;
+            declarations = true;
+            od::value list = get(field.value(), "a value");
+            const std::string name(key);
+            within(name, [&] {
+                if (type_of(list) != od::json_type::array) {
+                    wrong_type("an array of function declarations", type_of(list));
                 }
-                declarations = true;
-                od::value list = get(field.value(), "a value");
-                const std::string name(key);
-                within(name, [&] {
-                    if (type_of(list) != od::json_type::array) {
-                        wrong_type("an array of function declarations", type_of(list));
-                    }
-                    int k = 0;
-                    for (auto d : get(list.get_array(), "an array")) {
-                        od::value decl = get(std::move(d), "a function declaration");
-                        within("", static_cast<std::size_t>(k), [&] {
-                            const Rendered& rendered = render(decl);
-                            out.push_back(
-                                make_segment(rendered,
-                                             SegmentPath{Level::tools, t, k, false, PathRoot::tools,
-                                                         PathPart::function_declarations},
-                                             Role::none, false, SegmentKind::tool));
-                        });
-                        ++k;
-                    }
-                });
-            }
-            if (!declarations) {
-                (void)get(object.reset(), "an object");
-                const Rendered& rendered = render(object);
-                out.push_back(make_segment(
-                    rendered,
-                    SegmentPath{Level::tools, -1, t, false, PathRoot::tools, PathPart::none},
-                    Role::none, false, SegmentKind::tool));
-            }
-        });
-        ++t;
-    }
+                int k = 0;
+                for (auto d : get(list.get_array(), "an array")) {
+                    od::value decl = get(std::move(d), "a function declaration");
+                    within("", static_cast<std::size_t>(k), [&] {
+                        const Rendered& rendered = render(decl);
+                        out.push_back(
+                            make_segment(rendered,
+                                         SegmentPath{Level::tools, t, k, false, PathRoot::tools,
+                                                     PathPart::function_declarations},
+                                         Role::none, false, SegmentKind::tool));
+                    });
+                    ++k;
+                }
+            });
+        }
+        if (!declarations) {
+            (void)get(object.reset(), "an object");
+            const Rendered& rendered = render(object);
+            out.push_back(make_segment(
+                rendered, SegmentPath{Level::tools, -1, t, false, PathRoot::tools, PathPart::none},
+                Role::none, false, SegmentKind::tool));
+        }
+    });
 }
 
 void
 GeminiRequestParser::contents(od::value value)
 {
-    if (type_of(value) != od::json_type::array) {
-        wrong_type("an array of contents", type_of(value));
-    }
-    int m = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value content = get(std::move(element), "a content");
-        within("", static_cast<std::size_t>(m), [&] {
-            if (type_of(content) != od::json_type::object) {
-                wrong_type("a content object {\"role\", \"parts\"}", type_of(content));
-            }
-            auto& out = segments(Level::messages);
-            const std::size_t first = out.size();
-            Role role = Role::user;
-            bool has_parts = false;
-            for (auto field : get(content.get_object(), "an object")) {
-                const auto key = key_of(field);
-                od::value v = get(field.value(), "a value");
-                if (key == "role") {
-                    const auto name = within("role", [&] { return get_string(v); });
-                    if (name != "user" && name != "model" && name != "function") {
-                        throw FieldError("role", fmt::format("expected \"user\" or \"model\", "
-                                                             "found \"{}\"",
-                                                             name));
-                    }
-                    role = name == "model" ? Role::assistant : Role::user;
-                } else if (key == "parts") {
-                    within("parts",
-                           [&] { parts(v, Level::messages, PathRoot::contents, m, Role::user); });
-                    has_parts = true;
+    for_each_element(value, "an array of contents", "a content", [&](od::value& content, int m) {
+        if (type_of(content) != od::json_type::object) {
+            wrong_type("a content object {\"role\", \"parts\"}", type_of(content));
+        }
+        auto& out = segments(Level::messages);
+        const std::size_t first = out.size();
+        Role role = Role::user;
+        bool has_parts = false;
+        for (auto field : get(content.get_object(), "an object")) {
+            const auto key = key_of(field);
+            od::value v = get(field.value(), "a value");
+            if (key == "role") {
+                const auto name = within("role", [&] { return get_string(v); });
+                if (name != "user" && name != "model" && name != "function") {
+                    throw FieldError("role", fmt::format("expected \"user\" or \"model\", "
+                                                         "found \"{}\"",
+                                                         name));
                 }
+                role = name == "model" ? Role::assistant : Role::user;
+            } else if (key == "parts") {
+                within("parts",
+                       [&] { parts(v, Level::messages, PathRoot::contents, m, Role::user); });
+                has_parts = true;
             }
-            if (!has_parts) {
-                throw FieldError("parts", "missing");
-            }
-            for (std::size_t k = first; k < out.size(); ++k) {
-                out[k].role = role;
-            }
-        });
-        ++m;
-    }
+        }
+        if (!has_parts) {
+            throw FieldError("parts", "missing");
+        }
+        for (std::size_t k = first; k < out.size(); ++k) {
+            out[k].role = role;
+        }
+    });
 }
 
 void

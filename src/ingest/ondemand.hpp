@@ -53,6 +53,24 @@ key_of(Field& field)
     return key;
 }
 
+// Calls f(element, index) for each element of an array value; an error
+// inside gains "[index]" in its path. `expected` names the array for the
+// error when the value is something else.
+template <typename F>
+void
+for_each_element(od::value& value, std::string_view expected, std::string_view element_name, F&& f)
+{
+    if (type_of(value) != od::json_type::array) {
+        wrong_type(expected, type_of(value));
+    }
+    int index = 0;
+    for (auto element : get(value.get_array(), "an array")) {
+        od::value v = get(std::move(element), element_name);
+        within("", static_cast<std::size_t>(index), [&] { f(v, index); });
+        ++index;
+    }
+}
+
 template <typename Field>
 od::value
 value_of(Field& field)

@@ -216,13 +216,8 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
                 if (type_of(v) == od::json_type::null) {
                     return;
                 }
-                if (type_of(v) != od::json_type::array) {
-                    wrong_type("an array of tool calls", type_of(v));
-                }
-                int i = 0;
-                for (auto element : get(v.get_array(), "an array")) {
-                    od::value call = get(std::move(element), "a tool call");
-                    within("", static_cast<std::size_t>(i), [&] {
+                for_each_element(
+                    v, "an array of tool calls", "a tool call", [&](od::value& call, int i) {
                         // "index" numbers streamed deltas; it is not sent back.
                         const Rendered& rendered = render(call, {"index"});
                         out.push_back(
@@ -231,8 +226,6 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
                                                      PathRoot::messages, PathPart::tool_calls},
                                          Role::none, false, SegmentKind::tool_use));
                     });
-                    ++i;
-                }
             });
         } else if (key == "name" || key == "tool_call_id") {
             if (type_of(v) == od::json_type::string) {

@@ -176,21 +176,14 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run)
                                            *role, true, SegmentKind::text));
                 return;
             }
-            if (type_of(v) != od::json_type::array) {
-                wrong_type("a string or an array of content parts", type_of(v));
-            }
-            int i = 0;
-            for (auto element : get(v.get_array(), "an array")) {
-                od::value part = get(std::move(element), "a content part");
-                within("", static_cast<std::size_t>(i), [&] {
-                    const Rendered& rendered = render(part);
-                    m_images = m_images || rendered.stats.images > 0;
-                    out.push_back(make_segment(rendered,
-                                               SegmentPath{level, index, i, false, PathRoot::input},
-                                               *role, i == 0, kind_of_part(rendered.stats.type)));
-                });
-                ++i;
-            }
+            for_each_element(v, "a string or an array of content parts", "a content part",
+                             [&](od::value& part, int i) {
+                                 const Rendered& rendered = render(part);
+                                 m_images = m_images || rendered.stats.images > 0;
+                                 out.push_back(make_segment(
+                                     rendered, SegmentPath{level, index, i, false, PathRoot::input},
+                                     *role, i == 0, kind_of_part(rendered.stats.type)));
+                             });
         });
     }
     if (out.size() == first) {
