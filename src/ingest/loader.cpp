@@ -277,6 +277,7 @@ struct Loader::Impl {
     // so within a file the format found is kept: later records are parsed
     // with it directly, and looked at again only when a member the parse
     // meets, or an error, says they are written differently.
+    //
     // Returns false, having delivered nothing, when a record parsed with the
     // kept format turns out to be written differently: the caller parses the
     // line again and calls it with `keep` false. The first look runs on a
