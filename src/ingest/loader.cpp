@@ -241,6 +241,7 @@ struct Loader::Impl {
         return key == "response" || key == "id" || key == "session" || key == "workspace" ||
                key == "started_at" || key == "first_token_at" || key == "ended_at" ||
                key == "provider" || key == "timestamp" || key == "latency_sec" || key == "kwargs" ||
+               key == "startTime" || key == "endTime" || key == "completionStartTime" ||
                key == "cost" || key == "context_window" || key == "raw_messages" ||
                key == "raw_response";
     }
@@ -448,12 +449,16 @@ struct Loader::Impl {
                                                  "vllm, sglang)",
                                                  provider));
                 }
-            } else if (key == "started_at") {
-                request.started_at = within("started_at", [&] { return time_value(v); });
-            } else if (key == "first_token_at") {
-                request.first_token_at = within("first_token_at", [&] { return time_value(v); });
-            } else if (key == "ended_at") {
-                request.ended_at = within("ended_at", [&] { return time_value(v); });
+            } else if (key == "started_at" || key == "startTime") {
+                // startTime, completionStartTime, endTime: LiteLLM's logging payload.
+                const std::string name(key);
+                request.started_at = within(name, [&] { return time_value(v); });
+            } else if (key == "first_token_at" || key == "completionStartTime") {
+                const std::string name(key);
+                request.first_token_at = within(name, [&] { return time_value(v); });
+            } else if (key == "ended_at" || key == "endTime") {
+                const std::string name(key);
+                request.ended_at = within(name, [&] { return time_value(v); });
             } else if (key == "timestamp") {
                 // Per-call logs (OpenHands): when the call was logged, after it ended.
                 timestamp = number_member(v, "timestamp");

@@ -249,6 +249,16 @@ TEST_SUITE("ingest::providers")
         CHECK(r.usage->dialect == "litellm");
     }
 
+    TEST_CASE("LiteLLM's logging payload: startTime, completionStartTime, endTime")
+    {
+        const auto r = test::request_of(
+            R"({"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"startTime":1764400000.5,"completionStartTime":"2025-11-29T07:06:41Z","endTime":1764400002,"response":{"usage":{"prompt_tokens":10,"completion_tokens":2}}})");
+        REQUIRE(r.started_at);
+        CHECK(format_rfc3339(*r.started_at) == "2025-11-29T07:06:40.500Z");
+        REQUIRE(r.first_token_at);
+        REQUIRE(r.ended_at);
+    }
+
     TEST_CASE("OpenTelemetry GenAI spans: an OTLP export, non-GenAI spans skipped")
     {
         const auto loaded = test::load_text(
