@@ -24,26 +24,32 @@ namespace cachewise::advise {
 using model::Request;
 
 bool
+placeable(std::string_view policy)
+{
+    return policy == "anthropic" || policy == "bedrock";
+}
+
+bool
 placeable(const Request& request)
 {
-    return request.provider == "anthropic" || request.provider == "bedrock";
+    return placeable(request.provider);
 }
 
 Replay
 replay(const std::vector<const Request*>& requests, const std::optional<Placement>& placement,
-       std::size_t stable_head, const ruleset::Rules& rules)
+       std::size_t stable_head, const ruleset::Rules& rules, std::string_view policy)
 {
     Replay out;
     if (requests.empty()) {
         return out;
     }
-    const std::string& provider = requests.front()->provider;
+    const std::string provider(policy.empty() ? requests.front()->provider : policy);
     const auto& provider_rules = rules.provider(provider);
     const auto cache = sim::make_simulator(provider, rules, {});
     for (std::size_t i = 0; i < requests.size(); ++i) {
         const Request& original = *requests[i];
         std::optional<Request> placed;
-        if (placement && placeable(original)) {
+        if (placement && placeable(provider)) {
             const auto minimum = provider_rules.minimum_tokens(original.model).tokens;
             placed = with_breakpoints(
                 original, resolve(*placement, original, stable_head, minimum,
@@ -71,15 +77,14 @@ namespace {
 
 Placement
 search(const std::vector<const Request*>& family, std::size_t stable_head,
-       const ruleset::Rules& rules)
+       const ruleset::Rules& rules, const std::string& policy)
 {
     Placement best;
-    double best_cost = replay(family, best, stable_head, rules).cost_usd;
-    if (family.empty() || !placeable(*family.front())) {
+    if (!placeable(policy)) {
         return best; // automatic caching: nothing to place
     }
-    const int max_marks =
-        static_cast<int>(rules.provider(family.front()->provider).integer("max_breakpoints"));
+    double best_cost = replay(family, best, stable_head, rules, policy).cost_usd;
+    const int max_marks = static_cast<int>(rules.provider(policy).integer("max_breakpoints"));
     for (int round = 0; round < max_marks; ++round) {
         std::optional<Placement> winner;
         double winner_cost = best_cost;
@@ -92,7 +97,7 @@ search(const std::vector<const Request*>& family, std::size_t stable_head,
                 }
                 Placement candidate = best;
                 candidate.marks.push_back(mark);
-                const double cost = replay(family, candidate, stable_head, rules).cost_usd;
+                const double cost = replay(family, candidate, stable_head, rules, policy).cost_usd;
                 // A strictly cheaper candidate; ties keep the simpler placement.
                 if (cost < winner_cost - 1e-12) {
                     winner = candidate;
@@ -113,7 +118,7 @@ search(const std::vector<const Request*>& family, std::size_t stable_head,
 
 Suggestion
 suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
-                 const ruleset::Rules& rules)
+                 const ruleset::Rules& rules, std::string_view policy)
 {
     // analyze orders the requests, pins token positions to partners and
     // finds what each shares with its partner (for the ideal).
@@ -147,11 +152,11 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
         }
         advice.streams.assign(streams.begin(), streams.end());
         advice.stable_head = head;
-        advice.provider = family.front()->provider;
-        advice.placeable = placeable(*family.front());
-        advice.current = replay(family, std::nullopt, head, rules);
-        advice.suggested = search(family, head, rules);
-        advice.suggested_replay = replay(family, advice.suggested, head, rules);
+        advice.provider = policy.empty() ? family.front()->provider : std::string(policy);
+        advice.placeable = placeable(advice.provider);
+        advice.current = replay(family, std::nullopt, head, rules, advice.provider);
+        advice.suggested = search(family, head, rules, advice.provider);
+        advice.suggested_replay = replay(family, advice.suggested, head, rules, advice.provider);
         for (const auto i : members) {
             const Request& r = out.requests[i];
             const auto& o = analysis.outcomes[i];
@@ -164,10 +169,10 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
             if (!advice.placeable) {
                 continue;
             }
-            const auto minimum = rules.provider(r.provider).minimum_tokens(r.model).tokens;
+            const auto& provider = rules.provider(advice.provider);
             out.breakpoints[r.id] =
-                resolve(advice.suggested, r, head, minimum,
-                        static_cast<int>(rules.provider(r.provider).integer("max_breakpoints")));
+                resolve(advice.suggested, r, head, provider.minimum_tokens(r.model).tokens,
+                        static_cast<int>(provider.integer("max_breakpoints")));
         }
         out.families.push_back(std::move(advice));
     }

@@ -53,12 +53,16 @@ struct Suggestion {
 // directly or through an OpenAI-format gateway). Others cache automatically
 // (OpenAI, DeepSeek, Gemini): their advice is about prefix stability only.
 bool placeable(const model::Request& request);
+// The same for a cache policy name (a provider of rules/providers/).
+bool placeable(std::string_view policy);
 
 // From a log: replays each family under candidate placements (greedily
 // adding the mark, anchor × TTL, that lowers the cost most, at most 4) and
 // keeps the cheapest. Replays use each family's provider's simulator.
+// `policy` (suggest --policy) replays every family with that cache instead
+// of its provider's.
 Suggestion suggest_from_log(std::vector<model::Request> requests, const model::TextStore& texts,
-                            const ruleset::Rules& rules);
+                            const ruleset::Rules& rules, std::string_view policy = {});
 
 // From one request or template (no usage): breakpoints at the end of the
 // longest stable prefix (before the first dynamic field or placeholder) and
@@ -74,10 +78,11 @@ Suggestion suggest_for_request(model::Request request, const model::TextStore& t
 std::string rewrite_input(const std::string& path, const std::string& text,
                           const Suggestion& suggestion, bool single);
 
-// Replays `requests` (in start order) with the breakpoints `placement`
-// gives each; `placement` nothing = their own.
+// Replays `requests` (in start order) through the cache of `policy` (empty:
+// their provider's) with the breakpoints `placement` gives each; `placement`
+// nothing = their own.
 Replay replay(const std::vector<const model::Request*>& requests,
               const std::optional<Placement>& placement, std::size_t stable_head,
-              const ruleset::Rules& rules);
+              const ruleset::Rules& rules, std::string_view policy = {});
 
 } // namespace cachewise::advise

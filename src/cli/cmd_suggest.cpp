@@ -32,6 +32,12 @@ add_suggest_command(CLI::App& app, SuggestCliOptions& options)
         ->required();
     cmd->add_option("--model", options.model, "Treat the requests as this model")
         ->type_name("MODEL");
+    cmd->add_option("--policy", options.policy,
+                    "Replay a log with this cache instead of each request's provider's "
+                    "(breakpoints are placed for anthropic and bedrock only)")
+        ->type_name("NAME")
+        ->check(CLI::IsMember(
+            {"anthropic", "bedrock", "openai", "deepseek", "gemini", "vllm", "sglang"}));
     cmd->add_option("--write", options.write,
                     "Write the input with the suggested markers (- for standard output)")
         ->type_name("OUT");
@@ -65,7 +71,8 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
                                                       : global.config.placeholders.value;
     const auto suggestion = single ? advise::suggest_for_request(std::move(requests.front()), texts,
                                                                  *rules, placeholders)
-                                   : advise::suggest_from_log(std::move(requests), texts, *rules);
+                                   : advise::suggest_from_log(std::move(requests), texts, *rules,
+                                                              options.policy.value_or(""));
 
     if (format == report::Format::json) {
         report::Json j;

@@ -109,6 +109,7 @@ struct SuggestCliOptions {
     std::vector<std::string> inputs;
     std::optional<std::string> model;
     std::optional<std::string> write;
+    std::optional<std::string> policy; // replay with this cache instead of the provider's
     bool diff = false;
 };
 void add_suggest_command(CLI::App& app, SuggestCliOptions& options);

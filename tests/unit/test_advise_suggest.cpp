@@ -191,4 +191,19 @@ TEST_SUITE("advise::suggest")
         CHECK(f.current.read == 1984);
         CHECK(s.breakpoints.empty());
     }
+
+    TEST_CASE("--policy replays another cache: vLLM reuses whole blocks, places nothing")
+    {
+        std::vector<model::Request> requests;
+        for (int i = 0; i < 3; ++i) {
+            requests.push_back(
+                make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
+        }
+        model::TextStore texts;
+        const auto s = advise::suggest_from_log(std::move(requests), texts, test::rules(), "vllm");
+        REQUIRE(s.families.size() == 1);
+        CHECK(s.families.front().provider == "vllm");
+        CHECK(!s.families.front().placeable);
+        CHECK(s.families.front().current.read == 2 * 2000); // 125 whole blocks, twice
+    }
 }
