@@ -251,4 +251,33 @@ BodyParser::finalize(model::Request& request, const ruleset::Rules& rules)
     model::compute_chain(request, provider.render_order);
 }
 
+void
+BodyParser::continuation(std::string_view message_json)
+{
+    model::Request& r = request();
+    if (r.segments.empty()) {
+        return;
+    }
+    simdjson::padded_string padded(message_json);
+    od::document doc;
+    od::value value;
+    if (m_continuation_parser.iterate(padded).get(doc) != simdjson::SUCCESS ||
+        doc.get_value().get(value) != simdjson::SUCCESS) {
+        return;
+    }
+    std::vector<model::Segment> out;
+    read_continuation(value, out);
+    if (out.empty()) {
+        return;
+    }
+    Hash128 chain = r.segments.back().chain;
+    double tokens = 0;
+    for (const auto& s : out) {
+        chain = model::chain_link(chain, s);
+        tokens += s.estimate;
+    }
+    r.continuation =
+        model::Continuation{chain, r.prompt_tokens() + static_cast<std::int64_t>(tokens + 0.5)};
+}
+
 } // namespace cachewise::ingest

@@ -50,13 +50,11 @@ public:
     // (Claude Code). Parameters and the provider must be set.
     static void finalize(model::Request& request, const ruleset::Rules& rules);
 
-    // Renders a response's message (raw JSON) as the next turn would send it
-    // back and extends the finished request's chain by it
-    // (model::Continuation). Only formats whose response message has the
-    // request's shape support it. Throws FieldError.
-    virtual void
-    continuation(std::string_view /*message_json*/)
-    {}
+    // Renders a response's message (raw JSON, ResponseInfo::message_json) as
+    // the next turn would send it back and extends the finished request's
+    // chain by it (model::Continuation). JSON that does not parse is ignored;
+    // content that does not fit the format throws FieldError.
+    void continuation(std::string_view message_json);
 
     void
     set_text_store(model::TextStore* store)
@@ -101,6 +99,13 @@ protected:
     on_tool(const RenderStats& /*stats*/)
     {}
 
+    // Appends the segments a response message (parsed message_json) becomes
+    // in the next request. Formats whose responses do not have the request's
+    // shape leave it empty, and get no continuation.
+    virtual void
+    read_continuation(od::value /*message*/, std::vector<model::Segment>& /*out*/)
+    {}
+
     // Called by begin(): forgets the previous body.
     virtual void reset_body() = 0;
     // Called by finish(): checks the format's required members, sets the
@@ -136,6 +141,7 @@ private:
     Rendered m_scratch; // renderings that are not memoised (string content)
     model::Request* m_request = nullptr;
     std::array<std::vector<model::Segment>, 3> m_levels;
+    od::parser m_continuation_parser;
 };
 
 // Reads a JSON string member; throws FieldError naming the expected type.

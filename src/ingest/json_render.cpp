@@ -378,16 +378,23 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
         if (depth == 0 && stats.tag.empty() && is_tag_key(key)) {
             stats.tag = std::string(key);
         }
+        const std::size_t field_begin = m_out.size();
         if (!first) {
             m_out.push_back(',');
         }
-        first = false;
         const std::size_t begin = m_out.size();
         append_json_string(m_out, key);
         m_out.push_back(':');
         const bool child_payload = payload || is_payload_key(key);
         const std::size_t value_begin = m_out.size();
         within(key, [&] { value(member, child_payload, depth + 1, key, stats, &state); });
+        if (!child_payload && std::string_view(m_out).substr(value_begin) == "null") {
+            // A typed field set to null is the field left out: clients echo
+            // `"encrypted_content": null` where the response had none.
+            m_out.resize(field_begin);
+            continue;
+        }
+        first = false;
         if (child_payload && !payload) {
             // A payload is prompt text as a whole: count its JSON.
             stats.text_tokens += m_estimator->text(std::string_view(m_out).substr(value_begin));

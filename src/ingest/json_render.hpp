@@ -39,7 +39,8 @@ struct RenderStats {
 // API parses into typed fields (blocks, tools, sources) render with sorted keys,
 // because their key order cannot reach the prompt; the free-form payloads that
 // are rendered into the prompt as JSON text (tool input_schema, tool_use
-// input) keep their key order, because there it does. `cache_control` is left
+// input) keep their key order, because there it does. A typed member set to
+// null is rendered as absent, as the API reads it. `cache_control` is left
 // out: moving a breakpoint does not change the prefix.
 //
 // The API format decides which members are payloads (OpenAI `parameters`,

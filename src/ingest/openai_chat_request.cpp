@@ -309,33 +309,11 @@ OpenAIChatParser::finish_body()
 }
 
 void
-OpenAIChatParser::continuation(std::string_view message_json)
+OpenAIChatParser::read_continuation(od::value message_value, std::vector<Segment>& out)
 {
-    model::Request& r = request();
-    if (r.segments.empty()) {
-        return;
-    }
-    simdjson::padded_string padded(message_json);
-    od::document doc;
-    if (m_continuation_parser.iterate(padded).get(doc) != simdjson::SUCCESS) {
-        return;
-    }
-    od::value value;
-    if (doc.get_value().get(value) != simdjson::SUCCESS) {
-        return;
-    }
-    std::vector<Segment> out;
     bool system_run = false;
     within("response.choices[0].message",
-           [&] { message(value, m_message_count, system_run, out); });
-    Hash128 chain = r.segments.back().chain;
-    double tokens = 0;
-    for (const auto& s : out) {
-        chain = model::chain_link(chain, s);
-        tokens += s.estimate;
-    }
-    r.continuation =
-        model::Continuation{chain, r.prompt_tokens() + static_cast<std::int64_t>(tokens + 0.5)};
+           [&] { message(message_value, m_message_count, system_run, out); });
 }
 
 } // namespace cachewise::ingest

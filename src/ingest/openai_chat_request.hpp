@@ -29,11 +29,8 @@ public:
 
     bool member(std::string_view key, od::value value) override;
 
-    // The request's chain extended by the response message (a JSON object).
-    // Throws FieldError.
-    void continuation(std::string_view message_json) override;
-
 private:
+    void read_continuation(od::value message, std::vector<model::Segment>& out) override;
     void reset_body() override;
     void finish_body() override;
     void messages(od::value value);
@@ -50,7 +47,6 @@ private:
     bool m_has_response_format = false;
     bool m_has_reasoning_effort = false;
     int m_message_count = 0;
-    od::parser m_continuation_parser;
 };
 
 } // namespace cachewise::ingest

@@ -65,6 +65,7 @@ void
 OpenAIResponsesParser::reset_body()
 {
     m_has_input = m_images = false;
+    m_item_count = 0;
     m_has_tool_choice = m_has_text_format = m_has_reasoning = false;
     m_previous_response.clear();
     m_tool_choice.clear();
@@ -120,8 +121,12 @@ OpenAIResponsesParser::member(std::string_view key, od::value value)
 }
 
 void
-OpenAIResponsesParser::item(od::value value, int index, bool& system_run)
+OpenAIResponsesParser::item(od::value value, int index, bool& system_run,
+                            std::vector<Segment>* into)
 {
+    const auto target = [&](Level level) -> std::vector<Segment>& {
+        return into != nullptr ? *into : segments(level);
+    };
     if (type_of(value) != od::json_type::object) {
         wrong_type("an input item object", type_of(value));
     }
@@ -150,7 +155,7 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run)
         }
         SegmentPath path{Level::messages, index, 0, true, PathRoot::input, PathPart::none};
         const SegmentKind kind = kind_of_item(rendered.stats.type);
-        segments(Level::messages)
+        target(Level::messages)
             .push_back(make_segment(rendered, path,
                                     kind == SegmentKind::tool_result ? Role::user : Role::assistant,
                                     true, kind));
@@ -161,7 +166,7 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run)
         system_run = false;
     }
     const Level level = system_like && system_run ? Level::system : Level::messages;
-    auto& out = segments(level);
+    auto& out = target(level);
     const std::size_t first = out.size();
     for (auto field : object) {
         if (key_of(field) != "content") {
@@ -200,6 +205,7 @@ OpenAIResponsesParser::input(od::value value)
         SegmentPath path{Level::messages, -1, 0, true, PathRoot::input, PathPart::none};
         segments(Level::messages)
             .push_back(make_segment(rendered, path, Role::user, true, SegmentKind::text));
+        m_item_count = 1; // sent back as the first item
         return;
     }
     if (t != od::json_type::array) {
@@ -209,9 +215,23 @@ OpenAIResponsesParser::input(od::value value)
     bool system_run = true;
     for (auto element : get(value.get_array(), "an array")) {
         od::value it = get(std::move(element), "an input item");
-        within("", static_cast<std::size_t>(m), [&] { item(it, m, system_run); });
+        within("", static_cast<std::size_t>(m), [&] { item(it, m, system_run, nullptr); });
         ++m;
     }
+    m_item_count = m;
+}
+
+void
+OpenAIResponsesParser::read_continuation(od::value output, std::vector<Segment>& out)
+{
+    // The output items are the next request's input items, sent back as they
+    // came (their ids and statuses are not rendered).
+    within("response.output", [&] {
+        bool system_run = false;
+        int m = m_item_count;
+        for_each_element(output, "an array of output items", "an output item",
+                         [&](od::value& it, int) { item(it, m++, system_run, &out); });
+    });
 }
 
 void

@@ -23,10 +23,14 @@ public:
 private:
     void reset_body() override;
     void finish_body() override;
+    void read_continuation(od::value output, std::vector<model::Segment>& out) override;
     void input(od::value value);
-    void item(od::value value, int index, bool& system_run);
+    // Appends the segments of one input item to `out`, or to the request's
+    // levels when null.
+    void item(od::value value, int index, bool& system_run, std::vector<model::Segment>* out);
 
     bool m_has_input = false;
+    int m_item_count = 0;
     bool m_images = false;
     std::string m_previous_response;
     std::string m_tool_choice;

@@ -385,6 +385,11 @@ ResponseParser::message_object(od::object object, ResponseInfo& info)
                     break;
                 }
             });
+        } else if (key == "output") {
+            if (get(v.type(), "an array") == od::json_type::array) {
+                od::array items = get(v.get_array(), "an array");
+                info.message_json = std::string(get(items.raw_json(), "the output items"));
+            }
         } else if (key == "error") {
             if (!is_null(v)) {
                 info.error = error_text(v);

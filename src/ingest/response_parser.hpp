@@ -19,8 +19,9 @@ struct ResponseInfo {
     std::string model;
     std::string route; // the upstream a gateway chose (OpenRouter "provider")
     std::string error; // an API error ("overloaded_error: ...") instead of a message
-    // The generated message as the next turn would send it back (OpenAI chat
-    // choices[0].message), as raw JSON; empty for streams and other formats.
+    // The generated message as the next turn would send it back, as raw JSON:
+    // OpenAI chat choices[0].message (an object) or the Responses `output`
+    // (an array of items); empty for streams and other formats.
     std::string message_json;
     std::string cache_name;          // Gemini cachedContents.create: "cachedContents/..."
     std::string cache_expire;        // ... its "expireTime"

@@ -148,6 +148,32 @@ TEST_SUITE("ingest::providers")
         CHECK(r.prompt_tokens() == 444);
     }
 
+    TEST_CASE("Responses output items extend the chain as the next input sends them back")
+    {
+        // The client echoes the reasoning item with "encrypted_content": null
+        // and drops ids and statuses: the same items to the API.
+        const auto first = test::request_of(
+            R"({"request":{"model":"deepseek-v4-flash","input":"Tokyo?"},)"
+            R"("response":{"object":"response","output":[)"
+            R"({"type":"reasoning","id":"r1","status":"completed","summary":[],"content":[{"type":"reasoning_text","text":"Call the tool."}]},)"
+            R"({"type":"function_call","id":"f1","status":"completed","call_id":"c1","name":"temp","arguments":"{}"}],)"
+            R"("usage":{"input_tokens":366,"input_tokens_details":{"cached_tokens":0},"output_tokens":63}}})");
+        const auto second = test::request_of(
+            R"({"model":"deepseek-v4-flash","input":[{"role":"user","content":"Tokyo?"},)"
+            R"({"type":"reasoning","summary":[],"encrypted_content":null,"content":[{"type":"reasoning_text","text":"Call the tool."}]},)"
+            R"({"type":"function_call","call_id":"c1","name":"temp","arguments":"{}"},)"
+            R"({"type":"function_call_output","call_id":"c1","output":"21"}]})");
+        REQUIRE(first.continuation);
+        CHECK(first.continuation->chain == second.segments[2].chain);
+        CHECK(first.continuation->tokens > first.prompt_tokens());
+        // A changed item is another continuation.
+        std::string other =
+            R"({"model":"deepseek-v4-flash","input":[{"role":"user","content":"Tokyo?"},)"
+            R"({"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"Call the tool."}]},)"
+            R"({"type":"function_call","call_id":"c2","name":"temp","arguments":"{}"}]})";
+        CHECK(first.continuation->chain != test::request_of(other).segments[2].chain);
+    }
+
     TEST_CASE("Gemini generateContent: systemInstruction, function declarations, parts")
     {
         const auto r = test::request_of(
