@@ -159,13 +159,8 @@ AnthropicRequestParser::system(od::value value)
             .push_back(make_segment(rendered, path, Role::none, false, SegmentKind::text));
         return;
     }
-    if (t != od::json_type::array) {
-        wrong_type("a string or an array of text blocks", t);
-    }
-    int i = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value block = get(std::move(element), "a block");
-        within("", static_cast<std::size_t>(i), [&] {
+    for_each_element(
+        value, "a string or an array of text blocks", "a block", [&](od::value& block, int i) {
             if (type_of(block) != od::json_type::object) {
                 wrong_type("a text block object", type_of(block));
             }
@@ -177,8 +172,6 @@ AnthropicRequestParser::system(od::value value)
                 .push_back(make_segment(rendered, SegmentPath{model::Level::system, -1, i},
                                         Role::none, false, kind_of_block(rendered.stats.type)));
         });
-        ++i;
-    }
 }
 
 void
@@ -192,13 +185,9 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
         out.push_back(make_segment(rendered, path, role, true, SegmentKind::text));
         return;
     }
-    if (t != od::json_type::array) {
-        wrong_type("a string or an array of content blocks", t);
-    }
-    int i = 0;
-    for (auto element : get(content.get_array(), "an array")) {
-        od::value block = get(std::move(element), "a content block");
-        within("", static_cast<std::size_t>(i), [&] {
+    for_each_element(
+        content, "a string or an array of content blocks", "a content block",
+        [&](od::value& block, int i) {
             if (type_of(block) != od::json_type::object) {
                 wrong_type("a content block object", type_of(block));
             }
@@ -217,53 +206,33 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
             out.push_back(make_segment(rendered, SegmentPath{model::Level::messages, message, i},
                                        role, i == 0, kind_of_block(stats.type)));
         });
-        ++i;
-    }
 }
 
 void
 AnthropicRequestParser::messages(od::value value)
 {
-    const auto t = type_of(value);
-    if (t != od::json_type::array) {
-        wrong_type("an array of messages", t);
-    }
-    int m = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value message = get(std::move(element), "a message");
-        within("", static_cast<std::size_t>(m), [&] {
-            if (type_of(message) != od::json_type::object) {
-                wrong_type("a message object", type_of(message));
+    for_each_element(value, "an array of messages", "a message", [&](od::value& message, int m) {
+        if (type_of(message) != od::json_type::object) {
+            wrong_type("a message object", type_of(message));
+        }
+        std::optional<Role> role;
+        bool has_content = false;
+        // Content may precede role in key order; blocks take the role after.
+        auto& out = segments(model::Level::messages);
+        const std::size_t first = out.size();
+        for (auto field : get(message.get_object(), "an object")) {
+            const auto key = key_of(field);
+            od::value v = get(field.value(), "a value");
+            if (key == "role") {
+                role = within("role", [&] { return parse_role(get_string(v)); });
+            } else if (key == "content") {
+                within("content",
+                       [&] { message_content(v, role.value_or(Role::none), m, out, m_images); });
+                has_content = true;
             }
-            std::optional<Role> role;
-            bool has_content = false;
-            // Content may precede role in key order; blocks take the role after.
-            auto& out = segments(model::Level::messages);
-            const std::size_t first = out.size();
-            for (auto field : get(message.get_object(), "an object")) {
-                const auto key = key_of(field);
-                od::value v = get(field.value(), "a value");
-                if (key == "role") {
-                    role = within("role", [&] { return parse_role(get_string(v)); });
-                } else if (key == "content") {
-                    within("content", [&] {
-                        message_content(v, role.value_or(Role::none), m, out, m_images);
-                    });
-                    has_content = true;
-                }
-            }
-            if (!role) {
-                throw FieldError("role", "missing (expected \"user\" or \"assistant\")");
-            }
-            if (!has_content) {
-                throw FieldError("content", "missing");
-            }
-            for (std::size_t k = first; k < out.size(); ++k) {
-                out[k].role = *role;
-            }
-        });
-        ++m;
-    }
+        }
+        close_message(out, first, role, has_content);
+    });
 }
 
 void

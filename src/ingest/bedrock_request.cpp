@@ -173,15 +173,7 @@ BedrockConverseParser::messages(od::value value)
                 has_content = true;
             }
         }
-        if (!role) {
-            throw FieldError("role", "missing (expected \"user\" or \"assistant\")");
-        }
-        if (!has_content) {
-            throw FieldError("content", "missing");
-        }
-        for (std::size_t k = first; k < out.size(); ++k) {
-            out[k].role = *role;
-        }
+        close_message(out, first, role, has_content);
     });
 }
 

@@ -132,16 +132,11 @@ BodyParser::append_tools(od::value value, model::PathRoot root)
     if (t == od::json_type::null) {
         return;
     }
-    if (t != od::json_type::array) {
-        wrong_type("an array of tool definitions", t);
-    }
     // Anthropic's paths name the level; the others name their member.
     const model::PathPart part =
         root == model::PathRoot::by_level ? model::PathPart::content : model::PathPart::none;
-    int i = 0;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value tool = get(std::move(element), "a tool definition");
-        within("", static_cast<std::size_t>(i), [&] {
+    for_each_element(
+        value, "an array of tool definitions", "a tool definition", [&](od::value& tool, int i) {
             if (type_of(tool) != od::json_type::object) {
                 wrong_type("a tool definition object", type_of(tool));
             }
@@ -152,7 +147,20 @@ BodyParser::append_tools(od::value value, model::PathRoot root)
                                         SegmentPath{model::Level::tools, -1, i, false, root, part},
                                         Role::none, false, SegmentKind::tool));
         });
-        ++i;
+}
+
+void
+BodyParser::close_message(std::vector<model::Segment>& out, std::size_t first,
+                          std::optional<model::Role> role, bool has_content)
+{
+    if (!role) {
+        throw FieldError("role", "missing (expected \"user\" or \"assistant\")");
+    }
+    if (!has_content) {
+        throw FieldError("content", "missing");
+    }
+    for (std::size_t k = first; k < out.size(); ++k) {
+        out[k].role = *role;
     }
 }
 

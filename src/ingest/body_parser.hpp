@@ -94,6 +94,11 @@ protected:
     // Appends one tool segment per element of a `tools` array (null: none),
     // with paths under `root` (tools[i], toolConfig.tools[i]).
     void append_tools(od::value value, model::PathRoot root);
+    // Ends a message whose blocks (out[first..]) were read before its role was
+    // known, as keys come in any order: both members must have been there,
+    // and the blocks take the role. Throws FieldError.
+    static void close_message(std::vector<model::Segment>& out, std::size_t first,
+                              std::optional<model::Role> role, bool has_content);
     // Sees each tool's rendering (Anthropic: server tools toggle caches).
     virtual void
     on_tool(const RenderStats& /*stats*/)

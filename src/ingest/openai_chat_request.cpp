@@ -188,13 +188,9 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
                         Role::none, false, SegmentKind::text));
                     return;
                 }
-                if (t != od::json_type::array) {
-                    wrong_type("a string, null or an array of content parts", t);
-                }
-                int i = 0;
-                for (auto element : get(v.get_array(), "an array")) {
-                    od::value part = get(std::move(element), "a content part");
-                    within("", static_cast<std::size_t>(i), [&] {
+                for_each_element(
+                    v, "a string, null or an array of content parts", "a content part",
+                    [&](od::value& part, int i) {
                         if (type_of(part) != od::json_type::object) {
                             wrong_type("a content part object", type_of(part));
                         }
@@ -208,8 +204,6 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
                             Role::none, false, SegmentKind::text));
                         out.back().kind = kind_of_part(rendered.stats.type, false);
                     });
-                    ++i;
-                }
             });
         } else if (key == "tool_calls") {
             within("tool_calls", [&] {
@@ -273,23 +267,17 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
 void
 OpenAIChatParser::messages(od::value value)
 {
-    const auto t = type_of(value);
-    if (t != od::json_type::array) {
-        wrong_type("an array of messages", t);
-    }
-    int m = 0;
     bool system_run = true;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value message_value = get(std::move(element), "a message");
-        std::vector<Segment> out;
-        within("", static_cast<std::size_t>(m),
-               [&] { message(message_value, m, system_run, out); });
-        for (auto& s : out) {
-            segments(s.path.level).push_back(std::move(s));
-        }
-        ++m;
-    }
-    m_message_count = m;
+    std::vector<Segment> out;
+    for_each_element(value, "an array of messages", "a message",
+                     [&](od::value& message_value, int m) {
+                         out.clear();
+                         message(message_value, m, system_run, out);
+                         for (auto& s : out) {
+                             segments(s.path.level).push_back(std::move(s));
+                         }
+                         m_message_count = m + 1;
+                     });
 }
 
 void

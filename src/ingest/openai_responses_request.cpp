@@ -208,17 +208,12 @@ OpenAIResponsesParser::input(od::value value)
         m_item_count = 1; // sent back as the first item
         return;
     }
-    if (t != od::json_type::array) {
-        wrong_type("a string or an array of input items", t);
-    }
-    int m = 0;
     bool system_run = true;
-    for (auto element : get(value.get_array(), "an array")) {
-        od::value it = get(std::move(element), "an input item");
-        within("", static_cast<std::size_t>(m), [&] { item(it, m, system_run, nullptr); });
-        ++m;
-    }
-    m_item_count = m;
+    for_each_element(value, "a string or an array of input items", "an input item",
+                     [&](od::value& it, int m) {
+                         item(it, m, system_run, nullptr);
+                         m_item_count = m + 1;
+                     });
 }
 
 void
