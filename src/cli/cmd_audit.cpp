@@ -65,8 +65,8 @@ add_audit_command(CLI::App& app, AuditOptions& options)
                     "anthropic, bedrock, openai, deepseek, gemini, or the serving engines vllm "
                     "and sglang")
         ->type_name("NAME")
-        ->check(CLI::IsMember(
-            {"anthropic", "bedrock", "openai", "deepseek", "gemini", "vllm", "sglang"}));
+        ->check(CLI::IsMember(std::vector<std::string>(std::begin(ruleset::k_provider_names),
+                                                       std::end(ruleset::k_provider_names))));
     cmd->add_option("--block-size", options.block_size,
                     "Tokens per KV block (vllm, default 16) or page (sglang, default 1); tokens "
                     "per storage unit (deepseek, default 64)")

@@ -36,8 +36,8 @@ add_suggest_command(CLI::App& app, SuggestCliOptions& options)
                     "Replay a log with this cache instead of each request's provider's "
                     "(breakpoints are placed for anthropic and bedrock only)")
         ->type_name("NAME")
-        ->check(CLI::IsMember(
-            {"anthropic", "bedrock", "openai", "deepseek", "gemini", "vllm", "sglang"}));
+        ->check(CLI::IsMember(std::vector<std::string>(std::begin(ruleset::k_provider_names),
+                                                       std::end(ruleset::k_provider_names))));
     cmd->add_option("--write", options.write,
                     "Write the input with the suggested markers (- for standard output)")
         ->type_name("OUT");

@@ -8,6 +8,7 @@
 #include "util/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cachewise::sim {
 
@@ -42,9 +43,8 @@ std::unique_ptr<CacheSimulator>
 make_simulator(std::string_view policy, const ruleset::Rules& rules, const SimOptions& options)
 {
     if (!is_policy(policy)) {
-        throw Error(fmt::format("unknown cache policy \"{}\" (expected anthropic, bedrock, "
-                                "openai, deepseek, gemini, vllm or sglang)",
-                                policy));
+        throw Error(fmt::format("unknown cache policy \"{}\" (expected one of: {})", policy,
+                                fmt::join(ruleset::k_provider_names, ", ")));
     }
     const auto& provider = rules.provider(policy);
     if (policy == "anthropic" || policy == "bedrock") {
