@@ -30,6 +30,10 @@ Totals::add(const RequestAudit& r)
     expected += r.expected;
     lost_to_granularity += r.lost_to_granularity;
     lost_to_eviction += r.lost_to_eviction;
+    if (r.reported_cost_usd) {
+        ++with_reported_cost;
+        reported_cost += *r.reported_cost_usd;
+    }
     if (r.priced && r.reported) {
         ++priced;
         actual += r.actual;
@@ -136,22 +140,58 @@ public:
         std::set<std::string> unpriced;
         for (std::size_t i = 0; i < requests.size(); ++i) {
             RequestAudit a = one(requests[i], i);
-            if (!a.priced && a.reported) {
-                const std::string& billed = requests[i].billed_model();
-                unpriced.insert(billed.empty() ? "(unknown model)" : billed);
+            if (!a.priced && a.reported && !a.reported_cost_usd) {
+                unpriced.insert(unpriced_label(requests[i]));
             }
             m_result.requests.push_back(std::move(a));
         }
         m_result.unpriced_models.assign(unpriced.begin(), unpriced.end());
         m_result.policy = m_options.policy;
         m_result.policies = m_caches.policies();
-        advise_writes();
-        advise_ttl();
+        m_result.untimed = static_cast<std::size_t>(std::count_if(
+            requests.begin(), requests.end(), [](const Request& r) { return !r.started_at; }));
+        if (m_result.untimed == requests.size() && !requests.empty()) {
+            // Without times, expiry, concurrency and the TTL cannot be judged:
+            // no CW020/CW021/CW023/CW024 and no advice that drops breakpoints.
+            m_result.notes.push_back(
+                "timing not judged: the log has no timestamps, so requests were replayed in log "
+                "order, each visible to the next, and no entry expired (no TTL, concurrency or "
+                "write-without-read advice)");
+        } else {
+            if (m_result.assumed_breakpoints > 0) {
+                m_result.notes.push_back(
+                    "Claude Code places cache_control and chooses the TTL itself: no "
+                    "write-without-read (CW023) or TTL (CW024) advice on its placement");
+            }
+            if (m_result.untimed > 0) {
+                m_result.notes.push_back(fmt::format(
+                    "timing judged only between requests with logged times: {} of {} have none",
+                    m_result.untimed, requests.size()));
+            }
+            advise_writes();
+            advise_ttl();
+        }
         summarise();
         compute();
     }
 
 private:
+    // "model", or "model (no price effective on DATE: prices start DATE)".
+    [[nodiscard]] std::string
+    unpriced_label(const Request& r) const
+    {
+        const std::string& billed = r.billed_model();
+        if (billed.empty()) {
+            return "(unknown model)";
+        }
+        const std::string date = r.started_at ? format_rfc3339(*r.started_at).substr(0, 10) : "";
+        if (const auto start = m_rules.pricing.starts_after(billed, date)) {
+            return fmt::format("{} (no price effective on {}: prices start {})", billed, date,
+                               *start);
+        }
+        return billed;
+    }
+
     Finding
     finding(std::string_view rule, const Request& r, std::size_t index)
     {
@@ -261,6 +301,8 @@ private:
             ideal.output = output;
             a.ideal = cost_of(ideal, *prices);
             m_prices[index] = *prices;
+        } else if (a.reported && r.usage && r.usage->cost_usd) {
+            a.reported_cost_usd = r.usage->cost_usd;
         }
         for (const auto f : m_pending) {
             a.findings.push_back(f);
@@ -320,15 +362,18 @@ private:
             f.location.path = r.segments[m.segment].path.str();
             f.location.token = m.tokens;
             f.tokens_lost = m.tokens - s.read;
-            if (f.tokens_lost <= 0) {
-                return compare(r, index, s, a); // read anyway (another entry covered it)
+            if (f.tokens_lost <= 0 || provider_read(a, m.tokens)) {
+                // Read anyway: another entry covered it, or the provider's own
+                // usage shows it kept the entry (compare() says so, as CW031).
+                return compare(r, index, s, a);
             }
             if (m.reason == sim::MissReason::expired) {
                 m_expired_now = true;
                 f.message = fmt::format(
                     "the entry at {} was last used {:.0f} s before, beyond its {:.0f} s TTL: "
-                    "{} tokens written again",
-                    f.location.path, m.gap_seconds, m.ttl_seconds, group_digits(f.tokens_lost));
+                    "{} tokens {}",
+                    f.location.path, m.gap_seconds, m.ttl_seconds, group_digits(f.tokens_lost),
+                    s.uses_breakpoints ? "written again" : "processed again");
             } else if (m.reason == sim::MissReason::concurrent) {
                 f.message = fmt::format(
                     "started before the response of {} began, so its entry at {} was not "
@@ -348,6 +393,28 @@ private:
         compare(r, index, s, a);
     }
 
+    // The reported usage read at least `tokens` (within the tolerance): the
+    // provider kept that entry, whatever the simulation says.
+    [[nodiscard]] bool
+    provider_read(const RequestAudit& a, std::int64_t tokens) const
+    {
+        return a.reported && a.compared && a.reported->read + tolerance(a) >= tokens;
+    }
+
+    [[nodiscard]] std::int64_t
+    tolerance(const RequestAudit& a) const
+    {
+        const auto& provider = m_rules.provider(a.policy);
+        const double fraction = provider.has("tolerance_fraction")
+                                    ? provider.fact("tolerance_fraction").value
+                                    : m_options.tolerance_fraction;
+        const std::int64_t tokens = provider.has("tolerance_tokens")
+                                        ? provider.integer("tolerance_tokens")
+                                        : m_options.tolerance_tokens;
+        const std::int64_t input = a.reported ? a.reported->input() : 0;
+        return std::max<std::int64_t>(tokens, std::llround(fraction * static_cast<double>(input)));
+    }
+
     // Expected against reported (CW031), with the cause attributed.
     void
     compare(const Request& r, std::size_t index, const sim::SimResult& s, RequestAudit& a)
@@ -358,15 +425,7 @@ private:
             return;
         }
         const auto& rep = *a.reported;
-        const auto& provider = m_rules.provider(a.policy);
-        const double fraction = provider.has("tolerance_fraction")
-                                    ? provider.fact("tolerance_fraction").value
-                                    : m_options.tolerance_fraction;
-        const std::int64_t tokens = provider.has("tolerance_tokens")
-                                        ? provider.integer("tolerance_tokens")
-                                        : m_options.tolerance_tokens;
-        const std::int64_t tolerance = std::max<std::int64_t>(
-            tokens, std::llround(fraction * static_cast<double>(rep.input())));
+        const std::int64_t tolerance = this->tolerance(a);
         const std::int64_t d_read = rep.read - a.expected.read;
         const std::int64_t d_write = rep.write() - a.expected.write();
         if (std::abs(d_read) <= tolerance && std::abs(d_write) <= tolerance) {
@@ -384,11 +443,16 @@ private:
             f.kind = "CW022";
             f.tokens_lost = -d_read;
             f.partner = s.hit_writer ? (*m_requests)[*s.hit_writer].id : "";
+            // "identical" only where both texts are logged; an automatic cache
+            // has no marks.
+            const bool unlogged_head =
+                !r.segments.empty() && r.segments.front().kind == model::SegmentKind::unlogged;
             f.message = fmt::format(
-                "{}: an identical marked prefix written by {} was alive and visible, but "
-                "{} fewer tokens were read (CW022 unexplained-miss: eviction, routing or "
-                "isolation)",
-                numbers, f.partner, group_digits(-d_read));
+                "{}: {} {}prefix {} {} was alive and visible, but {} fewer tokens were read "
+                "(CW022 unexplained-miss: eviction, routing or isolation)",
+                numbers, unlogged_head ? "an assumed-identical" : "an identical",
+                s.uses_breakpoints ? "marked " : "",
+                s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
         } else if (d_read > tolerance) {
             // The simulation may reach past the analysis partner (DeepSeek's
             // end-of-output units): warmed elsewhere only beyond both.
@@ -403,10 +467,14 @@ private:
                                      : s.missed->reason == sim::MissReason::concurrent ? "CW021"
                                                                                        : "CW015");
                 f.message = fmt::format(
-                    "{}: the provider read the entry at {} that the documented rules ruled "
-                    "out ({})",
+                    "{}: the provider kept the entry at {} and read it, although the documented "
+                    "rules rule it out ({}{})",
                     numbers, r.segments[s.missed->segment].path.str(),
-                    sim::to_string(s.missed->reason));
+                    sim::to_string(s.missed->reason),
+                    s.missed->reason == sim::MissReason::expired
+                        ? fmt::format(": last used {:.0f} s before, TTL {:.0f} s",
+                                      s.missed->gap_seconds, s.missed->ttl_seconds)
+                        : "");
             } else {
                 f.kind = "reads";
                 f.message =
@@ -441,7 +509,8 @@ private:
         for (const auto& [writer, counts] : per_writer) {
             const RequestAudit& a = m_result.requests[writer];
             const Split& paid = a.reported ? *a.reported : a.expected;
-            if (counts.second != counts.first || paid.write() == 0) {
+            // Claude Code places its breakpoints itself: nothing the user can drop.
+            if (counts.second != counts.first || paid.write() == 0 || a.breakpoints_assumed) {
                 continue;
             }
             const Request& r = (*m_requests)[writer];
@@ -482,8 +551,8 @@ private:
         std::map<std::string, StreamUse> streams;
         for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
             const auto& a = m_result.requests[i];
-            if (a.policy != "anthropic" && a.policy != "bedrock") {
-                continue; // the only caches with a choice of TTL
+            if ((a.policy != "anthropic" && a.policy != "bedrock") || a.breakpoints_assumed) {
+                continue; // the only caches with a choice of TTL, when the user makes it
             }
             auto& s = streams[a.stream];
             s.requests.push_back(i);

@@ -61,6 +61,9 @@ struct RequestAudit {
     bool mismatch = false; // CW031
 
     bool priced = false;
+    // Unpriced by the rules, the cost the log reports for the call (labelled
+    // "reported": cachewise did not compute it).
+    std::optional<double> reported_cost_usd;
     Money actual;        // reported usage at the request's prices
     Money no_cache;      // every input token at the base price
     Money expected_cost; // the simulation with the request's own breakpoints
@@ -74,6 +77,8 @@ struct Totals {
     std::size_t with_usage = 0;
     std::size_t with_read = 0;
     std::size_t priced = 0;
+    std::size_t with_reported_cost = 0; // unpriced requests whose log gives their cost
+    double reported_cost = 0;
     Split reported;
     Split expected;
     Money actual;
@@ -134,6 +139,8 @@ struct AuditResult {
     Distribution ttft_warm;
     std::vector<std::string> unpriced_models;
     std::size_t assumed_breakpoints = 0; // requests simulated with assumed breakpoints
+    std::size_t untimed = 0;             // requests without a logged start time
+    std::vector<std::string> notes;      // what was assumed or not judged, and why
     analysis::AnalysisResult analysis;
 
     // Totals by day, stream or model.

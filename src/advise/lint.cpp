@@ -334,6 +334,8 @@ template_matcher(const ruleset::Rules& rules, const std::vector<std::string>& pl
                                                                "placeholder",
                                                                placeholders[i],
                                                                {},
+                                                               {},
+                                                               false,
                                                                false,
                                                                "(placeholders)"});
     }

@@ -114,6 +114,63 @@ search(const std::vector<const Request*>& family, std::size_t stable_head,
     return best;
 }
 
+// Advice never costs more than what the user has: a suggestion that is not
+// strictly cheaper than the requests' own placement, or (without logged
+// times, where expiry cannot be judged) one that drops a breakpoint they
+// have, gives way to the current placement.
+void
+keep_current_unless_better(FamilyAdvice& advice, const std::vector<const Request*>& family,
+                           std::size_t head, const ruleset::Rules& rules)
+{
+    bool drops = false;
+    const bool untimed = std::none_of(family.begin(), family.end(),
+                                      [](const Request* r) { return r->started_at.has_value(); });
+    if (untimed) {
+        const auto& provider = rules.provider(advice.provider);
+        for (const Request* r : family) {
+            const auto placed =
+                resolve(advice.suggested, *r, head, provider.minimum_tokens(r->model).tokens,
+                        static_cast<int>(provider.integer("max_breakpoints")));
+            for (const auto& b : model::breakpoints(*r)) {
+                drops = drops || std::none_of(placed.begin(), placed.end(), [&](const auto& p) {
+                            return p.segment == b.segment;
+                        });
+            }
+        }
+    }
+    const bool cheaper = advice.suggested_replay.cost_usd < advice.current.cost_usd - 1e-9;
+    if (!cheaper || drops) {
+        advice.keeps_current = true;
+        advice.suggested_replay = advice.current;
+    }
+}
+
+// The dynamic values analyze finds in the heads of template families: fix
+// them before moving breakpoints, or the breakpoints will miss anyway.
+void
+add_dynamic_field_advice(const analysis::AnalysisResult& analysis, std::vector<std::string>& out)
+{
+    std::set<std::string> said;
+    const auto add = [&](const analysis::Finding& f, std::string_view what) {
+        const std::string key = f.location.path + "|" + f.kind;
+        if (!said.insert(key).second) {
+            return;
+        }
+        out.push_back(fmt::format("a {} value at {} {}: fix it before moving breakpoints (move it "
+                                  "after the stable content, e.g. into the latest user turn)",
+                                  f.kind, f.location.path, what));
+    };
+    for (const auto& f : analysis.findings) {
+        if (f.rule == "CW010") {
+            add(f, fmt::format("broke the cache ({} tokens lost)", group_digits(f.tokens_lost)));
+        }
+    }
+    for (const auto& f : analysis.dynamic_fields) {
+        add(f, fmt::format("would spoil the {} cached tokens after it when it changes",
+                           group_digits(f.tokens_lost)));
+    }
+}
+
 } // namespace
 
 Suggestion
@@ -154,9 +211,25 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
         advice.stable_head = head;
         advice.provider = policy.empty() ? family.front()->provider : std::string(policy);
         advice.placeable = placeable(advice.provider);
+        const bool claude_code = std::any_of(
+            family.begin(), family.end(), [](const Request* r) { return !r->breakpoints_logged; });
+        if (claude_code && advice.placeable) {
+            // Claude Code places cache_control and picks the TTL itself.
+            advice.placeable = false;
+            advice.note = "Claude Code places cache_control and chooses the TTL itself: what you "
+                          "control is dynamic content in your own instructions, model switches "
+                          "and idle gaps against the TTL";
+        }
         advice.current = replay(family, std::nullopt, head, rules, advice.provider);
-        advice.suggested = search(family, head, rules, advice.provider);
-        advice.suggested_replay = replay(family, advice.suggested, head, rules, advice.provider);
+        if (advice.placeable) {
+            advice.suggested = search(family, head, rules, advice.provider);
+            advice.suggested_replay =
+                replay(family, advice.suggested, head, rules, advice.provider);
+            keep_current_unless_better(advice, family, head, rules);
+        } else {
+            advice.suggested_replay = advice.current;
+            advice.keeps_current = true;
+        }
         for (const auto i : members) {
             const Request& r = out.requests[i];
             const auto& o = analysis.outcomes[i];
@@ -166,8 +239,8 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
                 advice.ideal_cost_usd +=
                     account::cost_of({shared, 0, 0, r.prompt_tokens() - shared, 0}, *p).total();
             }
-            if (!advice.placeable) {
-                continue;
+            if (!advice.placeable || advice.keeps_current) {
+                continue; // no entry: the request is left as it is
             }
             const auto& provider = rules.provider(advice.provider);
             out.breakpoints[r.id] =
@@ -176,6 +249,7 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
         }
         out.families.push_back(std::move(advice));
     }
+    add_dynamic_field_advice(analysis, out.advice);
     return out;
 }
 
@@ -289,7 +363,8 @@ rewrite_input(const std::string& path, const std::string& text, const Suggestion
         ++line;
         const std::string_view content(text.data() + begin, end - begin);
         const auto it = by_line.find(line);
-        out += it == by_line.end() ? std::string(content) : apply(content, *it->second);
+        const bool placed = it != by_line.end() && s.breakpoints.count(it->second->id) > 0;
+        out += placed ? apply(content, *it->second) : std::string(content);
         if (newline) {
             out += '\n';
         }

@@ -38,6 +38,10 @@ struct FamilyAdvice {
     Placement suggested;
     Replay suggested_replay;
     double ideal_cost_usd = 0; // every token shared with a partner read (a lower bound)
+    // Nothing found beats the requests' own placement: it is kept (advice
+    // never costs more than what the user has).
+    bool keeps_current = false;
+    std::string note; // why the placement is not cachewise's to change, when it is not
 };
 
 struct Suggestion {

@@ -69,6 +69,48 @@ first_message(const Request& r)
     return std::nullopt;
 }
 
+// The first segment of the messages: where a conversation's own content begins.
+std::optional<std::size_t>
+first_message_segment(const Request& r)
+{
+    for (std::size_t k = 0; k < r.segments.size(); ++k) {
+        if (r.segments[k].path.level == model::Level::messages) {
+            return k;
+        }
+    }
+    return std::nullopt;
+}
+
+// A cache belongs to a provider, a model and a workspace (provider-rules:
+// caches are per model and per organisation/workspace). A gateway's route is
+// left to the simulators (sim::scope_of): which upstream served a request
+// decides what was read, not whether its prompt continues a conversation.
+std::string
+cache_namespace(const Request& r)
+{
+    return fmt::format("{}\x1f{}\x1f{}", r.provider, r.model, r.workspace);
+}
+
+// Whether `r` goes on with the conversation of `earlier` (on another model):
+// the same head (tools, system) and messages that begin the same. A side call
+// (a title generator, a summariser) brings a head of its own, even when it
+// quotes the user's first message.
+bool
+continues(const Request& r, const Request& earlier)
+{
+    const auto a = first_message_segment(r);
+    const auto b = first_message_segment(earlier);
+    if (!a || !b || *a != *b) {
+        return false;
+    }
+    for (std::size_t k = 0; k <= *a; ++k) {
+        if (r.segments[k].content != earlier.segments[k].content) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool
 same_conversation(const Request& a, const Request& b)
 {
@@ -77,6 +119,19 @@ same_conversation(const Request& a, const Request& b)
     }
     const auto x = first_message(a);
     return x && x == first_message(b);
+}
+
+// One latent finding per rule, place and kind, counting its requests.
+void
+fold_latent(std::vector<Finding>& latent, Finding f)
+{
+    for (auto& g : latent) {
+        if (g.rule == f.rule && g.location.path == f.location.path && g.kind == f.kind) {
+            ++g.occurrences;
+            return;
+        }
+    }
+    latent.push_back(std::move(f));
 }
 
 } // namespace
@@ -101,6 +156,29 @@ struct Analyzer::Impl {
             return true; // no times logged: every earlier request qualifies
         }
         return static_cast<double>(*now - *then) <= options.window_seconds * 1e6;
+    }
+
+    // A request on another cache namespace than its stream's previous one is
+    // a side call (a title generator, a quota probe, a summariser on a small
+    // model): it moves to a sub-stream of its own, so it is never the main
+    // conversation's partner nor its break. A request that goes on with the
+    // conversation on the new model stays (its change is CW005 model).
+    void
+    assign_sub_stream(Request& r, const std::string& ns,
+                      const std::unordered_map<std::string, std::size_t>& last_of_stream) const
+    {
+        if (r.stream.empty()) {
+            return;
+        }
+        const auto it = last_of_stream.find(r.stream);
+        if (it == last_of_stream.end()) {
+            return;
+        }
+        const Request& previous = requests[it->second];
+        if (cache_namespace(previous) == ns || continues(r, previous)) {
+            return;
+        }
+        r.stream = fmt::format("{}/{}", r.stream, r.model.empty() ? "side" : r.model);
     }
 
     AnalysisResult run();
@@ -199,8 +277,14 @@ Analyzer::Impl::run()
         // Longest shared prefix within the window. The most recent holder of a
         // deeper prefix is never more recent than that of a shallower one, so
         // "some holder is within the window" is monotone in depth.
+        const std::string ns = cache_namespace(r);
+        assign_sub_stream(r, ns, last_of_stream);
+        const Hash128 ns_hash = hash_bytes(ns);
+        const auto key = [&](const Hash128& chain) {
+            return HashBuilder().add(ns_hash).add(chain).digest();
+        };
         const auto held = [&](std::size_t depth) -> const Holder* {
-            const auto it = holders.find(r.segments[depth - 1].chain);
+            const auto it = holders.find(key(r.segments[depth - 1].chain));
             if (it == holders.end() || !within_window(times[index], it->second.micros)) {
                 return nullptr;
             }
@@ -244,8 +328,13 @@ Analyzer::Impl::run()
             const bool template_bug =
                 finding &&
                 (finding->rule == "CW003" || finding->rule == "CW004" || finding->rule == "CW010");
+            // A different first message on an equal head (tools, system) is a
+            // new conversation, whatever stream the log put it in.
+            const bool new_first_message = lo == first_message_segment(r) &&
+                                           lo == first_message_segment(*p) &&
+                                           r.segments[lo].content != p->segments[lo].content;
             branch = lo < r.segments.size() && lo < p->segments.size() &&
-                     !same_conversation(r, *p) && !template_bug;
+                     (!same_conversation(r, *p) || new_first_message) && !template_bug;
         }
         if (p == nullptr || branch) {
             if (branch) {
@@ -261,7 +350,7 @@ Analyzer::Impl::run()
             if (r.stream.empty()) {
                 r.stream = fmt::format("inferred-{}", ++inferred);
             }
-            for (auto& f : scan_dynamic_fields(r, context)) {
+            for (auto& f : scan_dynamic_fields(r, context, false, branch ? lo : 0)) {
                 const auto same = std::find_if(result.dynamic_fields.begin(),
                                                result.dynamic_fields.end(), [&](const Finding& g) {
                                                    return g.location.path == f.location.path &&
@@ -290,6 +379,10 @@ Analyzer::Impl::run()
             } else if (lo < p->segments.size() && lo < r.segments.size()) {
                 outcome.status = RequestOutcome::Status::uncached;
                 ++result.uncached;
+                if (auto latent = find_latent(r, *p, context)) {
+                    latent->stream = r.stream;
+                    fold_latent(result.latent, std::move(*latent));
+                }
             } else {
                 outcome.status = RequestOutcome::Status::extends;
                 ++result.extends;
@@ -302,7 +395,7 @@ Analyzer::Impl::run()
         Hash128 parent;
         for (std::size_t k = 0; k < r.segments.size(); ++k) {
             const auto& s = r.segments[k];
-            holders[s.chain] = Holder{index, times[index]};
+            holders[key(s.chain)] = Holder{index, times[index]};
             auto [it, inserted] = nodes.try_emplace(s.chain);
             Node& node = it->second;
             if (inserted) {

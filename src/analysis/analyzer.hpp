@@ -75,6 +75,7 @@ struct AnalysisResult {
     std::optional<double> cost_lost_usd;
     std::vector<Finding> findings;       // breaks, in time order
     std::vector<Finding> dynamic_fields; // CW010 in cold-start prompts, folded by place
+    std::vector<Finding> latent; // CW003/CW004/CW010 after the last breakpoint (severity info)
     std::vector<CauseSummary> causes;
     std::vector<HotPrefix> hot_prefixes;
     std::vector<RequestOutcome> outcomes; // in time order

@@ -124,6 +124,15 @@ cost_of(const Request& request, const Request& partner, std::int64_t tokens,
     return static_cast<double>(tokens) * (paid - period->prices.read) / 1e6;
 }
 
+// Ids that a provider or an agent gave to a past turn (tool calls, messages,
+// files): in the messages they are history, so a changed one means the
+// history was rewritten, not that a dynamic value sits in the prompt.
+bool
+is_history_id_kind(std::string_view kind)
+{
+    return kind == "uuid" || kind == "hex-id" || kind == "request-id" || kind == "random-token";
+}
+
 // Token position of a byte offset inside segment k of `r`.
 std::int64_t
 token_at(const Request& r, std::size_t k, std::string_view text, std::size_t offset,
@@ -430,7 +439,7 @@ private:
         if (!same_place) {
             f.message += fmt::format(" ({} became {})", a.path.str(), b.path.str());
         }
-        if (match) {
+        if (match && (level != Level::messages || !is_history_id_kind(match->kind))) {
             return dynamic(f, *match);
         }
         return f;
@@ -468,8 +477,32 @@ find_divergence(const Request& request, const Request& partner, const Divergence
     return Classifier(request, partner, k, context).run();
 }
 
+std::optional<Finding>
+find_latent(const Request& request, const Request& partner, const DivergenceContext& context)
+{
+    const std::size_t k = model::shared_prefix(request, partner);
+    const auto last = last_breakpoint(partner);
+    if (k >= partner.segments.size() || k >= request.segments.size() || !last || *last >= k ||
+        request.model != partner.model) {
+        return std::nullopt;
+    }
+    Finding f = Classifier(request, partner, k, context).run();
+    if (f.rule != "CW003" && f.rule != "CW004" && f.rule != "CW010") {
+        return std::nullopt; // ordinary growth or edits after the cached part
+    }
+    f.severity = Severity::info;
+    f.kind = f.kind.empty() ? "latent" : "latent-" + f.kind;
+    f.tokens_lost = 0;
+    f.cost_usd.reset();
+    f.message += fmt::format(" — latent: it lies after the last breakpoint ({}), so nothing cached "
+                             "was lost, but a breakpoint placed after it would miss every time",
+                             partner.segments[*last].path.str());
+    return f;
+}
+
 std::vector<Finding>
-scan_dynamic_fields(const Request& request, const DivergenceContext& context, bool whole_prompt)
+scan_dynamic_fields(const Request& request, const DivergenceContext& context, bool whole_prompt,
+                    std::size_t shared_head)
 {
     std::vector<Finding> out;
     const auto last = last_breakpoint(request);
@@ -478,7 +511,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         last ? request.segments[*last].cumulative_tokens : request.prompt_tokens();
     for (std::size_t k = 0; k < end; ++k) {
         const Segment& s = request.segments[k];
-        if (!whole_prompt && s.path.level == Level::messages && s.path.message > 0) {
+        if (!whole_prompt && s.path.level == Level::messages && k >= shared_head) {
             break;
         }
         const auto raw = context.texts.get(s.content);

@@ -30,13 +30,21 @@ std::int64_t tokens_lost(const model::Request& partner, std::size_t k);
 std::optional<Finding> find_divergence(const model::Request& request, const model::Request& partner,
                                        const DivergenceContext& context);
 
-// Dynamic values in the part of a prompt that is cached or meant to be:
-// tools, system and the first message, up to the last breakpoint (the whole
-// prompt without one). Later messages are history, written once and only
-// appended to, so a date in an old tool result spoils nothing; a template
+// A template bug (CW003 reordered tools, CW004 serialisation drift, CW010
+// dynamic value) where the two part after the partner's last breakpoint: it
+// lost nothing today but breaks any breakpoint placed after it. Severity
+// info, kind "latent-…"; nullopt for anything else.
+std::optional<Finding> find_latent(const model::Request& request, const model::Request& partner,
+                                   const DivergenceContext& context);
+
+// Dynamic values in the part of a prompt that is meant to be shared across
+// requests, up to the last breakpoint (the whole prompt without one): tools,
+// system, and the first `shared_head` segments (the static head of a template
+// family). Messages are history, fixed once sent: a date in an old tool
+// result or the id of a past tool call spoils nothing. A template
 // (`whole_prompt`) is scanned to its last breakpoint.
 std::vector<Finding> scan_dynamic_fields(const model::Request& request,
                                          const DivergenceContext& context,
-                                         bool whole_prompt = false);
+                                         bool whole_prompt = false, std::size_t shared_head = 0);
 
 } // namespace cachewise::analysis

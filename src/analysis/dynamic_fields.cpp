@@ -1,5 +1,6 @@
 #include "analysis/dynamic_fields.hpp"
 
+#include "analysis/code_regions.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -16,7 +17,8 @@ DynamicFieldMatcher::DynamicFieldMatcher(const ruleset::DynamicFieldRules& rules
     : m_set(std::make_unique<re2::RE2::Set>(re2::RE2::Options(), re2::RE2::UNANCHORED)),
       m_entropy_min_length(rules.entropy_min_length),
       m_entropy_min_digits(rules.entropy_min_digits),
-      m_entropy_min_bits(rules.entropy_min_bits_per_char), m_entropy_kind(rules.entropy_kind)
+      m_entropy_min_bits(rules.entropy_min_bits_per_char), m_entropy_kind(rules.entropy_kind),
+      m_entropy_ignore_prefixes(rules.entropy_ignore_prefixes)
 {
     re2::RE2::Options options;
     options.set_log_errors(false);
@@ -25,15 +27,68 @@ DynamicFieldMatcher::DynamicFieldMatcher(const ruleset::DynamicFieldRules& rules
         if (m_set->Add(p.pattern, &error) < 0) {
             throw Error(fmt::format("{}: pattern {}: {}", p.file, p.name, error));
         }
-        m_patterns.push_back(
-            Pattern{p.name, p.kind, p.announces, std::make_unique<re2::RE2>(p.pattern, options)});
+        Pattern pattern{
+            p.name, p.kind, p.announces, p.fallback, std::make_unique<re2::RE2>(p.pattern, options),
+            {}};
+        for (const auto& [name, index] : pattern.re->NamedCapturingGroups()) {
+            if (name.rfind("value", 0) == 0) {
+                pattern.value_groups.push_back(index);
+            }
+        }
+        m_patterns.push_back(std::move(pattern));
     }
     if (!m_set->Compile()) {
         throw Error("the dynamic-field patterns are too large to compile together");
     }
+    check_entropy_examples(rules);
+}
+
+// The entropy test is code, its thresholds data: the examples in the rules
+// prove the thresholds still separate keys from paths and ids.
+void
+DynamicFieldMatcher::check_entropy_examples(const ruleset::DynamicFieldRules& rules) const
+{
+    const auto random = [&](const std::string& text) {
+        std::vector<DynamicMatch> found;
+        find_random_tokens(text, found);
+        return !found.empty();
+    };
+    for (std::size_t k = 0; k < rules.entropy_examples.size(); ++k) {
+        if (!random(rules.entropy_examples[k])) {
+            throw Error(fmt::format("rules file {}: entropy.examples[{}]: not found by the "
+                                    "entropy test",
+                                    rules.entropy_file, k));
+        }
+    }
+    for (std::size_t k = 0; k < rules.entropy_counter_examples.size(); ++k) {
+        if (random(rules.entropy_counter_examples[k])) {
+            throw Error(fmt::format("rules file {}: entropy.counter_examples[{}]: found by the "
+                                    "entropy test, but a counter-example must not be",
+                                    rules.entropy_file, k));
+        }
+    }
 }
 
 DynamicFieldMatcher::~DynamicFieldMatcher() = default;
+
+namespace {
+
+// A `{i}` inside code is syntax, not a template placeholder.
+void
+drop_placeholders_in_code(std::string_view text, std::vector<DynamicMatch>& matches)
+{
+    const bool any = std::any_of(matches.begin(), matches.end(),
+                                 [](const DynamicMatch& m) { return m.kind == "placeholder"; });
+    if (!any) {
+        return;
+    }
+    const auto code = code_regions(text);
+    std::erase_if(matches, [&](const DynamicMatch& m) {
+        return m.kind == "placeholder" && inside(code, m.begin, m.end);
+    });
+}
+
+} // namespace
 
 std::vector<DynamicMatch>
 DynamicFieldMatcher::find(std::string_view text) const
@@ -42,27 +97,28 @@ DynamicFieldMatcher::find(std::string_view text) const
     const re2::StringPiece input(text.data(), text.size());
     std::vector<int> hits;
     if (!m_patterns.empty() && m_set->Match(input, &hits)) {
+        std::sort(hits.begin(), hits.end()); // rules order breaks ties below
         for (const int index : hits) {
-            const Pattern& p = m_patterns[static_cast<std::size_t>(index)];
-            std::size_t pos = 0;
-            re2::StringPiece match;
-            while (pos <= text.size() &&
-                   p.re->Match(input, pos, text.size(), re2::RE2::UNANCHORED, &match, 1)) {
-                const auto begin = static_cast<std::size_t>(match.data() - text.data());
-                const auto end = begin + match.size();
-                out.push_back(DynamicMatch{p.name, p.kind, p.announces, begin, end});
-                pos = end > begin ? end : begin + 1; // never loop on an empty match
-            }
+            find_pattern(m_patterns[static_cast<std::size_t>(index)], text, out);
         }
     }
     find_random_tokens(text, out);
-    std::sort(out.begin(), out.end(), [](const DynamicMatch& a, const DynamicMatch& b) {
+    drop_placeholders_in_code(text, out);
+    std::stable_sort(out.begin(), out.end(), [](const DynamicMatch& a, const DynamicMatch& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
     });
     // "Current date and time: 2026-…": report the value, not its announcement.
     constexpr std::size_t k_announce_reach = 40;
     std::vector<DynamicMatch> kept;
     for (std::size_t i = 0; i < out.size(); ++i) {
+        if (out[i].fallback) {
+            const bool specific = std::any_of(out.begin(), out.end(), [&](const DynamicMatch& v) {
+                return !v.announces && !v.fallback && v.begin < out[i].end && out[i].begin < v.end;
+            });
+            if (specific) {
+                continue;
+            }
+        }
         if (out[i].announces) {
             const bool value_follows =
                 std::any_of(out.begin(), out.end(), [&](const DynamicMatch& v) {
@@ -79,10 +135,44 @@ DynamicFieldMatcher::find(std::string_view text) const
 }
 
 void
+DynamicFieldMatcher::find_pattern(const Pattern& p, std::string_view text,
+                                  std::vector<DynamicMatch>& out) const
+{
+    const re2::StringPiece input(text.data(), text.size());
+    std::vector<re2::StringPiece> groups(static_cast<std::size_t>(p.re->NumberOfCapturingGroups()) +
+                                         1);
+    std::size_t pos = 0;
+    while (pos <= text.size() && p.re->Match(input, pos, text.size(), re2::RE2::UNANCHORED,
+                                             groups.data(), static_cast<int>(groups.size()))) {
+        const re2::StringPiece whole = groups[0];
+        re2::StringPiece value = whole;
+        for (const int g : p.value_groups) {
+            if (groups[static_cast<std::size_t>(g)].data() != nullptr) {
+                value = groups[static_cast<std::size_t>(g)];
+                break;
+            }
+        }
+        const auto begin = static_cast<std::size_t>(value.data() - text.data());
+        out.push_back(
+            DynamicMatch{p.name, p.kind, p.announces, p.fallback, begin, begin + value.size()});
+        const auto end = static_cast<std::size_t>(whole.data() - text.data()) + whole.size();
+        pos = end > begin ? end : begin + 1; // never loop on an empty match
+    }
+}
+
+bool
+DynamicFieldMatcher::is_history_id(std::string_view token) const
+{
+    return std::any_of(m_entropy_ignore_prefixes.begin(), m_entropy_ignore_prefixes.end(),
+                       [&](const std::string& prefix) { return token.rfind(prefix, 0) == 0; });
+}
+
+void
 DynamicFieldMatcher::find_random_tokens(std::string_view text, std::vector<DynamicMatch>& out) const
 {
     const auto is_token_char = [](unsigned char c) {
-        return std::isalnum(c) != 0 || c == '_' || c == '-' || c == '+' || c == '/' || c == '=';
+        // '/' separates: a path is a run of pieces, each judged alone.
+        return std::isalnum(c) != 0 || c == '_' || c == '-' || c == '+' || c == '=';
     };
     std::size_t i = 0;
     while (i < text.size()) {
@@ -103,7 +193,8 @@ DynamicFieldMatcher::find_random_tokens(std::string_view text, std::vector<Dynam
         }
         const std::size_t length = i - begin;
         if (length < m_entropy_min_length || !letter ||
-            digits < std::max<std::size_t>(1, m_entropy_min_digits)) {
+            digits < std::max<std::size_t>(1, m_entropy_min_digits) ||
+            is_history_id(text.substr(begin, length))) {
             continue;
         }
         double bits = 0;
@@ -114,7 +205,7 @@ DynamicFieldMatcher::find_random_tokens(std::string_view text, std::vector<Dynam
             }
         }
         if (bits >= m_entropy_min_bits) {
-            out.push_back(DynamicMatch{"high-entropy", m_entropy_kind, false, begin, i});
+            out.push_back(DynamicMatch{"high-entropy", m_entropy_kind, false, false, begin, i});
         }
     }
 }

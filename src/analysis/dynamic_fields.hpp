@@ -16,6 +16,7 @@ struct DynamicMatch {
     std::string name; // pattern name, or "high-entropy"
     std::string kind; // "date", "uuid", ...
     bool announces = false;
+    bool fallback = false; // yields to any other value match it overlaps
     std::size_t begin = 0; // byte offsets in the scanned text
     std::size_t end = 0;
 };
@@ -45,9 +46,15 @@ private:
         std::string name;
         std::string kind;
         bool announces = false;
+        bool fallback = false;
         std::unique_ptr<re2::RE2> re;
+        std::vector<int> value_groups; // (?P<value…>) groups: the part reported
     };
+    void find_pattern(const Pattern& p, std::string_view text,
+                      std::vector<DynamicMatch>& out) const;
     void find_random_tokens(std::string_view text, std::vector<DynamicMatch>& out) const;
+    [[nodiscard]] bool is_history_id(std::string_view token) const;
+    void check_entropy_examples(const ruleset::DynamicFieldRules& rules) const;
 
     std::vector<Pattern> m_patterns;
     std::unique_ptr<re2::RE2::Set> m_set;
@@ -55,6 +62,7 @@ private:
     std::size_t m_entropy_min_digits;
     double m_entropy_min_bits;
     std::string m_entropy_kind;
+    std::vector<std::string> m_entropy_ignore_prefixes;
 };
 
 } // namespace cachewise::analysis

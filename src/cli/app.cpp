@@ -74,10 +74,13 @@ GlobalOptions::load_rules() const
         }
     }
     auto rules = ruleset::load_rules(dir);
-    if (dynamic_field_files.empty() && config.dynamic_fields.value.empty()) {
+    if (dynamic_field_files.empty() && config.dynamic_fields.value.empty() && price_files.empty()) {
         return rules;
     }
     auto extended = std::make_shared<ruleset::Rules>(*rules);
+    for (const auto& file : price_files) {
+        ruleset::add_prices(extended->pricing, file);
+    }
     for (const auto& file : config.dynamic_fields.value) {
         ruleset::add_dynamic_fields(extended->dynamic_fields, file);
     }
@@ -158,6 +161,11 @@ run(int argc, char** argv)
                    "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "
                    "repeatable")
         ->type_name("FILE");
+    app.add_option("--prices", global.price_files,
+                   "A price file (format of rules/pricing.json) laid over the built-in prices: "
+                   "its models replace the ones they match; repeatable")
+        ->type_name("FILE")
+        ->allow_extra_args(false);
     app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
     app.add_option("--fail-on", global.fail_on,
                    "Exit 1 on findings at or above a level (error, warning, info, none) or with "

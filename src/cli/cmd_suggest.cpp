@@ -95,6 +95,8 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
                  {"current", replay(f.current)},
                  {"suggested",
                   {{"placement", f.suggested.describe()}, {"replay", replay(f.suggested_replay)}}},
+                 {"keeps_current", f.keeps_current},
+                 {"note", f.note.empty() ? report::Json(nullptr) : report::Json(f.note)},
                  {"ideal_cost_usd", f.ideal_cost_usd}});
         }
         j["families"] = families;
@@ -144,24 +146,34 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
             fmt::print("family {} · {} request{} in {} stream{} · stable head {} segments\n",
                        f.example, f.requests, f.requests == 1 ? "" : "s", f.streams.size(),
                        f.streams.size() == 1 ? "" : "s", f.stable_head);
-            if (!f.placeable) {
+            if (!f.note.empty()) {
+                fmt::print("  {}\n", f.note);
+            } else if (!f.placeable) {
                 fmt::print("  {} caches the prompt prefix automatically: no breakpoints to place; "
                            "the replay is its simulated cache\n",
                            f.provider);
             }
-            fmt::print(
-                "  current    {:>12} USD · hit rate {:.1f}%  (the requests' own breakpoints)\n",
-                fmt::format("{:.6f}", f.current.cost_usd), 100 * f.current.hit_rate());
-            fmt::print("  suggested  {:>12} USD · hit rate {:.1f}%  {}\n",
-                       fmt::format("{:.6f}", f.suggested_replay.cost_usd),
-                       100 * f.suggested_replay.hit_rate(), f.suggested.describe());
-            fmt::print("  ideal      {:>12} USD (lower bound: every shared token read)\n",
-                       fmt::format("{:.6f}", f.ideal_cost_usd));
+            // Unpriced is "unpriced", never 0.000000 USD.
+            const auto money = [&](double v) {
+                return f.current.priced ? fmt::format("{:.6f} USD", v) : std::string("unpriced");
+            };
+            fmt::print("  current    {:>16} · hit rate {:.1f}%  (the requests' own breakpoints)\n",
+                       money(f.current.cost_usd), 100 * f.current.hit_rate());
+            fmt::print("  suggested  {:>16} · hit rate {:.1f}%  {}\n",
+                       money(f.suggested_replay.cost_usd), 100 * f.suggested_replay.hit_rate(),
+                       !f.placeable      ? "(nothing to place)"
+                       : f.keeps_current ? "the current placement: it is the best found"
+                                         : f.suggested.describe());
+            fmt::print("  ideal      {:>16} (lower bound: every shared token read)\n",
+                       money(f.ideal_cost_usd));
             const double saved = f.current.cost_usd - f.suggested_replay.cost_usd;
-            fmt::print("  saves      {:>12} USD ({:.1f}%) on input tokens{}\n",
-                       fmt::format("{:.6f}", saved),
-                       f.current.cost_usd > 0 ? 100 * saved / f.current.cost_usd : 0.0,
-                       f.current.priced ? "" : " (some requests unpriced)");
+            if (f.current.priced) {
+                fmt::print("  saves      {:>16} ({:.1f}%) on input tokens\n", money(saved),
+                           f.current.cost_usd > 0 ? 100 * saved / f.current.cost_usd : 0.0);
+            } else {
+                fmt::print("  saves      unpriced (a model of this family has no price in "
+                           "rules/pricing.json)\n");
+            }
         }
         for (const auto& a : suggestion.advice) {
             fmt::print("advice: {}\n", a);

@@ -25,6 +25,7 @@ struct GlobalOptions {
     std::string format = "text";
     bool quiet = false;
     std::vector<std::string> dynamic_field_files; // --dynamic-fields, added to the rules
+    std::vector<std::string> price_files;         // --prices, laid over rules/pricing.json
     std::optional<std::string> fail_on;           // --fail-on, else the config's
     std::optional<std::string> baseline;
     std::optional<double> max_regression;

@@ -48,6 +48,21 @@ string_member(od::value v, std::string_view name)
     return std::string(get(v.get_string(), "a string"));
 }
 
+// The inner message of a progress line: its id, model and usage.
+void
+inner_message(od::value message, ClaudeCodeReader::ProgressCall& call)
+{
+    for (auto f : get(message.get_object(), "an object")) {
+        const auto k = key_of(f);
+        od::value v = get(f.value(), "a value");
+        if (k == "model") {
+            call.model = string_member(v, "model");
+        } else if (k == "usage") {
+            call.usage = within("usage", [&] { return ResponseParser::parse_usage(v); });
+        }
+    }
+}
+
 bool
 contains(std::string_view haystack, std::string_view needle)
 {
@@ -92,6 +107,7 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
     e.line = number;
     std::string type;
     bool synthetic = false;
+    std::optional<ProgressCall> call;
     for (auto field : object) {
         const auto key = key_of(field);
         od::value v = get(field.value(), "a value");
@@ -128,6 +144,8 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
                 }
                 e.timestamp = *parsed;
             }
+        } else if (key == "data" && (type.empty() || type == "progress")) {
+            call = within("data", [&] { return progress(v); });
         } else if (key == "message" && (type.empty() || type == "user" || type == "assistant")) {
             // The message comes before or after "type"; its content is rendered
             // now (the document is read once) and dropped if the type says so.
@@ -168,6 +186,14 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
             });
         }
     }
+    if (call && type == "progress") {
+        call->session = e.session;
+        call->agent = call->agent.empty() ? e.agent : call->agent;
+        call->file = m_file;
+        call->line = number;
+        call->timestamp = call->timestamp ? call->timestamp : e.timestamp;
+        keep_progress(std::move(*call));
+    }
     e.message = (type == "user" || type == "assistant") && !e.segments.empty() && !synthetic &&
                 e.model != "<synthetic>";
     if (e.uuid.empty()) {
@@ -190,6 +216,95 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
     m_by_uuid[e.uuid] = m_entries.size();
     m_entries.push_back(std::move(e));
     return is_message ? LineKind::message : LineKind::bookkeeping;
+}
+
+// data: {"type": "agent_progress", "agentId", "message": {"type": "assistant",
+// "requestId", "timestamp", "message": {"id", "model", "usage", ...}}}.
+std::optional<ClaudeCodeReader::ProgressCall>
+ClaudeCodeReader::progress(od::value data)
+{
+    if (get(data.type(), "a value") != od::json_type::object) {
+        return std::nullopt;
+    }
+    ProgressCall call;
+    std::string kind;
+    std::string message_type;
+    for (auto field : get(data.get_object(), "an object")) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        if (key == "type") {
+            kind = string_member(v, "type");
+        } else if (key == "agentId") {
+            call.agent = string_member(v, "agentId");
+        } else if (key == "message" && get(v.type(), "a value") == od::json_type::object) {
+            within("message", [&] {
+                for (auto f : get(v.get_object(), "an object")) {
+                    const auto k = key_of(f);
+                    od::value mv = get(f.value(), "a value");
+                    if (k == "type") {
+                        message_type = string_member(mv, "type");
+                    } else if (k == "requestId") {
+                        call.request_id = string_member(mv, "requestId");
+                    } else if (k == "timestamp") {
+                        if (auto t = parse_rfc3339(string_member(mv, "timestamp")); t) {
+                            call.timestamp = *t;
+                        }
+                    } else if (k == "message" &&
+                               get(mv.type(), "a value") == od::json_type::object) {
+                        within("message", [&] { inner_message(mv, call); });
+                    }
+                }
+            });
+        }
+    }
+    if (kind != "agent_progress" || message_type != "assistant" || !call.usage ||
+        call.request_id.empty() || call.model == "<synthetic>") {
+        return std::nullopt;
+    }
+    return call;
+}
+
+void
+ClaudeCodeReader::keep_progress(ProgressCall call)
+{
+    // Every content block of a streamed response repeats its usage; only
+    // output_tokens grows.
+    const auto [it, inserted] =
+        m_progress_of_request.try_emplace(call.request_id, m_progress.size());
+    if (inserted) {
+        m_progress.push_back(std::move(call));
+        return;
+    }
+    auto& kept = m_progress[it->second].usage;
+    if (kept && call.usage && call.usage->output_tokens) {
+        kept->output_tokens = std::max(kept->output_tokens.value_or(0), *call.usage->output_tokens);
+    }
+}
+
+std::vector<ClaudeCodeReader::ProgressCall>
+ClaudeCodeReader::take_progress()
+{
+    m_progress_of_request.clear();
+    return std::move(m_progress);
+}
+
+model::Request
+ClaudeCodeReader::progress_request(ProgressCall call)
+{
+    model::Request r;
+    r.id = std::move(call.request_id);
+    r.file = std::move(call.file);
+    r.line = call.line;
+    r.model = std::move(call.model);
+    r.stream = fmt::format("{}/agent-{}", call.session, call.agent.empty() ? "?" : call.agent);
+    r.started_at = call.timestamp;
+    r.usage = std::move(call.usage);
+    r.usage->origin = model::Usage::Origin::transcript;
+    r.prompt_logged = false;
+    r.breakpoints_logged = false;
+    r.notes.push_back("a subagent call seen only in its parent's progress lines (its own "
+                      "transcript is absent): billed and counted, its prompt not logged");
+    return r;
 }
 
 void

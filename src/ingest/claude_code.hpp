@@ -44,8 +44,29 @@ public:
     void finish(const std::function<void(model::Request&&)>& emit,
                 std::unordered_set<std::string>& seen, std::uint64_t& duplicates);
 
+    // A subagent call seen in a `progress` line of its parent transcript
+    // (Claude Code 2.x streams the subagent's messages there). A billed call:
+    // when the subagent's own transcript is absent, it is the only record.
+    struct ProgressCall {
+        std::string request_id;
+        std::string session;
+        std::string agent;
+        std::string model;
+        std::string file;
+        std::uint64_t line = 0;
+        std::optional<Timestamp> timestamp;
+        std::optional<model::Usage> usage;
+    };
+    // The progress calls of this file, by request id (output counts merged).
+    [[nodiscard]] std::vector<ProgressCall> take_progress();
+    // A request for a call seen only in progress lines: usage counted, prompt
+    // not logged.
+    static model::Request progress_request(ProgressCall call);
+
 private:
     struct Entry;
+    std::optional<ProgressCall> progress(od::value data);
+    void keep_progress(ProgressCall call);
     void build(const std::vector<std::size_t>& response_lines, model::Request& request);
 
     AnthropicRequestParser* m_parser;
@@ -55,6 +76,8 @@ private:
     std::unordered_map<std::string, std::size_t> m_by_uuid;
     std::vector<std::string> m_request_order;
     std::unordered_map<std::string, std::vector<std::size_t>> m_lines_of_request;
+    std::vector<ProgressCall> m_progress;
+    std::unordered_map<std::string, std::size_t> m_progress_of_request;
 };
 
 // True when a JSON object line looks like a Claude Code transcript line.

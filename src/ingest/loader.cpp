@@ -122,6 +122,7 @@ struct Loader::Impl {
     od::parser parser;
     od::parser detect_parser; // the first look at a record, on a document of its own
     std::unordered_set<std::string> seen_request_ids;
+    std::vector<ClaudeCodeReader::ProgressCall> progress_calls;
     LoadSummary summary;
     const RequestCallback* on_request = nullptr;
     const ErrorCallback* on_error = nullptr;
@@ -242,8 +243,8 @@ struct Loader::Impl {
                key == "started_at" || key == "first_token_at" || key == "ended_at" ||
                key == "provider" || key == "timestamp" || key == "latency_sec" || key == "kwargs" ||
                key == "startTime" || key == "endTime" || key == "completionStartTime" ||
-               key == "cost" || key == "context_window" || key == "raw_messages" ||
-               key == "raw_response";
+               key == "cost" || key == "response_cost" || key == "context_window" ||
+               key == "raw_messages" || key == "raw_response";
     }
 
     static std::string
@@ -389,6 +390,7 @@ struct Loader::Impl {
         std::string provider;
         std::optional<double> timestamp;
         std::optional<double> latency;
+        std::optional<double> cost; // LiteLLM's cost or response_cost
         for (auto field : object) {
             std::string_view key;
             if (const auto e = field.unescaped_key().get(key); e) {
@@ -464,6 +466,11 @@ struct Loader::Impl {
                 timestamp = number_member(v, "timestamp");
             } else if (key == "latency_sec") {
                 latency = number_member(v, "latency_sec");
+            } else if (key == "cost" || key == "response_cost") {
+                double usd = 0;
+                if (v.get_double().get(usd) == simdjson::SUCCESS && usd >= 0) {
+                    cost = usd; // anything else is not a cost: ignored
+                }
             } else if (key == "kwargs") {
                 // The call's keyword arguments (OpenHands, LiteLLM): settings
                 // such as tool_choice; tools and messages are logged beside.
@@ -524,6 +531,9 @@ struct Loader::Impl {
                     fmt::format("the response was an error: {}", response->error));
             }
             request.usage = response->usage;
+            if (request.usage && cost && !request.usage->cost_usd) {
+                request.usage->cost_usd = cost;
+            }
             request.route = response->route;
             fallback_model = response->model;
             if (response->usage && response->usage->summed_from_iterations) {
@@ -796,6 +806,23 @@ struct Loader::Impl {
         }
         cc.finish([&](model::Request&& r) { deliver(std::move(r)); }, seen_request_ids,
                   summary.duplicates);
+        for (auto& call : cc.take_progress()) {
+            progress_calls.push_back(std::move(call));
+        }
+    }
+
+    // Subagent calls seen only in progress lines, once every transcript is
+    // read: a call whose subagent transcript was read is not counted twice.
+    void
+    deliver_progress_calls()
+    {
+        for (auto& call : progress_calls) {
+            if (!seen_request_ids.insert(call.request_id).second) {
+                continue;
+            }
+            deliver(ClaudeCodeReader::progress_request(std::move(call)));
+        }
+        progress_calls.clear();
     }
 
     // Picks a format from the first non-blank line (then rewinds to it).
@@ -907,6 +934,7 @@ Loader::load(const std::vector<std::string>& inputs, const RequestCallback& on_r
     for (const auto& path : expand_inputs(inputs)) {
         m_impl->file(path);
     }
+    m_impl->deliver_progress_calls();
     return m_impl->summary;
 }
 

@@ -150,7 +150,13 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
         od::value v = get(field.value(), "a value");
         const std::string name(key);
         const auto read_count = [&] { return within(name, [&] { return count(v); }); };
-        if (key == "input_tokens") {
+        if (key == "cost") {
+            // OpenRouter's charge for the call; any other shape is not a cost.
+            double usd = 0;
+            if (v.get_double().get(usd) == simdjson::SUCCESS && usd >= 0) {
+                u.cost_usd = usd;
+            }
+        } else if (key == "input_tokens") {
             u.input_tokens = read_count();
         } else if (key == "output_tokens" || key == "completion_tokens") {
             u.output_tokens = read_count();
@@ -259,6 +265,7 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
     }
     if (iterations > 1 && sum.total_input().value_or(0) > u.total_input().value_or(0)) {
         sum.summed_from_iterations = true;
+        sum.cost_usd = u.cost_usd;
         return sum;
     }
     return u;

@@ -41,6 +41,9 @@ struct Usage {
     std::optional<std::int64_t> miss_tokens; // DeepSeek prompt_cache_miss_tokens
 
     bool summed_from_iterations = false; // compaction: top level zero, usage.iterations[] summed
+    // The cost the log itself reports (OpenRouter usage.cost, LiteLLM cost or
+    // response_cost), used where rules/pricing.json has no price.
+    std::optional<double> cost_usd;
 
     enum class Origin : std::uint8_t { response, sse, transcript, span } origin = Origin::response;
 

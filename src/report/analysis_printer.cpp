@@ -106,6 +106,15 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
         }
     }
 
+    if (!r.latent.empty()) {
+        fmt::print(out, "\nLatent: after the cached prefix today, a break for any breakpoint "
+                        "placed after them\n");
+        for (const auto& f : r.latent) {
+            fmt::print(out, "  {} {} at {}{}\n", f.rule, f.kind, where(f),
+                       f.occurrences > 1 ? fmt::format(" ({} requests)", f.occurrences) : "");
+        }
+    }
+
     if (!r.hot_prefixes.empty()) {
         fmt::print(out, "\nHottest shared prefixes (requests × tokens)\n");
         fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", "requests", "streams",
@@ -232,6 +241,9 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
         findings.push_back(finding_to_json(f));
     }
     for (const auto& f : r.dynamic_fields) {
+        findings.push_back(finding_to_json(f));
+    }
+    for (const auto& f : r.latent) {
         findings.push_back(finding_to_json(f));
     }
     j["findings"] = findings;

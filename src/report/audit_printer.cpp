@@ -61,24 +61,27 @@ money_json(const Money& m)
 Json
 totals_json(const Totals& t)
 {
-    return Json{{"requests", t.requests},
-                {"with_usage", t.with_usage},
-                {"with_read", t.with_read},
-                {"priced", t.priced},
-                {"hit_rate", t.hit_rate()},
-                {"reported", split_json(t.reported)},
-                {"expected", split_json(t.expected)},
-                {"cost_usd",
-                 {{"actual", money_json(t.actual)},
-                  {"no_cache", money_json(t.no_cache)},
-                  {"expected", money_json(t.expected_cost)},
-                  {"ideal", money_json(t.ideal)}}},
-                {"expected_hit_rate", t.expected_hit_rate()},
-                {"lost_to_granularity", t.lost_to_granularity},
-                {"lost_to_eviction", t.lost_to_eviction},
-                {"write_premium_usd", t.write_premium},
-                {"read_savings_usd", t.read_savings},
-                {"net_savings_usd", t.read_savings - t.write_premium}};
+    return Json{
+        {"requests", t.requests},
+        {"with_usage", t.with_usage},
+        {"with_read", t.with_read},
+        {"priced", t.priced},
+        {"with_reported_cost", t.with_reported_cost},
+        {"reported_cost_usd", t.with_reported_cost > 0 ? Json(t.reported_cost) : Json(nullptr)},
+        {"hit_rate", t.hit_rate()},
+        {"reported", split_json(t.reported)},
+        {"expected", split_json(t.expected)},
+        {"cost_usd",
+         {{"actual", money_json(t.actual)},
+          {"no_cache", money_json(t.no_cache)},
+          {"expected", money_json(t.expected_cost)},
+          {"ideal", money_json(t.ideal)}}},
+        {"expected_hit_rate", t.expected_hit_rate()},
+        {"lost_to_granularity", t.lost_to_granularity},
+        {"lost_to_eviction", t.lost_to_eviction},
+        {"write_premium_usd", t.write_premium},
+        {"read_savings_usd", t.read_savings},
+        {"net_savings_usd", t.read_savings - t.write_premium}};
 }
 
 void
@@ -165,6 +168,9 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         }
         fmt::print(out, "\n");
     }
+    for (const auto& note : r.notes) {
+        fmt::print(out, "  note: {}\n", note);
+    }
     if (r.assumed_breakpoints > 0) {
         fmt::print(out,
                    "  {} requests log no cache_control (Claude Code): simulated with Claude Code's "
@@ -177,6 +183,13 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         cost_rows(r, out, false);
         fmt::print(out, "  write premium {} · read savings {} · net {} USD\n", usd(t.write_premium),
                    usd(t.read_savings), usd(t.read_savings - t.write_premium));
+    }
+    if (t.with_reported_cost > 0) {
+        fmt::print(out,
+                   "  cost reported by the log: {} USD for {} request{} that rules/pricing.json "
+                   "does not price (reported, not computed)\n",
+                   usd(t.reported_cost), t.with_reported_cost,
+                   t.with_reported_cost == 1 ? "" : "s");
     }
     if (!r.unpriced_models.empty()) {
         fmt::print(out, "  unpriced (no price in rules/pricing.json): {}\n",
@@ -212,9 +225,11 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", *o.by, "requests",
                    "hit rate", "actual USD", "no-cache USD", "saved USD");
         for (const auto& [key, g] : r.by(*o.by)) {
+            // An unpriced group is "unpriced", never 0.000000.
+            const auto money = [&](double v) { return g.priced > 0 ? usd(v) : "unpriced"; };
             fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", key, g.requests,
-                       pct(g.hit_rate()), usd(g.actual.total()), usd(g.no_cache.total()),
-                       usd(g.no_cache.total() - g.actual.total()));
+                       pct(g.hit_rate()), money(g.actual.total()), money(g.no_cache.total()),
+                       money(g.no_cache.total() - g.actual.total()));
         }
     }
     if (o.details) {
@@ -317,6 +332,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     j["per_request_hit_ratio"] = dist(r.hit_ratio);
     j["ttft_seconds"] = {{"cold", dist(r.ttft_cold)}, {"warm", dist(r.ttft_warm)}};
     j["unpriced_models"] = r.unpriced_models;
+    j["notes"] = r.notes;
     if (r.compute.enabled) {
         const auto& c = r.compute;
         j["compute"] = {{"model", c.model},

@@ -164,6 +164,23 @@ Pricing::find(std::string_view model, std::string_view date) const
     return nullptr;
 }
 
+std::optional<std::string>
+Pricing::starts_after(std::string_view model, std::string_view date) const
+{
+    const std::string id = normalize_model_id(model);
+    for (const auto& entry : models) {
+        if (!entry.pattern.matches(id)) {
+            continue;
+        }
+        const auto& first = entry.periods.front().effective_from;
+        if (!date.empty() && first && *first > date) {
+            return first;
+        }
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 double
 TokenRules::multiplier_for(std::string_view model) const
 {
@@ -624,8 +641,26 @@ parse_tokens(const Reader& r)
     return t;
 }
 
+// An optional array of strings.
+std::vector<std::string>
+string_list(const Reader& r, const std::string& key)
+{
+    std::vector<std::string> out;
+    if (!r.has(key)) {
+        return out;
+    }
+    const Reader list = r.array(key);
+    for (std::size_t k = 0; k < list.node().size(); ++k) {
+        if (!list.node()[k].is_string()) {
+            r.fail(fmt::format("{}[{}]", key, k), "expected a string");
+        }
+        out.push_back(list.node()[k].get<std::string>());
+    }
+    return out;
+}
+
 // Appends the patterns of one dynamic-fields document; every pattern must
-// compile and match each of its examples.
+// compile, match each of its examples and none of its counter-examples.
 void
 parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_required)
 {
@@ -638,6 +673,7 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
         d.kind = p.string("kind");
         d.pattern = p.string("pattern");
         d.announces = p.has("announces") && p.boolean("announces");
+        d.fallback = p.has("fallback") && p.boolean("fallback");
         d.file = r.file();
         re2::RE2 re(d.pattern, re2::RE2::Quiet);
         if (!re.ok()) {
@@ -654,6 +690,13 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
             }
             d.examples.push_back(e.get<std::string>());
         }
+        d.counter_examples = string_list(p, "counter_examples");
+        for (std::size_t k = 0; k < d.counter_examples.size(); ++k) {
+            if (re2::RE2::PartialMatch(d.counter_examples[k], re)) {
+                p.fail(fmt::format("counter_examples[{}]", k),
+                       "matches the pattern, but a counter-example must not");
+            }
+        }
         out.patterns.push_back(std::move(d));
     }
     if (entropy_required || r.has("entropy")) {
@@ -662,6 +705,10 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
         out.entropy_min_bits_per_char = e.non_negative("min_bits_per_char");
         out.entropy_min_digits = static_cast<std::size_t>(e.integer("min_digits", 0));
         out.entropy_kind = e.string("kind");
+        out.entropy_ignore_prefixes = string_list(e, "ignore_prefixes");
+        out.entropy_examples = string_list(e, "examples");
+        out.entropy_counter_examples = string_list(e, "counter_examples");
+        out.entropy_file = r.file();
     }
 }
 
@@ -854,6 +901,19 @@ const GpuSpec*
 Rules::find_gpu(std::string_view name) const
 {
     return find_named(gpus, name);
+}
+
+void
+add_prices(Pricing& pricing, const std::string& path)
+{
+    const json doc = parse_json(path, value_or_throw(read_file(path), ""));
+    Pricing overlay = parse_pricing(Reader(path, doc));
+    if (overlay.currency != pricing.currency) {
+        throw Error(fmt::format("rules file {}: currency: expected \"{}\", found \"{}\"", path,
+                                pricing.currency, overlay.currency));
+    }
+    overlay.models.insert(overlay.models.end(), pricing.models.begin(), pricing.models.end());
+    pricing.models = std::move(overlay.models);
 }
 
 void

@@ -165,6 +165,10 @@ struct Pricing {
 
     // The period in force on `date` (YYYY-MM-DD, empty = latest) for `model`.
     [[nodiscard]] const PricePeriod* find(std::string_view model, std::string_view date = {}) const;
+    // The date prices for `model` start, when it is priced only from a date
+    // later than `date`: "no price effective on DATE". nullopt otherwise.
+    [[nodiscard]] std::optional<std::string> starts_after(std::string_view model,
+                                                          std::string_view date) const;
 };
 
 // Parameters of the token estimator (rules/tokens.json); see model/tokens.hpp.
@@ -205,7 +209,9 @@ struct DynamicFieldPattern {
     std::string kind;
     std::string pattern; // RE2 syntax
     std::vector<std::string> examples;
+    std::vector<std::string> counter_examples; // text that must not match: prose, code, paths
     bool announces = false; // introduces a value ("Today is"), reported only without one
+    bool fallback = false;  // a catch-all, reported only where no other value pattern matches
     std::string file;
 };
 
@@ -215,6 +221,13 @@ struct DynamicFieldRules {
     double entropy_min_bits_per_char = 4.0;
     std::size_t entropy_min_digits = 4; // keeps identifiers like "payload_cache1" out
     std::string entropy_kind = "random-token";
+    // Runs starting with these are ids of past turns (toolu_, call_, msg_):
+    // history, fixed once sent.
+    std::vector<std::string> entropy_ignore_prefixes;
+    // Checked by analysis::DynamicFieldMatcher, which owns the entropy test.
+    std::vector<std::string> entropy_examples;
+    std::vector<std::string> entropy_counter_examples;
+    std::string entropy_file;
 };
 
 // The shape of an open model (rules/models.json), for the prefill model.
@@ -268,6 +281,11 @@ struct Rules {
 // Adds the patterns of a user file (same format as rules/dynamic-fields.json,
 // "entropy" optional). Throws Error naming the file and key.
 void add_dynamic_fields(DynamicFieldRules& rules, const std::string& path);
+
+// Overlays a user price file (format of rules/pricing.json): its models come
+// first, so they replace the built-in price of every model they match.
+// Throws Error naming the file and key.
+void add_prices(Pricing& pricing, const std::string& path);
 
 // Loads and validates rules from `dir` (when given) or from the copies built
 // into the binary. Throws Error naming the file and key of the first problem.

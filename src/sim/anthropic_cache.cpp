@@ -11,7 +11,9 @@ using model::Request;
 using model::Ttl;
 
 AnthropicCache::AnthropicCache(const ruleset::ProviderRules& rules, SimOptions options)
-    : m_rules(rules), m_options(options)
+    : m_rules(rules), m_options(options),
+      m_refresh_nested(rules.has("read_refreshes_nested_entries") &&
+                       rules.fact("read_refreshes_nested_entries").value != 0)
 {}
 
 double
@@ -173,6 +175,9 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
         ++m_writes[e->write].reads;
         out.hit_segment = hit;
         out.hit_writer = m_writes[e->write].writer;
+        if (m_refresh_nested) {
+            refresh_nested(r, scope, *hit, t);
+        }
     }
 
     // Writes: one entry per eligible breakpoint beyond the hit.
@@ -210,6 +215,21 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
     out.write_5m = c - b;
     out.fresh = total - c;
     return out;
+}
+
+// rules fact read_refreshes_nested_entries (measured on Claude Code logs): a
+// read of a prefix uses every shorter entry nested in it, and refreshes them.
+void
+AnthropicCache::refresh_nested(const model::Request& r, const std::string& scope, std::size_t hit,
+                               std::int64_t t)
+{
+    for (std::size_t j = 0; j < hit; ++j) {
+        const auto it = m_entries.find(EntryKey{r.segments[j].chain, scope});
+        if (it != m_entries.end() &&
+            static_cast<double>(t - it->second.touched_at) <= ttl_seconds(it->second.ttl) * 1e6) {
+            it->second.touched_at = std::max(it->second.touched_at, t);
+        }
+    }
 }
 
 std::vector<WriteReport>

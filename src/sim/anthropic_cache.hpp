@@ -36,8 +36,12 @@ private:
     };
     [[nodiscard]] double ttl_seconds(model::Ttl ttl) const;
 
+    void refresh_nested(const model::Request& r, const std::string& scope, std::size_t hit,
+                        std::int64_t t);
+
     const ruleset::ProviderRules& m_rules;
     SimOptions m_options;
+    bool m_refresh_nested = false;
     std::unordered_map<EntryKey, Entry, EntryKeyHash> m_entries;
     std::vector<WriteReport> m_writes;
     std::int64_t m_last_start = 0;

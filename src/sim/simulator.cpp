@@ -77,6 +77,11 @@ visible_at(const model::Request& request, std::int64_t start, const SimOptions& 
     if (request.first_token_at) {
         return request.first_token_at->micros;
     }
+    if (!request.started_at) {
+        // No times logged: requests are replayed in log order, each visible
+        // to the next; concurrency is not judged.
+        return start;
+    }
     return start + static_cast<std::int64_t>(options.visibility_latency_seconds * 1e6);
 }
 

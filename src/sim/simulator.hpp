@@ -139,7 +139,8 @@ start_of(const model::Request& request, std::int64_t& latest)
 }
 
 // When a request's writes become readable: its first token, or its start
-// plus the assumed latency.
+// plus the assumed latency; without a logged time, at once (the next request
+// in log order sees them).
 std::int64_t visible_at(const model::Request& request, std::int64_t start,
                         const SimOptions& options);
 

@@ -121,7 +121,7 @@ TEST_SUITE("account::audit")
             prices_for(test::rules().pricing, "claude-haiku-5-5", std::nullopt, 150000);
         CHECK(small->input == doctest::Approx(0.1));
         CHECK(large->input == doctest::Approx(0.5));
-        CHECK(!prices_for(test::rules().pricing, "gpt-4o", std::nullopt, 10));
+        CHECK(!prices_for(test::rules().pricing, "mistral-large-2411", std::nullopt, 10));
         // DeepSeek bills twice as much in its peak hours (UTC).
         const auto peak = prices_for(test::rules().pricing, "deepseek-v4-flash",
                                      *parse_rfc3339("2026-11-29T02:30:00Z"), 10);

@@ -206,4 +206,46 @@ TEST_SUITE("advise::suggest")
         CHECK(!s.families.front().placeable);
         CHECK(s.families.front().current.read == 2 * 2000); // 125 whole blocks, twice
     }
+
+    TEST_CASE("advice never costs more: a placement nothing beats is kept")
+    {
+        // A 2,000-token system prompt already cached at its end, asked three
+        // different questions: the best a search can do is what the log does.
+        std::vector<model::Request> requests;
+        for (int i = 0; i < 3; ++i) {
+            requests.push_back(make({test::system("system", 2000, model::Ttl::five_minutes),
+                                     {fmt::format("question {}", i), 100}},
+                                    10.0 * i));
+        }
+        const auto s = run(requests);
+        REQUIRE(s.families.size() == 1);
+        const auto& f = s.families[0];
+        CHECK(f.keeps_current);
+        CHECK(f.suggested_replay.cost_usd == doctest::Approx(f.current.cost_usd));
+        CHECK(s.breakpoints.count("t0") == 0); // left as it is: nothing to rewrite
+    }
+
+    TEST_CASE("without timestamps no advice drops a breakpoint")
+    {
+        std::vector<model::Request> requests;
+        for (int i = 0; i < 2; ++i) {
+            auto r = make({test::system("system", 2000, model::Ttl::one_hour),
+                           {fmt::format("question {}", i), 100}},
+                          10.0 * i);
+            r.id = fmt::format("u{}", i);
+            r.started_at.reset();
+            r.first_token_at.reset();
+            requests.push_back(std::move(r));
+        }
+        const auto s = run(requests);
+        REQUIRE(s.families.size() == 1);
+        const auto& f = s.families[0];
+        CHECK(f.suggested_replay.cost_usd <= f.current.cost_usd + 1e-12);
+        if (!f.keeps_current) {
+            for (const auto& [id, marks] : s.breakpoints) {
+                CHECK(std::any_of(marks.begin(), marks.end(),
+                                  [](const auto& b) { return b.segment == 0; }));
+            }
+        }
+    }
 }

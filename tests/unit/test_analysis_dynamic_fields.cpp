@@ -113,5 +113,57 @@ TEST_SUITE("analysis::dynamic_fields")
             "broken.json");
         CHECK_THROWS_WITH_AS(ruleset::add_dynamic_fields(rules, broken.path()),
                              doctest::Contains("patterns[0].pattern: invalid RE2 pattern"), Error);
+        test::TempFile words(
+            R"({"schema_version":1,"patterns":[{"name":"x","kind":"k","pattern":"time:","examples":["time: 14:03"],"counter_examples":["one at a time: go"]}]})",
+            "words.json");
+        CHECK_THROWS_WITH_AS(
+            ruleset::add_dynamic_fields(rules, words.path()),
+            doctest::Contains("patterns[0].counter_examples[0]: matches the pattern, but a "
+                              "counter-example must not"),
+            Error);
+    }
+
+    TEST_CASE("no counter-example of the rules is found by the whole matcher")
+    {
+        // Prose, code, paths, versions and ids of past turns: a pattern
+        // matches a value, never a word.
+        const auto& fields = test::rules().dynamic_fields;
+        const DynamicFieldMatcher m(fields);
+        for (const auto& p : fields.patterns) {
+            CHECK_MESSAGE(!p.counter_examples.empty(), p.name);
+            for (const auto& text : p.counter_examples) {
+                CHECK_MESSAGE(kinds(m.find(text)).empty(), p.name, ": ", text);
+            }
+        }
+        for (const auto& text : fields.entropy_counter_examples) {
+            CHECK_MESSAGE(kinds(m.find(text)).empty(), text);
+        }
+    }
+
+    TEST_CASE("prose that once raised false alarms stays quiet")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        for (const std::string text : {
+                 "* One command at a time: You can only execute one bash command at a time.",
+                 "Step 1: read the file. Step 2: run the tests.",
+                 "Use the current date when naming files.",
+                 "{\"file_id\":\"file_011CcaGs24UqTfYHgDWn7trH\",\"type\":\"container_upload\"}",
+                 "tool_use_id: toolu_01A09q90qw90lq917835lq9QW3, call_9xKq2mZ81aQ7LpX3vT5rB2",
+                 "model gpt-4o-2024-08-06 and claude-3-5-sonnet-20241022",
+                 "see /usr/lib/x86_64-linux-gnu/libstdc++.so.6 and src/main.cpp:12:34",
+             }) {
+            CHECK_MESSAGE(kinds(m.find(text)).empty(), text);
+        }
+        // The values themselves are still found.
+        CHECK(kinds(m.find("Today's date: 2026-11-20")) == std::vector<std::string>{"date"});
+        CHECK(kinds(m.find("time = 14:03")) == std::vector<std::string>{"timestamp"});
+    }
+
+    TEST_CASE("a catch-all pattern yields to a specific one on the same value")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        const auto found = m.find("time: 2026-11-20T14:03:12Z");
+        REQUIRE(found.size() == 1);
+        CHECK(found[0].name == "iso-datetime");
     }
 }

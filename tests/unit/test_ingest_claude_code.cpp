@@ -154,4 +154,34 @@ TEST_SUITE("ingest::claude_code")
                                             ingest::InputFormat::auto_detect, "sess-1.jsonl");
         CHECK(loaded.requests.size() == 2);
     }
+
+    TEST_CASE("subagent calls only in progress lines are counted, once")
+    {
+        // Claude Code 2.x: tests/cli/data/claude-code-progress holds a session
+        // whose subagent c41e7a2 exists only in progress lines (2 calls) and
+        // whose subagent 9d2b6f0 is in progress lines and its own file (1 call).
+        const auto loaded = test::load_paths(
+            {std::string(CACHEWISE_SOURCE_DIR) + "/tests/cli/data/claude-code-progress/projects"});
+        CHECK(loaded.summary.error_count == 0);
+        std::int64_t input = 0;
+        std::int64_t write = 0;
+        std::int64_t read = 0;
+        std::size_t progress_only = 0;
+        for (const auto& r : loaded.requests) {
+            input += r.usage->input_tokens.value_or(0);
+            write += r.usage->cache_write.value_or(0);
+            read += r.usage->cache_read.value_or(0);
+            if (!r.prompt_logged) {
+                ++progress_only;
+                CHECK(r.stream.find("/agent-c41e7a2") != std::string::npos);
+                CHECK(r.model == "claude-haiku-4-5-20251001");
+            }
+        }
+        // The totals ccusage 20.0.24 gives on this folder.
+        CHECK(loaded.requests.size() == 6);
+        CHECK(progress_only == 2);
+        CHECK(input == 16);
+        CHECK(write == 35632);
+        CHECK(read == 37920);
+    }
 }

@@ -148,7 +148,35 @@ TEST_SUITE("ruleset::rules")
         CHECK(fable->prices.read == doctest::Approx(0.25)); // 0.025x exception
         CHECK(p.find("claude-opus-5")->prices.input == doctest::Approx(5));
         CHECK(p.find("claude-opus-5-5")->prices.input == doctest::Approx(4));
-        CHECK(p.find("gpt-4o") == nullptr);
+        CHECK(p.find("mistral-large-2411") == nullptr);
+        // OpenAI, Gemini and DeepSeek chat prices, each with a source.
+        const auto* gpt = p.find("gpt-4o-2024-08-06");
+        REQUIRE(gpt != nullptr);
+        CHECK(gpt->prices.input == doctest::Approx(2.5));
+        CHECK(gpt->prices.read == doctest::Approx(1.25));
+        CHECK(!gpt->provenance.source.empty());
+        REQUIRE(p.find("gemini-2-5-flash") != nullptr);
+        // Before a model's first price period: not priced, and said so.
+        CHECK(p.find("deepseek-chat", "2024-12-01") == nullptr);
+        CHECK(p.starts_after("deepseek-chat", "2024-12-01") ==
+              std::optional<std::string>("2025-02-09"));
+        CHECK(!p.starts_after("deepseek-chat", "2025-12-01"));
+    }
+
+    TEST_CASE("a price file laid over the built-in prices replaces the models it matches")
+    {
+        ruleset::Pricing pricing = test::rules().pricing;
+        test::TempFile overlay(
+            R"({"schema_version":1,"currency":"USD","models":[{"name":"negotiated Sonnet","pattern":"claude-sonnet-4-5","prices":[{"input":2,"output":10,"write_5m":2.5,"write_1h":4,"read":0.2,"source":"our contract","as_of":"2026-11-30"}]},{"name":"in-house","pattern":"acme-7b","prices":[{"input":0.1,"output":0.1,"write_5m":0.1,"write_1h":0.1,"read":0.01,"source":"cost of our GPUs","as_of":"2026-11-30"}]}]})",
+            "prices.json");
+        ruleset::add_prices(pricing, overlay.path());
+        CHECK(pricing.find("claude-sonnet-4-5")->prices.input == doctest::Approx(2));
+        CHECK(pricing.find("claude-sonnet-4-5-20250929")->prices.input == doctest::Approx(2));
+        CHECK(pricing.find("acme-7b")->prices.read == doctest::Approx(0.01));
+        CHECK(pricing.find("claude-opus-5")->prices.input == doctest::Approx(5)); // untouched
+        test::TempFile euros(R"({"schema_version":1,"currency":"EUR","models":[]})", "euros.json");
+        CHECK_THROWS_WITH_AS(ruleset::add_prices(pricing, euros.path()),
+                             doctest::Contains("currency: expected \"USD\""), Error);
     }
 
     TEST_CASE("invalidation levels come from the table")

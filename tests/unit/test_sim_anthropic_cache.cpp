@@ -113,6 +113,33 @@ TEST_SUITE("sim::anthropic_cache")
         check(hourly.simulate(make(h, 50 * 60), 1), {2000, 0, 0, 10});
     }
 
+    TEST_CASE("a read of a longer prefix refreshes the shorter entries nested in it")
+    {
+        // rules fact read_refreshes_nested_entries, measured on Claude Code logs.
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
+        auto grown = conversation(3, Ttl::five_minutes);
+        grown.back().breakpoint = Ttl::five_minutes;
+        cache.simulate(make(conversation(1, Ttl::five_minutes), 0), 0); // writes 2,000 at 0
+        check(cache.simulate(make(grown, 10), 1), {2000, 2030 - 2000, 0, 0});
+        check(cache.simulate(make(grown, 200), 2), {2030, 0, 0, 0}); // reads 2,030: refreshes 2,000
+        // 400 s after the system entry was written, 200 s after it was used
+        // inside the longer prefix: alive.
+        check(cache.simulate(make(conversation(2, Ttl::five_minutes), 400), 3), {2000, 0, 0, 20});
+    }
+
+    TEST_CASE("without times, requests are replayed in log order, each visible to the next")
+    {
+        sim::AnthropicCache cache(test::rules().provider("anthropic"));
+        auto untimed = [&](int blocks) {
+            auto r = make(conversation(blocks, Ttl::five_minutes), 0);
+            r.started_at.reset();
+            r.first_token_at.reset();
+            return r;
+        };
+        check(cache.simulate(untimed(1), 0), {0, 2000, 0, 10});
+        check(cache.simulate(untimed(2), 1), {2000, 0, 0, 20}); // not "concurrent"
+    }
+
     TEST_CASE("concurrency: a request started 1 s after the writer, before its first token, misses")
     {
         sim::AnthropicCache cache(test::rules().provider("anthropic"));
