@@ -153,7 +153,8 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     const auto result = account::audit(std::move(requests), texts, *rules, audit_options);
     const Gate gate = global.gate("none");
     if (!print_findings_format(format, result.findings)) {
-        report::print_audit(result, load, {format, options.details, options.by}, std::cout);
+        report::print_audit(result, load, {format, options.details, options.by, rules.get()},
+                            std::cout);
     }
     return gate_status(new_findings(result.findings, gate), gate, result.totals.hit_rate());
 }

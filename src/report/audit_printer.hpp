@@ -13,7 +13,8 @@ namespace cachewise::report {
 struct AuditPrintOptions {
     Format format = Format::text;
     bool details = false;
-    std::optional<std::string> by; // "day", "stream" or "model"
+    std::optional<std::string> by;         // "day", "stream" or "model"
+    const ruleset::Rules* rules = nullptr; // html: each provider's TTL, for idle gaps
 };
 
 // Prints the result of `cachewise audit`.

@@ -1,0 +1,171 @@
+// Loads a cachewise --format html report in headless chromium and checks
+// what a person would: it loads from file:// with no console error and no
+// network request, its screenshot is not blank, the DOM holds the six
+// views, and its numbers equal those of --format json on the same input.
+//   node check_report.js CHROMIUM REPORT.html REPORT.json [SCREENSHOT.png [DARK.png]]
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { Browser } = require('./cdp');
+const { inspect } = require('./png');
+
+const k_views = ['summary', 'waterfall', 'timeline', 'hit-rate', 'causes', 'breaks'];
+const failures = [];
+function check(ok, what) {
+  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
+  if (!ok) failures.push(what);
+}
+
+function lookup(json, key) {
+  const m = /^findings#severity=(\w+)$/.exec(key);
+  if (m) return json.findings.filter((f) => f.severity === m[1]).length;
+  const negate = key.startsWith('-');
+  let v = json;
+  for (const part of (negate ? key.slice(1) : key).split('.')) v = v == null ? undefined : v[part];
+  return typeof v === 'number' && negate ? -v : v;
+}
+
+function close(a, b) {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+// As the text output writes them (util/format.cpp): 70.8%, 0.183896, 1,234.
+function formatted(key, v) {
+  if (/rate|reuse/.test(key)) return `${(100 * v).toFixed(1)}%`;
+  if (/usd|cost/.test(key)) return v.toFixed(6);
+  return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+// Everything the checks read from the page, in one evaluation.
+function readPage() {
+  const q = (s) => Array.from(document.querySelectorAll(s));
+  return {
+    command: document.body.dataset.command,
+    views: q('section.view').map((s) => s.id),
+    charts: q('section.view svg').length,
+    cards: q('.card').map((c) => ({ id: c.id, json: c.dataset.json, value: c.dataset.value,
+      text: c.querySelector('.value').textContent })),
+    steps: q('#waterfall-table tr[data-json]').map((r) => ({ id: r.id, json: r.dataset.json,
+      value: r.dataset.value, text: r.cells[1].textContent })),
+    hit: q('#hit-rate-table tr[data-series="all streams"]').map((r) => ({
+      read: Number(r.dataset.read), input: Number(r.dataset.input) })),
+    causes: q('#causes-table tr[data-rule]').map((r) => ({ rule: r.dataset.rule,
+      tokens: Number(r.dataset.tokens) })),
+    findings: q('article.finding').map((a) => ({ id: a.id, rule: a.dataset.rule })),
+    lanes: q('#timeline h3 .muted').map((s) => parseInt(s.textContent.replace(/,/g, ''), 10)),
+    brokenLinks: q('a[href^="#"]').map((a) => a.getAttribute('href').slice(1))
+      .filter((id) => !document.getElementById(id)),
+    bodyText: document.body.innerText.length,
+  };
+}
+
+function compareNumbers(page, json) {
+  for (const c of page.cards.concat(page.steps)) {
+    if (!c.json) {
+      // Only what the command did not compute goes without a number.
+      check(['unpriced', 'not computed'].includes(c.text), `${c.id} shows ${c.text}: no number`);
+      continue;
+    }
+    const want = lookup(json, c.json);
+    check(typeof want === 'number' && close(Number(c.value), want) &&
+      c.text === formatted(c.json, want),
+      `${c.id} shows ${c.text} (${c.value}); --format json ${c.json} = ${want}`);
+  }
+  const read = page.hit.reduce((s, b) => s + b.read, 0);
+  const input = page.hit.reduce((s, b) => s + b.input, 0);
+  if (page.command === 'audit') {
+    check(read === json.totals.reported.read && input === json.totals.reported.input,
+      `hit rate over time sums to read ${read} of ${input}, json ${json.totals.reported.read} ` +
+      `of ${json.totals.reported.input}`);
+  } else {
+    check(read === json.summary.shared_tokens,
+      `reuse over time sums to ${read} shared tokens, json ${json.summary.shared_tokens}`);
+  }
+  const lost = {};
+  for (const f of page.command === 'audit' ? json.findings : json.causes) {
+    lost[f.rule] = (lost[f.rule] || 0) + f.tokens_lost;
+  }
+  for (const c of page.causes) {
+    check(lost[c.rule] === c.tokens, `cause ${c.rule}: ${c.tokens} tokens lost, json ${lost[c.rule]}`);
+  }
+  for (const f of page.findings) {
+    const i = Number(f.id.slice(2));
+    check(json.findings[i] && json.findings[i].rule === f.rule,
+      `finding ${f.id} is ${f.rule} as in json`);
+  }
+  const requests = page.lanes.reduce((s, n) => s + n, 0);
+  check(requests === json.requests.length,
+    `the timeline's lanes hold ${requests} requests, json ${json.requests.length}`);
+}
+
+async function screenshot(browser, session, file, dark) {
+  await browser.send('Emulation.setEmulatedMedia', {
+    features: [{ name: 'prefers-color-scheme', value: dark ? 'dark' : 'light' }] }, session);
+  const shot = await browser.send('Page.captureScreenshot', { format: 'png' }, session);
+  const png = Buffer.from(shot.data, 'base64');
+  const seen = inspect(png);
+  check(seen.colours > 8 && seen.inked > 0.02,
+    `${dark ? 'dark' : 'light'} screenshot ${seen.width}×${seen.height} is not blank ` +
+    `(${seen.colours} colours, ${(100 * seen.inked).toFixed(1)}% inked)`);
+  if (file) fs.writeFileSync(file, png);
+}
+
+async function main() {
+  const [chromium, htmlFile, jsonFile, shotFile, darkFile] = process.argv.slice(2);
+  const json = JSON.parse(fs.readFileSync(jsonFile, 'utf8'));
+  const url = 'file://' + path.resolve(htmlFile);
+  const browser = new Browser(chromium, ['--window-size=1100,1400']);
+  const problems = [];
+  const requests = [];
+  try {
+    const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' });
+    const { sessionId } = await browser.send('Target.attachToTarget', { targetId, flatten: true });
+    browser.on((m) => {
+      if (m.sessionId !== sessionId) return;
+      if (m.method === 'Runtime.consoleAPICalled' && ['error', 'assert'].includes(m.params.type)) {
+        problems.push(`console.${m.params.type}: ${JSON.stringify(m.params.args)}`);
+      } else if (m.method === 'Runtime.exceptionThrown') {
+        problems.push(`exception: ${m.params.exceptionDetails.text}`);
+      } else if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error') {
+        problems.push(`log: ${m.params.entry.text}`);
+      } else if (m.method === 'Network.requestWillBeSent') {
+        requests.push(m.params.request.url);
+      }
+    });
+    for (const domain of ['Runtime', 'Log', 'Network', 'Page']) {
+      await browser.send(`${domain}.enable`, {}, sessionId);
+    }
+    await browser.send('Emulation.setDeviceMetricsOverride',
+      { width: 1100, height: 1400, deviceScaleFactor: 1, mobile: false }, sessionId);
+    const loaded = browser.waitFor('Page.loadEventFired', sessionId, 20000);
+    const started = Date.now();
+    await browser.send('Page.navigate', { url }, sessionId);
+    await loaded;
+    const loadMs = Date.now() - started;
+    const result = await browser.send('Runtime.evaluate', {
+      expression: `(${readPage.toString()})()`, returnByValue: true }, sessionId);
+    const page = result.result.value;
+    console.log(`loaded ${path.basename(htmlFile)} in ${loadMs} ms`);
+    check(problems.length === 0, `no console errors${problems.length ? ': ' + problems.join('; ') : ''}`);
+    const outside = requests.filter((u) => u !== url && !u.startsWith('data:'));
+    check(outside.length === 0, `no network requests${outside.length ? ': ' + outside.join(', ') : ''}`);
+    check(JSON.stringify(page.views) === JSON.stringify(k_views),
+      `the six views in order: ${page.views.join(', ')}`);
+    check(page.charts >= 4, `${page.charts} charts drawn`);
+    check(page.brokenLinks.length === 0, `every in-page link has a target${
+      page.brokenLinks.length ? ': missing ' + page.brokenLinks.join(', ') : ''}`);
+    check(page.command === json.command, `report of ${page.command}, json of ${json.command}`);
+    compareNumbers(page, json);
+    await screenshot(browser, sessionId, shotFile, false);
+    await screenshot(browser, sessionId, darkFile, true);
+  } finally {
+    await browser.close();
+  }
+  console.log(failures.length ? `${failures.length} checks failed` : 'all checks passed');
+  process.exit(failures.length ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(`error: ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Browser test of one golden HTML report: run_browser.sh BINARY CASE.test [SHOT.png [DARK.png]]
+#
+# Loads the report that CASE.test holds as its expected output in headless
+# chromium (check_report.js) and compares its numbers with the binary's
+# --format json on the same arguments. Exits 77 (skipped, CTest
+# SKIP_RETURN_CODE) with the reason when node or chromium is missing.
+set -u
+binary=$1
+case_file=$2
+shot=${3:-}
+dark=${4:-}
+here=$(cd "$(dirname "$0")" && pwd)
+
+if ! command -v node >/dev/null 2>&1; then
+  echo "skipped: node is not installed (the browser tests drive chromium from node)"
+  exit 77
+fi
+chromium=${CACHEWISE_CHROMIUM:-}
+if [ -z "$chromium" ]; then
+  for candidate in chromium chromium-browser google-chrome; do
+    if command -v "$candidate" >/dev/null 2>&1; then
+      chromium=$(command -v "$candidate")
+      break
+    fi
+  done
+fi
+if [ -z "$chromium" ]; then
+  echo "skipped: chromium is not installed (Debian package chromium; .ci/setup installs it)"
+  exit 77
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+args=$(sed -n 's/^# args: //p' "$case_file" | head -1)
+case "$args" in
+*"--format html"*) ;;
+*) echo "FAIL: $case_file does not run --format html"; exit 1 ;;
+esac
+sed -n '/^# stdout:$/,$p' "$case_file" | tail -n +2 >"$work/report.html"
+# shellcheck disable=SC2086
+"$binary" ${args/--format html/--format json} >"$work/report.json"
+node "$here/check_report.js" "$chromium" "$work/report.html" "$work/report.json" $shot $dark
