@@ -31,6 +31,12 @@ tokens(std::int64_t n)
 }
 
 std::string
+count(std::size_t n)
+{
+    return group_digits(static_cast<std::int64_t>(n));
+}
+
+std::string
 usd_or_dash(const std::optional<double>& v)
 {
     return v ? format_usd(*v) : "–";
@@ -245,7 +251,7 @@ lane_table(std::ostream& out, const TimelineLane& lane, std::size_t index,
            const std::vector<std::string>& parts)
 {
     fmt::print(out, "<details><summary>Table: {} bars, {} idle gaps beyond the TTL</summary>\n",
-               lane.bars.size(), lane.gaps_total);
+               count(lane.bars.size()), count(lane.gaps_total));
     fmt::print(out,
                "<table id=\"lane-{}-table\" class=\"sortable\"><thead><tr><th>request</th>"
                "<th class=\"n\">at</th>",
@@ -305,7 +311,7 @@ timeline_view(std::ostream& out, const HtmlReport& r, const std::set<std::string
         const auto& lane = r.lanes[i];
         fmt::print(out, "<h3 id=\"lane-{}\">{}{} <span class=\"muted\">{} requests</span></h3>\n",
                    i, lane.side ? "side call: " : "",
-                   esc(lane.stream.empty() ? "(no stream)" : lane.stream), lane.requests);
+                   esc(lane.stream.empty() ? "(no stream)" : lane.stream), count(lane.requests));
         lane_chart(out, lane, i, scale, anchors, r.timeline_parts);
         lane_table(out, lane, i, r.timeline_parts);
     }
@@ -343,7 +349,12 @@ hit_chart(std::ostream& out, const HtmlReport& r)
     const auto& all = r.hit_series.front().buckets;
     const std::size_t every = std::max<std::size_t>(1, all.size() / 8);
     for (std::size_t i = 0; i < all.size(); i += every) {
-        out << svg_text(x_of(i), base + 16, all[i].label, "middle", "lbl");
+        // The ends are anchored inwards so their labels stay inside the chart.
+        const char* anchor = all.size() == 1 ? "middle" : i == 0 ? "start" : "middle";
+        if (i + every >= all.size() && i > 0) {
+            anchor = "end";
+        }
+        out << svg_text(x_of(i), base + 16, all[i].label, anchor, "lbl");
     }
     for (std::size_t s = 0; s < r.hit_series.size() && s < 5; ++s) {
         const auto& series = r.hit_series[s];
@@ -391,7 +402,7 @@ hit_view(std::ostream& out, const HtmlReport& r)
             fmt::print(out,
                        "<tr data-series=\"{}\" data-read=\"{}\" data-input=\"{}\"><td>{}</td>"
                        "<td>{}</td><td class=\"n\">{}</td>{}{}{}</tr>\n",
-                       esc(s.name), b.read, b.input, esc(s.name), esc(b.label), b.requests,
+                       esc(s.name), b.read, b.input, esc(s.name), esc(b.label), count(b.requests),
                        number_cell(tokens(b.read), static_cast<double>(b.read)),
                        number_cell(tokens(b.input), static_cast<double>(b.input)),
                        number_cell(format_percent(rate(b)), rate(b)));
@@ -452,7 +463,7 @@ causes_view(std::ostream& out, const HtmlReport& r)
                    c.first_anchor.empty()
                        ? esc(c.rule)
                        : fmt::format("<a href=\"#{}\">{}</a>", esc(c.first_anchor), esc(c.rule)),
-                   esc(c.name), number_cell(std::to_string(c.count), static_cast<double>(c.count)),
+                   esc(c.name), number_cell(count(c.count), static_cast<double>(c.count)),
                    number_cell(tokens(c.tokens_lost), static_cast<double>(c.tokens_lost)),
                    number_cell(usd_or_dash(c.usd), c.usd.value_or(0)), esc(c.fix));
     }
@@ -521,7 +532,7 @@ prefixes_view(std::ostream& out, const HtmlReport& r)
         fmt::print(out,
                    "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                    "<td class=\"n\">{}</td>{}<td>{}</td></tr>\n",
-                   esc(p.ends_at), esc(p.model), p.requests, p.streams, p.segments,
+                   esc(p.ends_at), esc(p.model), count(p.requests), p.streams, p.segments,
                    number_cell(tokens(p.tokens), static_cast<double>(p.tokens)), esc(p.example));
     }
     fmt::print(out, "</tbody></table>\n");
@@ -537,7 +548,7 @@ breaks_view(std::ostream& out, const HtmlReport& r)
         fmt::print(out,
                    "<p class=\"note\">{} of {} findings, the costliest first; the changed "
                    "characters are highlighted.</p>\n",
-                   r.findings.size(), r.findings_total);
+                   r.findings.size(), count(r.findings_total));
         filter_box(out, "findings-table", "findings");
         fmt::print(out, "<table id=\"findings-table\" class=\"sortable\"><thead><tr><th>rule</th>"
                         "<th>request</th><th>at</th><th class=\"n\">tokens lost</th><th "

@@ -3,6 +3,9 @@
 // network request, its screenshot is not blank, the DOM holds the six
 // views, and its numbers equal those of --format json on the same input.
 //   node check_report.js CHROMIUM REPORT.html REPORT.json [SCREENSHOT.png [DARK.png]]
+// REPORT.json "-": a large report, no numbers compared; it must say what it
+// aggregated. CACHEWISE_MAX_RENDER_MS: fail when the page takes longer to
+// parse, lay out and load (performance timing, browser start excluded).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -55,7 +58,13 @@ function readPage() {
     lanes: q('#timeline h3 .muted').map((s) => parseInt(s.textContent.replace(/,/g, ''), 10)),
     brokenLinks: q('a[href^="#"]').map((a) => a.getAttribute('href').slice(1))
       .filter((id) => !document.getElementById(id)),
-    bodyText: document.body.innerText.length,
+    aggregated: q('#aggregated li').length,
+    renderMs: performance.getEntriesByType('navigation')[0].loadEventEnd,
+    scripts: q('script').length,
+    styles: q('style').length,
+    foreign: q('img, iframe, object, embed, link, base, form, audio, video').length,
+    handlers: q('*').filter((e) => Array.from(e.attributes).some((a) => /^on/i.test(a.name)))
+      .length,
   };
 }
 
@@ -112,7 +121,7 @@ async function screenshot(browser, session, file, dark) {
 
 async function main() {
   const [chromium, htmlFile, jsonFile, shotFile, darkFile] = process.argv.slice(2);
-  const json = JSON.parse(fs.readFileSync(jsonFile, 'utf8'));
+  const json = jsonFile === '-' ? null : JSON.parse(fs.readFileSync(jsonFile, 'utf8'));
   const url = 'file://' + path.resolve(htmlFile);
   const browser = new Browser(chromium, ['--window-size=1100,1400']);
   const problems = [];
@@ -128,6 +137,9 @@ async function main() {
         problems.push(`exception: ${m.params.exceptionDetails.text}`);
       } else if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error') {
         problems.push(`log: ${m.params.entry.text}`);
+      } else if (m.method === 'Page.javascriptDialogOpening') {
+        problems.push(`a dialog opened: ${m.params.message}`);
+        browser.send('Page.handleJavaScriptDialog', { accept: true }, sessionId);
       } else if (m.method === 'Network.requestWillBeSent') {
         requests.push(m.params.request.url);
       }
@@ -145,7 +157,12 @@ async function main() {
     const result = await browser.send('Runtime.evaluate', {
       expression: `(${readPage.toString()})()`, returnByValue: true }, sessionId);
     const page = result.result.value;
-    console.log(`loaded ${path.basename(htmlFile)} in ${loadMs} ms`);
+    console.log(`loaded ${path.basename(htmlFile)} (${fs.statSync(htmlFile).size} bytes) in ` +
+      `${loadMs} ms; the page's own load took ${page.renderMs.toFixed(0)} ms`);
+    const limit = Number(process.env.CACHEWISE_MAX_RENDER_MS || 0);
+    if (limit > 0) {
+      check(page.renderMs <= limit, `rendered in ${page.renderMs.toFixed(0)} ms (limit ${limit})`);
+    }
     check(problems.length === 0, `no console errors${problems.length ? ': ' + problems.join('; ') : ''}`);
     const outside = requests.filter((u) => u !== url && !u.startsWith('data:'));
     check(outside.length === 0, `no network requests${outside.length ? ': ' + outside.join(', ') : ''}`);
@@ -154,8 +171,15 @@ async function main() {
     check(page.charts >= 4, `${page.charts} charts drawn`);
     check(page.brokenLinks.length === 0, `every in-page link has a target${
       page.brokenLinks.length ? ': missing ' + page.brokenLinks.join(', ') : ''}`);
-    check(page.command === json.command, `report of ${page.command}, json of ${json.command}`);
-    compareNumbers(page, json);
+    check(page.scripts === 1 && page.styles === 1 && page.foreign === 0 && page.handlers === 0,
+      `only the page's own script and style: ${page.scripts} scripts, ${page.styles} styles, ` +
+      `${page.foreign} embedding elements, ${page.handlers} event-handler attributes`);
+    if (json) {
+      check(page.command === json.command, `report of ${page.command}, json of ${json.command}`);
+      compareNumbers(page, json);
+    } else {
+      check(page.aggregated > 0, `says what it aggregated (${page.aggregated} lines)`);
+    }
     await screenshot(browser, sessionId, shotFile, false);
     await screenshot(browser, sessionId, darkFile, true);
   } finally {

@@ -12,23 +12,8 @@ shot=${3:-}
 dark=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 
-if ! command -v node >/dev/null 2>&1; then
-  echo "skipped: node is not installed (the browser tests drive chromium from node)"
-  exit 77
-fi
-chromium=${CACHEWISE_CHROMIUM:-}
-if [ -z "$chromium" ]; then
-  for candidate in chromium chromium-browser google-chrome; do
-    if command -v "$candidate" >/dev/null 2>&1; then
-      chromium=$(command -v "$candidate")
-      break
-    fi
-  done
-fi
-if [ -z "$chromium" ]; then
-  echo "skipped: chromium is not installed (Debian package chromium; .ci/setup installs it)"
-  exit 77
-fi
+# shellcheck source=tests/browser/find_tools.sh
+. "$here/find_tools.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
