@@ -239,6 +239,15 @@ build_lanes(HtmlReport& report, const std::vector<Point>& points, const HtmlLimi
     const Timestamp origin = report.time_axis ? *points.front().at : Timestamp{};
     if (report.time_axis) {
         report.origin = format_rfc3339(origin);
+        report.timeline_note = "Each request a stacked bar of its tokens at its start, time from "
+                               "the first request (" +
+                               report.origin + "); side calls in lanes of their own.";
+    } else if (report.command == "analyze") {
+        report.timeline_note = "Requests in start order: analyze keeps no times (audit draws "
+                               "them on a clock); side calls in lanes of their own.";
+    } else {
+        report.timeline_note = "Requests in log order: not every request has a start time; side "
+                               "calls in lanes of their own.";
     }
     std::vector<std::string> order;
     std::map<std::string, std::vector<std::size_t>> members;
@@ -577,7 +586,8 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
     report.cards = {
         card("requests", "requests", group_digits(static_cast<std::int64_t>(r.requests)),
              std::to_string(r.requests), "summary.requests",
-             fmt::format("{} streams · {} cold starts", r.streams, r.cold_starts)),
+             fmt::format("{} stream{} · {} cold start{}", r.streams, r.streams == 1 ? "" : "s",
+                         r.cold_starts, r.cold_starts == 1 ? "" : "s")),
         card("reuse", "reuse potential", format_percent(r.reuse_potential()),
              raw_number(r.reuse_potential()), "summary.reuse_potential",
              "tokens shared with the partner ÷ input tokens"),

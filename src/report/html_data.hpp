@@ -118,8 +118,9 @@ struct HtmlReport {
     std::vector<HtmlCard> cards;
     std::vector<WaterfallStep> waterfall;
     std::string waterfall_note;
-    bool time_axis = false; // lanes on seconds; else on request order
-    std::string origin;     // the first request's start when time_axis (from the log)
+    bool time_axis = false;    // lanes on seconds; else on request order
+    std::string origin;        // the first request's start when time_axis (from the log)
+    std::string timeline_note; // how the lanes are drawn, in words
     std::vector<std::string> timeline_parts;
     std::vector<TimelineLane> lanes;
     std::string hit_label;  // "hit rate" or "reuse potential"

@@ -55,8 +55,8 @@ mark{background:var(--mark);color:inherit}
 input.filter{margin:4px 0;padding:3px 6px;font:inherit;background:var(--bg);color:var(--fg);
 border:1px solid var(--grid);border-radius:4px}
 details summary{cursor:pointer;color:var(--muted)}
-@media print{nav,input.filter{display:none}body{max-width:none}
-details>*{display:block}.finding,.card,svg{break-inside:avoid}}
+@media print{nav,input.filter,details{display:none}body{max-width:none}
+.finding,.card,svg,tr{break-inside:avoid}}
 )css";
 
 // Sorting and filtering only: every number and chart is in the markup.

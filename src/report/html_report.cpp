@@ -294,11 +294,7 @@ void
 timeline_view(std::ostream& out, const HtmlReport& r, const std::set<std::string>& anchors)
 {
     fmt::print(out, "<section id=\"timeline\" class=\"view\">\n<h2>Timeline per stream</h2>\n");
-    fmt::print(out, "<p class=\"note\">{}</p>\n",
-               r.time_axis ? esc("Each request a stacked bar of its tokens at its start, time "
-                                 "from the first request (" +
-                                 r.origin + "); side calls in lanes of their own.")
-                           : "Requests in order (the log has no start times for all of them).");
+    fmt::print(out, "<p class=\"note\">{}</p>\n", esc(r.timeline_note));
     legend(out, r.timeline_parts, r.time_axis);
     LaneScale scale;
     scale.time_axis = r.time_axis;
@@ -485,11 +481,13 @@ finding_article(std::ostream& out, const BreakView& b)
                esc(b.path.empty() ? "–" : b.path),
                b.token ? fmt::format(", token ≈{}", tokens(*b.token)) : "", tokens(b.tokens_lost),
                usd_or_dash(b.usd));
-    if (b.excerpt) {
-        fmt::print(out,
-                   "<p class=\"muted\">was</p><pre class=\"was\">{}</pre>\n<p "
-                   "class=\"muted\">now</p><pre class=\"now\">{}</pre>\n",
-                   html_excerpt(b.excerpt->was), html_excerpt(b.excerpt->now));
+    if (b.excerpt && !b.excerpt->was.empty()) {
+        fmt::print(out, "<p class=\"muted\">was</p><pre class=\"was\">{}</pre>\n",
+                   html_excerpt(b.excerpt->was));
+    }
+    if (b.excerpt && !b.excerpt->now.empty()) {
+        fmt::print(out, "<p class=\"muted\">now</p><pre class=\"now\">{}</pre>\n",
+                   html_excerpt(b.excerpt->now));
     }
     if (!b.fix.empty()) {
         fmt::print(out, "<p><strong>Fix:</strong> {}</p>\n", esc(b.fix));
