@@ -230,15 +230,10 @@ make_lane(std::string name, const std::vector<const Point*>& points, const std::
     return lane;
 }
 
-// One lane per stream in order of first request; past the limit the
-// streams with the fewest requests share a last lane.
 void
-build_lanes(HtmlReport& report, const std::vector<Point>& points, const HtmlLimits& limits)
+set_timeline_note(HtmlReport& report)
 {
-    report.time_axis = all_timed(points);
-    const Timestamp origin = report.time_axis ? *points.front().at : Timestamp{};
     if (report.time_axis) {
-        report.origin = format_rfc3339(origin);
         report.timeline_note = "Each request a stacked bar of its tokens at its start, time from "
                                "the first request (" +
                                report.origin + "); side calls in lanes of their own.";
@@ -249,59 +244,39 @@ build_lanes(HtmlReport& report, const std::vector<Point>& points, const HtmlLimi
         report.timeline_note = "Requests in log order: not every request has a start time; side "
                                "calls in lanes of their own.";
     }
+}
+
+// The streams drawn in lanes of their own, in order of first request: all
+// of them, or past the limit those with the most requests.
+std::vector<std::string>
+kept_streams(const std::vector<Point>& points, std::size_t limit)
+{
     std::vector<std::string> order;
-    std::map<std::string, std::vector<std::size_t>> members;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        auto& m = members[points[i].stream];
-        if (m.empty()) {
-            order.push_back(points[i].stream);
+    std::map<std::string, std::size_t> count;
+    for (const auto& p : points) {
+        if (count[p.stream]++ == 0) {
+            order.push_back(p.stream);
         }
-        m.push_back(i);
     }
-    std::vector<std::string> kept = order;
-    if (order.size() > limits.lanes) {
-        std::stable_sort(kept.begin(), kept.end(), [&](const auto& a, const auto& b) {
-            return members[a].size() > members[b].size();
-        });
-        kept.resize(limits.lanes - 1);
+    if (order.size() <= limit) {
+        return order;
     }
-    std::vector<const Point*> rest;
-    std::vector<double> rest_at;
-    std::size_t rest_streams = 0;
+    std::vector<std::string> top = order;
+    std::stable_sort(top.begin(), top.end(),
+                     [&](const auto& a, const auto& b) { return count[a] > count[b]; });
+    top.resize(limit - 1);
+    std::vector<std::string> kept;
     for (const auto& stream : order) {
-        std::vector<const Point*> lane_points;
-        std::vector<double> at;
-        const bool keep = std::find(kept.begin(), kept.end(), stream) != kept.end();
-        for (const std::size_t i : members[stream]) {
-            (keep ? lane_points : rest).push_back(&points[i]);
-            (keep ? at : rest_at).push_back(position(points[i], i, report.time_axis, origin));
-        }
-        if (keep) {
-            report.lanes.push_back(make_lane(stream, lane_points, at, limits, report.time_axis));
-        } else {
-            ++rest_streams;
+        if (std::find(top.begin(), top.end(), stream) != top.end()) {
+            kept.push_back(stream);
         }
     }
-    if (!rest.empty()) {
-        // Members were gathered stream by stream: put them back in time order.
-        std::vector<std::size_t> idx(rest.size());
-        for (std::size_t i = 0; i < idx.size(); ++i) {
-            idx[i] = i;
-        }
-        std::stable_sort(idx.begin(), idx.end(),
-                         [&](std::size_t a, std::size_t b) { return rest_at[a] < rest_at[b]; });
-        std::vector<const Point*> sorted;
-        std::vector<double> sorted_at;
-        for (const auto i : idx) {
-            sorted.push_back(rest[i]);
-            sorted_at.push_back(rest_at[i]);
-        }
-        report.lanes.push_back(make_lane(fmt::format("{} other streams", rest_streams), sorted,
-                                         sorted_at, limits, false));
-        report.aggregated.push_back(fmt::format(
-            "timeline: the {} streams with the fewest requests share the last lane ({} requests)",
-            rest_streams, rest.size()));
-    }
+    return kept;
+}
+
+void
+lane_notes(HtmlReport& report)
+{
     for (const auto& lane : report.lanes) {
         if (lane.bars.size() < lane.requests) {
             report.aggregated.push_back(
@@ -314,6 +289,49 @@ build_lanes(HtmlReport& report, const std::vector<Point>& points, const HtmlLimi
                             lane.gaps.size(), lane.gaps_total, lane.stream));
         }
     }
+}
+
+// One lane per stream in order of first request; past the limit the
+// streams with the fewest requests share a last lane (without gaps: its
+// requests are of different streams).
+void
+build_lanes(HtmlReport& report, const std::vector<Point>& points, const HtmlLimits& limits)
+{
+    report.time_axis = all_timed(points);
+    const Timestamp origin = report.time_axis ? *points.front().at : Timestamp{};
+    if (report.time_axis) {
+        report.origin = format_rfc3339(origin);
+    }
+    set_timeline_note(report);
+    const auto kept = kept_streams(points, limits.lanes);
+    struct Members {
+        std::vector<const Point*> points;
+        std::vector<double> at;
+    };
+    std::map<std::string, Members> lanes;
+    Members rest;
+    std::map<std::string, bool> rest_streams;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const bool keep = std::find(kept.begin(), kept.end(), points[i].stream) != kept.end();
+        Members& m = keep ? lanes[points[i].stream] : rest;
+        m.points.push_back(&points[i]);
+        m.at.push_back(position(points[i], i, report.time_axis, origin));
+        if (!keep) {
+            rest_streams[points[i].stream] = true;
+        }
+    }
+    for (const auto& stream : kept) {
+        const Members& m = lanes[stream];
+        report.lanes.push_back(make_lane(stream, m.points, m.at, limits, report.time_axis));
+    }
+    if (!rest.points.empty()) {
+        report.lanes.push_back(make_lane(fmt::format("{} other streams", rest_streams.size()),
+                                         rest.points, rest.at, limits, false));
+        report.aggregated.push_back(fmt::format(
+            "timeline: the {} streams with the fewest requests share the last lane ({} requests)",
+            rest_streams.size(), rest.points.size()));
+    }
+    lane_notes(report);
 }
 
 std::string

@@ -216,6 +216,55 @@ TEST_SUITE("report::html_data")
     }
 }
 
+TEST_SUITE("report::html_data (analyze)")
+{
+    TEST_CASE("breaks and dynamic fields are numbered as --format json lists them")
+    {
+        analysis::AnalysisResult r;
+        r.requests = 3;
+        r.streams = 1;
+        r.input_tokens = 3000;
+        r.shared_tokens = 1500;
+        for (int i = 0; i < 3; ++i) {
+            analysis::RequestOutcome o;
+            o.id = fmt::format("r{}", i);
+            o.stream = "s";
+            o.prompt_tokens = 1000;
+            o.shared_tokens = i == 0 ? 0 : 750;
+            r.outcomes.push_back(o);
+        }
+        analysis::Finding brk;
+        brk.rule = "CW001";
+        brk.tokens_lost = 250;
+        brk.cost_usd = 0.001;
+        r.findings.push_back(brk);
+        r.outcomes[2].finding = 0;
+        analysis::Finding dynamic;
+        dynamic.rule = "CW010";
+        dynamic.tokens_lost = 900; // would spoil, uncosted: after the break
+        r.dynamic_fields.push_back(dynamic);
+        r.causes.push_back({"CW001", "prefix-changed", 1, 250, 0.001, {}});
+
+        const auto report = html_from_analysis(r, {});
+        REQUIRE(report.findings.size() == 2);
+        CHECK(report.findings[0].anchor == "f-0");
+        CHECK(report.findings[1].anchor == "f-1");
+        REQUIRE(report.causes.size() == 1);
+        CHECK(report.causes[0].first_anchor == "f-0");
+        CHECK(report.waterfall.empty());
+        CHECK(report.hit_label == "reuse potential");
+        REQUIRE(report.lanes.size() == 1);
+        CHECK(!report.time_axis);
+        CHECK(report.lanes[0].bars[2].parts[0] == 750);
+        CHECK(report.lanes[0].bars[2].parts[3] == 250);
+        CHECK(report.lanes[0].bars[2].breaks == std::vector<std::string>{"f-0"});
+        REQUIRE(report.cards.size() >= 2);
+        CHECK(report.cards[1].id == "reuse");
+        CHECK(report.cards[1].value == "50.0%");
+        CHECK(report.cards[1].json == "summary.reuse_potential");
+    }
+}
+
 TEST_SUITE("report::html_report")
 {
     TEST_CASE("the page needs nothing outside itself and escapes every log string")
