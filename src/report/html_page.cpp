@@ -55,7 +55,10 @@ mark{background:var(--mark);color:inherit}
 input.filter{margin:4px 0;padding:3px 6px;font:inherit;background:var(--bg);color:var(--fg);
 border:1px solid var(--grid);border-radius:4px}
 details summary{cursor:pointer;color:var(--muted)}
-@media print{nav,input.filter,details{display:none}body{max-width:none}
+@media print{:root{--bg:#fff;--fg:#000;--muted:#444;--grid:#bbb;--card:#f4f5f7;--mark:#fde6b0;
+--p0:#0072b2;--p1:#e69f00;--p2:#d55e00;--p3:#8c8c8c;--s0:#0072b2;--s1:#e69f00;--s2:#009e73;
+--s3:#cc79a7;--s4:#d55e00;--gap:#cc79a7;--link:#005a8e;color-scheme:light}
+nav,input.filter,details{display:none}body{max-width:none}
 .finding,.card,svg,tr{break-inside:avoid}}
 )css";
 

@@ -119,6 +119,21 @@ async function screenshot(browser, session, file, dark) {
   if (file) fs.writeFileSync(file, png);
 }
 
+// Printed, the page is dark on light whatever the screen's scheme, without
+// the navigation and the filter boxes.
+async function checkPrint(browser, session) {
+  await browser.send('Emulation.setEmulatedMedia', { media: 'print',
+    features: [{ name: 'prefers-color-scheme', value: 'dark' }] }, session);
+  const result = await browser.send('Runtime.evaluate', { returnByValue: true, expression:
+    `(() => { const s = getComputedStyle(document.body);
+      return { color: s.color, nav: getComputedStyle(document.querySelector('nav')).display }; })()`,
+  }, session);
+  const seen = result.result.value;
+  check(seen.color === 'rgb(0, 0, 0)' && seen.nav === 'none',
+    `printed from a dark screen: text ${seen.color}, navigation ${seen.nav}`);
+  await browser.send('Emulation.setEmulatedMedia', { media: '' }, session);
+}
+
 async function main() {
   const [chromium, htmlFile, jsonFile, shotFile, darkFile] = process.argv.slice(2);
   const json = jsonFile === '-' ? null : JSON.parse(fs.readFileSync(jsonFile, 'utf8'));
@@ -182,6 +197,7 @@ async function main() {
     }
     await screenshot(browser, sessionId, shotFile, false);
     await screenshot(browser, sessionId, darkFile, true);
+    await checkPrint(browser, sessionId);
   } finally {
     await browser.close();
   }
