@@ -59,6 +59,7 @@ function readPage() {
     brokenLinks: q('a[href^="#"]').map((a) => a.getAttribute('href').slice(1))
       .filter((id) => !document.getElementById(id)),
     aggregated: q('#aggregated li').length,
+    duplicateIds: q('[id]').map((e) => e.id).filter((id, i, all) => all.indexOf(id) !== i),
     renderMs: performance.getEntriesByType('navigation')[0].loadEventEnd,
     scripts: q('script').length,
     styles: q('style').length,
@@ -117,6 +118,48 @@ async function screenshot(browser, session, file, dark) {
     `${dark ? 'dark' : 'light'} screenshot ${seen.width}×${seen.height} is not blank ` +
     `(${seen.colours} colours, ${(100 * seen.inked).toFixed(1)}% inked)`);
   if (file) fs.writeFileSync(file, png);
+}
+
+// The inline script: a click on a header sorts its table, text in a filter
+// box hides the rows without it.
+function tryScript() {
+  const out = {};
+  const table = document.querySelector('table.sortable');
+  const th = table && Array.from(table.tHead.rows[0].cells).find((c) => c.classList.contains('n'));
+  if (th) {
+    const col = th.cellIndex;
+    const values = () => Array.from(table.tBodies[0].rows)
+      .map((r) => parseFloat(r.cells[col].getAttribute('data-sort') ??
+        r.cells[col].textContent.replace(/[,%]/g, '')));
+    th.click();
+    const up = values();
+    th.click();
+    const down = values();
+    out.sorted = up.every((v) => !Number.isNaN(v)) && up.every((v, i) => i === 0 || up[i - 1] <= v) &&
+      down.every((v, i) => i === 0 || down[i - 1] >= v);
+  }
+  const input = document.querySelector('input.filter');
+  if (input) {
+    const rows = Array.from(document.getElementById(input.dataset.table).tBodies[0].rows);
+    const word = rows[rows.length - 1].cells[1].textContent;
+    input.value = word;
+    input.dispatchEvent(new Event('input'));
+    out.filtered = rows.every((r) => r.hidden === (r.textContent.indexOf(word) < 0));
+    input.value = '';
+    input.dispatchEvent(new Event('input'));
+    out.restored = rows.every((r) => !r.hidden);
+  }
+  return out;
+}
+
+async function checkScript(browser, session) {
+  const result = await browser.send('Runtime.evaluate',
+    { expression: `(${tryScript.toString()})()`, returnByValue: true }, session);
+  const seen = result.result.value;
+  if (seen.sorted !== undefined) check(seen.sorted, 'a header click sorts up, a second down');
+  if (seen.filtered !== undefined) {
+    check(seen.filtered && seen.restored, 'the filter box hides the rows without its text');
+  }
 }
 
 // Printed, the page is dark on light whatever the screen's scheme, without
@@ -184,6 +227,8 @@ async function main() {
     check(JSON.stringify(page.views) === JSON.stringify(k_views),
       `the six views in order: ${page.views.join(', ')}`);
     check(page.charts >= 4, `${page.charts} charts drawn`);
+    check(page.duplicateIds.length === 0, `every id is unique${
+      page.duplicateIds.length ? ': repeated ' + page.duplicateIds.join(', ') : ''}`);
     check(page.brokenLinks.length === 0, `every in-page link has a target${
       page.brokenLinks.length ? ': missing ' + page.brokenLinks.join(', ') : ''}`);
     check(page.scripts === 1 && page.styles === 1 && page.foreign === 0 && page.handlers === 0,
@@ -198,6 +243,7 @@ async function main() {
     await screenshot(browser, sessionId, shotFile, false);
     await screenshot(browser, sessionId, darkFile, true);
     await checkPrint(browser, sessionId);
+    await checkScript(browser, sessionId);
   } finally {
     await browser.close();
   }
