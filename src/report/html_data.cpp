@@ -490,7 +490,8 @@ audit_cards(HtmlReport& report, const AuditResult& r)
 }
 
 void
-audit_waterfall(HtmlReport& report, const AuditResult& r)
+audit_waterfall(HtmlReport& report, const AuditResult& r,
+                const std::optional<PlacementReplay>& placement)
 {
     const auto& t = r.totals;
     const bool priced = t.priced > 0;
@@ -504,11 +505,23 @@ audit_waterfall(HtmlReport& report, const AuditResult& r)
          "totals.write_premium_usd", "writes above the base price"},
         {"actual", "actual", amount(t.actual.total()), true, "totals.cost_usd.actual.total",
          "the reported usage"},
-        {"placement", "with the suggested placement", std::nullopt, false, "",
-         "not computed: audit does not replay suggest's placement (run cachewise suggest)"},
+        {"placement", "suggested placement", std::nullopt, false, "",
+         "not computed: only --format html replays suggest's placement"},
         {"ideal", "ideal", amount(t.ideal.total()), true, "totals.cost_usd.ideal.total",
          "everything shared with a live partner read (a lower bound)"},
     };
+    if (priced && placement && placement->families > 0) {
+        auto& step = report.waterfall[4];
+        step.usd = placement->suggested_usd - placement->current_usd;
+        step.json = "suggest:saving";
+        step.note =
+            fmt::format("suggest's placement replayed on {} template famil{}: input {} → "
+                        "{} USD, simulated",
+                        placement->families, placement->families == 1 ? "y" : "ies",
+                        format_usd(placement->current_usd), format_usd(placement->suggested_usd));
+    } else if (placement) {
+        report.waterfall[4].note = "not computed: no template family with a price to replay";
+    }
     if (!priced) {
         for (auto& step : report.waterfall) {
             step.json.clear();
@@ -517,7 +530,9 @@ audit_waterfall(HtmlReport& report, const AuditResult& r)
     report.waterfall_note =
         priced ? "Totals start from zero; the steps between them float. Priced requests only: "
                  "no caching minus the savings plus the premium is the actual cost up to "
-                 "rounding."
+                 "rounding. The suggested placement's step is what suggest's replay of the same "
+                 "requests saves on input against their own breakpoints, taken from the actual "
+                 "cost."
                : "No request was priced (no price in rules/pricing.json): no costs to draw.";
 }
 
@@ -564,7 +579,8 @@ cut_note(HtmlReport& report)
 } // namespace
 
 HtmlReport
-html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLimits& limits)
+html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLimits& limits,
+                const std::optional<PlacementReplay>& placement)
 {
     HtmlReport report;
     report.command = "audit";
@@ -577,7 +593,7 @@ html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLim
                                       fmt::join(r.unpriced_models, ", "));
     }
     audit_cards(report, r);
-    audit_waterfall(report, r);
+    audit_waterfall(report, r, placement);
     report.findings = top_findings(r.findings, "f", limits.findings);
     report.findings_total = r.findings.size();
     report.causes = causes_of(r.findings, report.findings);

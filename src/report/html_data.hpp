@@ -103,6 +103,15 @@ struct BreakView {
     std::size_t occurrences = 1;
 };
 
+// What suggest's placement would change, replayed by the command on the
+// same requests (audit --format html runs suggest's replay): input-side
+// costs of the template families that have a price.
+struct PlacementReplay {
+    double current_usd = 0;   // the requests' own breakpoints, simulated
+    double suggested_usd = 0; // suggest's placement, simulated
+    std::size_t families = 0; // families replayed with a price
+};
+
 struct HtmlLimits {
     std::size_t lanes = 12;          // streams drawn, by requests; the rest summed into one lane
     std::size_t bars_per_lane = 160; // beyond it consecutive requests share a bar
@@ -134,8 +143,11 @@ struct HtmlReport {
 };
 
 // `rules` gives each provider's TTL for the idle gaps; without it no gap is marked.
+// `placement`: the waterfall's suggested-placement step; without it the
+// step is "not computed".
 HtmlReport html_from_audit(const account::AuditResult& result, const ruleset::Rules* rules,
-                           const HtmlLimits& limits);
+                           const HtmlLimits& limits,
+                           const std::optional<PlacementReplay>& placement = std::nullopt);
 HtmlReport html_from_analysis(const analysis::AnalysisResult& result, const HtmlLimits& limits);
 
 } // namespace cachewise::report

@@ -20,6 +20,12 @@ function check(ok, what) {
 }
 
 function lookup(json, key) {
+  if (key === 'suggest:saving') {
+    // suggest --format json on the same log: the families with a price.
+    const suggest = JSON.parse(fs.readFileSync(process.env.CACHEWISE_SUGGEST_JSON, 'utf8'));
+    return suggest.families.filter((f) => f.current.priced && f.suggested.replay.priced)
+      .reduce((s, f) => s + f.suggested.replay.cost_usd - f.current.cost_usd, 0);
+  }
   const m = /^findings#severity=(\w+)$/.exec(key);
   if (m) return json.findings.filter((f) => f.severity === m[1]).length;
   const negate = key.startsWith('-');
@@ -35,7 +41,7 @@ function close(a, b) {
 // As the text output writes them (util/format.cpp): 70.8%, 0.183896, 1,234.
 function formatted(key, v) {
   if (/rate|reuse/.test(key)) return `${(100 * v).toFixed(1)}%`;
-  if (/usd|cost/.test(key)) return v.toFixed(6);
+  if (/usd|cost|saving/.test(key)) return v.toFixed(6);
   return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 

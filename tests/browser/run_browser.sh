@@ -25,4 +25,10 @@ esac
 sed -n '/^# stdout:$/,$p' "$case_file" | tail -n +2 >"$work/report.html"
 # shellcheck disable=SC2086
 "$binary" ${args/--format html/--format json} >"$work/report.json"
-node "$here/check_report.js" "$chromium" "$work/report.html" "$work/report.json" $shot $dark
+# audit's waterfall replays suggest's placement: its number is suggest's.
+if [ "${args%% *}" = audit ]; then
+  suggest_args=${args/audit/suggest}
+  # shellcheck disable=SC2086
+  "$binary" ${suggest_args/--format html/--format json} >"$work/suggest.json"
+fi
+CACHEWISE_SUGGEST_JSON=$work/suggest.json node "$here/check_report.js" "$chromium" "$work/report.html" "$work/report.json" $shot $dark

@@ -188,6 +188,23 @@ TEST_SUITE("report::html_data")
         REQUIRE(report.waterfall.size() == 6);
         CHECK(report.waterfall[4].id == "placement");
         CHECK(!report.waterfall[4].usd);
+
+        const auto none =
+            html_from_audit(synthetic_audit(2, 1, 10), nullptr, {}, PlacementReplay{0, 0, 0});
+        CHECK(!none.waterfall[4].usd);
+        CHECK(none.waterfall[4].note == "not computed: no template family with a price to replay");
+    }
+
+    TEST_CASE("the placement step is suggest's replayed saving when there is one")
+    {
+        auto r = synthetic_audit(2, 1, 10);
+        r.totals.priced = 2;
+        const auto report = html_from_audit(r, nullptr, {}, PlacementReplay{0.5, 0.375, 2});
+        REQUIRE(report.waterfall[4].usd);
+        CHECK(*report.waterfall[4].usd == -0.125);
+        CHECK(report.waterfall[4].json == "suggest:saving");
+        CHECK(report.waterfall[4].note == "suggest's placement replayed on 2 template families: "
+                                          "input 0.500000 → 0.375000 USD, simulated");
     }
 
     TEST_CASE("findings: the costliest first, anchors from their index, causes summed by rule")
