@@ -399,7 +399,9 @@ print_audit(const AuditResult& result, const ingest::LoadSummary& load,
         json(result, load, options, out);
         break;
     case Format::html:
-        print_html(html_from_audit(result, options.rules, HtmlLimits{}, options.placement), out);
+        print_html(
+            html_from_audit(result, options.rules, HtmlLimits{}, options.placement, options.by),
+            out);
         break;
     case Format::sarif:
     case Format::github:

@@ -567,6 +567,31 @@ audit_points(const AuditResult& r, const ruleset::Rules* rules, const std::vecto
     return points;
 }
 
+// audit --by in the page: the groups with the most requests, in key order.
+void
+audit_groups(HtmlReport& report, const AuditResult& r, const std::string& by, std::size_t limit)
+{
+    report.by = by;
+    for (const auto& [key, t] : r.by(by)) {
+        const bool priced = t.priced > 0;
+        report.groups.push_back(
+            {key, t.requests, t.hit_rate(),
+             priced ? std::optional<double>(t.actual.total()) : std::nullopt,
+             priced ? std::optional<double>(t.no_cache.total()) : std::nullopt});
+    }
+    report.groups_total = report.groups.size();
+    if (report.groups.size() > limit) {
+        std::stable_sort(
+            report.groups.begin(), report.groups.end(),
+            [](const GroupRow& a, const GroupRow& b) { return a.requests > b.requests; });
+        report.groups.resize(limit);
+        std::sort(report.groups.begin(), report.groups.end(),
+                  [](const GroupRow& a, const GroupRow& b) { return a.key < b.key; });
+        report.aggregated.push_back(fmt::format("by {}: the {} of {} groups with the most requests",
+                                                by, limit, report.groups_total));
+    }
+}
+
 void
 cut_note(HtmlReport& report)
 {
@@ -580,7 +605,8 @@ cut_note(HtmlReport& report)
 
 HtmlReport
 html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLimits& limits,
-                const std::optional<PlacementReplay>& placement)
+                const std::optional<PlacementReplay>& placement,
+                const std::optional<std::string>& by)
 {
     HtmlReport report;
     report.command = "audit";
@@ -594,6 +620,9 @@ html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLim
     }
     audit_cards(report, r);
     audit_waterfall(report, r, placement);
+    if (by) {
+        audit_groups(report, r, *by, limits.groups);
+    }
     report.findings = top_findings(r.findings, "f", limits.findings);
     report.findings_total = r.findings.size();
     report.causes = causes_of(r.findings, report.findings);

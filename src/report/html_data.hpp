@@ -112,6 +112,15 @@ struct PlacementReplay {
     std::size_t families = 0; // families replayed with a price
 };
 
+// One row of audit --by in the summary: totals of a day, stream or model.
+struct GroupRow {
+    std::string key;
+    std::size_t requests = 0;
+    double hit_rate = 0;
+    std::optional<double> actual_usd; // nothing when none of its requests is priced
+    std::optional<double> no_cache_usd;
+};
+
 struct HtmlLimits {
     std::size_t lanes = 12;          // streams drawn, by requests; the rest summed into one lane
     std::size_t bars_per_lane = 160; // beyond it consecutive requests share a bar
@@ -119,12 +128,16 @@ struct HtmlLimits {
     std::size_t hit_buckets = 48;
     std::size_t models = 4; // hit-rate series besides "all streams"
     std::size_t findings = 60;
+    std::size_t groups = 200; // rows of --by, the most requests first
 };
 
 struct HtmlReport {
     std::string command; // "audit" or "analyze"
     std::string summary; // one line under the title
     std::vector<HtmlCard> cards;
+    std::string by;               // audit --by: "day", "stream" or "model"; empty without
+    std::vector<GroupRow> groups; // in key order
+    std::size_t groups_total = 0; // before the cut
     std::vector<WaterfallStep> waterfall;
     std::string waterfall_note;
     bool time_axis = false;    // lanes on seconds; else on request order
@@ -147,7 +160,8 @@ struct HtmlReport {
 // step is "not computed".
 HtmlReport html_from_audit(const account::AuditResult& result, const ruleset::Rules* rules,
                            const HtmlLimits& limits,
-                           const std::optional<PlacementReplay>& placement = std::nullopt);
+                           const std::optional<PlacementReplay>& placement = std::nullopt,
+                           const std::optional<std::string>& by = std::nullopt);
 HtmlReport html_from_analysis(const analysis::AnalysisResult& result, const HtmlLimits& limits);
 
 } // namespace cachewise::report

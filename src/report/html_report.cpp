@@ -69,6 +69,34 @@ header(std::ostream& out, const HtmlReport& r)
                     "prefixes</a></nav>\n</header>\n");
 }
 
+// audit --by: the totals of each day, stream or model.
+void
+groups_table(std::ostream& out, const HtmlReport& r)
+{
+    if (r.by.empty()) {
+        return;
+    }
+    fmt::print(out, "<h3 id=\"by\">By {}</h3>\n", esc(r.by));
+    filter_box(out, "by-table", r.by);
+    fmt::print(out,
+               "<table id=\"by-table\" class=\"sortable\"><thead><tr><th>{}</th><th "
+               "class=\"n\">requests</th><th class=\"n\">hit rate</th><th class=\"n\">"
+               "actual USD</th><th class=\"n\">no-cache USD</th><th class=\"n\">saved USD"
+               "</th></tr></thead><tbody>\n",
+               esc(r.by));
+    for (const auto& g : r.groups) {
+        const std::optional<double> saved =
+            g.actual_usd ? std::optional<double>(*g.no_cache_usd - *g.actual_usd) : std::nullopt;
+        fmt::print(out, "<tr data-key=\"{}\"><td>{}</td>{}{}{}{}{}</tr>\n", esc(g.key), esc(g.key),
+                   number_cell(count(g.requests), static_cast<double>(g.requests)),
+                   number_cell(format_percent(g.hit_rate), g.hit_rate),
+                   number_cell(usd_or_dash(g.actual_usd), g.actual_usd.value_or(0)),
+                   number_cell(usd_or_dash(g.no_cache_usd), g.no_cache_usd.value_or(0)),
+                   number_cell(usd_or_dash(saved), saved.value_or(0)));
+    }
+    fmt::print(out, "</tbody></table>\n");
+}
+
 void
 summary_view(std::ostream& out, const HtmlReport& r)
 {
@@ -89,7 +117,9 @@ summary_view(std::ostream& out, const HtmlReport& r)
         fmt::print(out, "<tr><td>{}</td><td class=\"n\">{}</td></tr>\n", esc(c.label),
                    esc(c.value));
     }
-    fmt::print(out, "</tbody></table>\n</details>\n</section>\n");
+    fmt::print(out, "</tbody></table>\n</details>\n");
+    groups_table(out, r);
+    fmt::print(out, "</section>\n");
 }
 
 // Totals stand on zero; the changes between them float from the running sum.

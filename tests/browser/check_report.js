@@ -65,6 +65,9 @@ function readPage() {
     brokenLinks: q('a[href^="#"]').map((a) => a.getAttribute('href').slice(1))
       .filter((id) => !document.getElementById(id)),
     aggregated: q('#aggregated li').length,
+    groups: q('#by-table tr[data-key]').map((r) => ({ key: r.dataset.key,
+      requests: Number(r.cells[1].dataset.sort), hit: Number(r.cells[2].dataset.sort),
+      actual: r.cells[3].textContent === '–' ? null : Number(r.cells[3].dataset.sort) })),
     duplicateIds: q('[id]').map((e) => e.id).filter((id, i, all) => all.indexOf(id) !== i),
     renderMs: performance.getEntriesByType('navigation')[0].loadEventEnd,
     scripts: q('script').length,
@@ -108,6 +111,17 @@ function compareNumbers(page, json) {
     const i = Number(f.id.slice(2));
     check(json.findings[i] && json.findings[i].rule === f.rule,
       `finding ${f.id} is ${f.rule} as in json`);
+  }
+  for (const g of page.groups) {
+    const want = json.by && json.by.groups[g.key];
+    check(want && want.requests === g.requests && close(want.hit_rate, g.hit) &&
+      (g.actual === null ? want.priced === 0 : close(want.cost_usd.actual.total, g.actual)),
+      `by ${json.by ? json.by.key : '?'} ${g.key}: ${g.requests} requests, hit rate ${g.hit}, ` +
+      `actual ${g.actual} as in json`);
+  }
+  if (json.by) {
+    check(page.groups.length === Object.keys(json.by.groups).length,
+      `${page.groups.length} groups by ${json.by.key}, json ${Object.keys(json.by.groups).length}`);
   }
   const requests = page.lanes.reduce((s, n) => s + n, 0);
   check(requests === json.requests.length,

@@ -27,7 +27,8 @@ sed -n '/^# stdout:$/,$p' "$case_file" | tail -n +2 >"$work/report.html"
 "$binary" ${args/--format html/--format json} >"$work/report.json"
 # audit's waterfall replays suggest's placement: its number is suggest's.
 if [ "${args%% *}" = audit ]; then
-  suggest_args=${args/audit/suggest}
+  # The same log for suggest, without audit's own options.
+  suggest_args=$(sed -E 's/^audit/suggest/; s/ --by [a-z]+//; s/ --details//' <<<"$args")
   # shellcheck disable=SC2086
   "$binary" ${suggest_args/--format html/--format json} >"$work/suggest.json"
 fi

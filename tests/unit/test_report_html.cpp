@@ -195,6 +195,25 @@ TEST_SUITE("report::html_data")
         CHECK(none.waterfall[4].note == "not computed: no template family with a price to replay");
     }
 
+    TEST_CASE("--by: the groups with the most requests, in key order, and a note when cut")
+    {
+        auto r = synthetic_audit(12, 4, 10);
+        r.requests.push_back(r.requests[1]); // s1: 4 requests
+        r.requests.push_back(r.requests[2]); // s2: 4 requests
+        HtmlLimits limits;
+        limits.groups = 2;
+        const auto report = html_from_audit(r, nullptr, limits, std::nullopt, "stream");
+        CHECK(report.by == "stream");
+        REQUIRE(report.groups.size() == 2);
+        CHECK(report.groups[0].key == "s1");
+        CHECK(report.groups[1].key == "s2");
+        CHECK(report.groups[0].requests == 4);
+        CHECK(report.groups[0].hit_rate == doctest::Approx(0.9));
+        CHECK(!report.groups[0].actual_usd); // nothing priced
+        CHECK(report.groups_total == 4);
+        CHECK(report.aggregated.back() == "by stream: the 2 of 4 groups with the most requests");
+    }
+
     TEST_CASE("the placement step is suggest's replayed saving when there is one")
     {
         auto r = synthetic_audit(2, 1, 10);
