@@ -30,8 +30,9 @@ GlobalOptions::parsed_format() const
     if (const auto f = report::parse_format(format)) {
         return *f;
     }
-    throw Error(
-        fmt::format("--format: unknown format \"{}\" (expected text, json or markdown)", format));
+    throw Error(fmt::format("--format: unknown format \"{}\" (expected text, json, markdown, csv, "
+                            "sarif, github or html)",
+                            format));
 }
 
 Gate
@@ -155,7 +156,8 @@ run(int argc, char** argv)
         ->type_name("FORMAT");
     app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
     app.add_option("--format", global.format,
-                   "Output format: text, json or markdown (default text)")
+                   "Output format: text, json or markdown (default text); html for audit "
+                   "and analyze")
         ->type_name("FORMAT");
     app.add_option("--dynamic-fields", global.dynamic_field_files,
                    "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "

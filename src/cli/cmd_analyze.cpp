@@ -32,7 +32,7 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     const auto rules = global.load_rules();
     const auto format = global.parsed_format();
     if (format == report::Format::csv) {
-        throw Error("analyze: --format csv is not offered (text, json or markdown)");
+        throw Error("analyze: --format csv is not offered (text, json, markdown or html)");
     }
     analysis::AnalyzeOptions analyze_options;
     analyze_options.window_seconds = value_or_throw(

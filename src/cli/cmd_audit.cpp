@@ -1,4 +1,5 @@
 #include "account/auditor.hpp"
+#include "advise/suggest.hpp"
 #include "cli/options.hpp"
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
@@ -25,6 +26,24 @@ parse_bound(const std::string& text, const char* option)
         return value_or_throw(parse_rfc3339(text + "T00:00:00Z"), option);
     }
     return value_or_throw(parse_rfc3339(text), option);
+}
+
+// The HTML report's "suggested placement" step: suggest's replay of the
+// same requests, summed over the template families that have a price.
+report::PlacementReplay
+replay_placement(std::vector<model::Request> requests, const model::TextStore& texts,
+                 const ruleset::Rules& rules, std::string_view policy)
+{
+    report::PlacementReplay replay;
+    const auto suggestion = advise::suggest_from_log(std::move(requests), texts, rules, policy);
+    for (const auto& family : suggestion.families) {
+        if (family.current.priced && family.suggested_replay.priced) {
+            replay.current_usd += family.current.cost_usd;
+            replay.suggested_usd += family.suggested_replay.cost_usd;
+            ++replay.families;
+        }
+    }
+    return replay;
 }
 
 } // namespace
@@ -150,10 +169,15 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     if (status != 0) {
         return status;
     }
+    std::optional<report::PlacementReplay> placement;
+    if (format == report::Format::html) {
+        placement = replay_placement(requests, texts, *rules, audit_options.policy);
+    }
     const auto result = account::audit(std::move(requests), texts, *rules, audit_options);
     const Gate gate = global.gate("none");
     if (!print_findings_format(format, result.findings)) {
-        report::print_audit(result, load, {format, options.details, options.by}, std::cout);
+        report::print_audit(
+            result, load, {format, options.details, options.by, rules.get(), placement}, std::cout);
     }
     return gate_status(new_findings(result.findings, gate), gate, result.totals.hit_rate());
 }

@@ -34,7 +34,8 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
 {
     const auto rules = global.load_rules();
     const auto format = global.parsed_format();
-    if (format == report::Format::markdown || format == report::Format::csv) {
+    if (format == report::Format::markdown || format == report::Format::csv ||
+        format == report::Format::html) {
         throw Error(fmt::format("lint: --format {} is not offered (text, json, sarif or github)",
                                 report::to_string(format)));
     }

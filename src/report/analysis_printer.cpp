@@ -1,6 +1,7 @@
 #include "report/analysis_printer.hpp"
 
 #include "report/finding_json.hpp"
+#include "report/html_report.hpp"
 #include "report/request_json.hpp"
 #include "util/format.hpp"
 
@@ -288,6 +289,9 @@ print_analysis(const AnalysisResult& result, const ingest::LoadSummary& load,
         break;
     case Format::json:
         json(result, load, out);
+        break;
+    case Format::html:
+        print_html(html_from_analysis(result, HtmlLimits{}), out);
         break;
     case Format::csv:
     case Format::sarif:

@@ -1,6 +1,7 @@
 #include "report/audit_printer.hpp"
 
 #include "report/finding_json.hpp"
+#include "report/html_report.hpp"
 #include "report/request_json.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
@@ -21,13 +22,13 @@ namespace {
 std::string
 pct(double f)
 {
-    return fmt::format("{:.1f}%", 100.0 * f);
+    return format_percent(f);
 }
 
 std::string
 usd(double v)
 {
-    return fmt::format("{:.6f}", v);
+    return format_usd(v);
 }
 
 std::string
@@ -412,6 +413,11 @@ print_audit(const AuditResult& result, const ingest::LoadSummary& load,
         break;
     case Format::json:
         json(result, load, options, out);
+        break;
+    case Format::html:
+        print_html(
+            html_from_audit(result, options.rules, HtmlLimits{}, options.placement, options.by),
+            out);
         break;
     case Format::sarif:
     case Format::github:

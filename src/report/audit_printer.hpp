@@ -3,6 +3,7 @@
 #include "account/auditor.hpp"
 #include "ingest/loader.hpp"
 #include "report/format.hpp"
+#include "report/html_data.hpp"
 
 #include <optional>
 #include <ostream>
@@ -13,7 +14,9 @@ namespace cachewise::report {
 struct AuditPrintOptions {
     Format format = Format::text;
     bool details = false;
-    std::optional<std::string> by; // "day", "stream" or "model"
+    std::optional<std::string> by;            // "day", "stream" or "model"
+    const ruleset::Rules* rules = nullptr;    // html: each provider's TTL, for idle gaps
+    std::optional<PlacementReplay> placement; // html: suggest's placement replayed
 };
 
 // Prints the result of `cachewise audit`.

@@ -6,7 +6,7 @@ std::optional<Format>
 parse_format(std::string_view name)
 {
     for (auto f : {Format::text, Format::json, Format::markdown, Format::csv, Format::sarif,
-                   Format::github}) {
+                   Format::github, Format::html}) {
         if (to_string(f) == name) {
             return f;
         }
@@ -30,6 +30,8 @@ to_string(Format format)
         return "sarif";
     case Format::github:
         return "github";
+    case Format::html:
+        return "html";
     }
     return "?";
 }

@@ -22,6 +22,18 @@ group_digits(std::int64_t value)
 }
 
 std::string
+format_percent(double fraction)
+{
+    return fmt::format("{:.1f}%", 100.0 * fraction);
+}
+
+std::string
+format_usd(double usd)
+{
+    return fmt::format("{:.6f}", usd);
+}
+
+std::string
 human_bytes(std::uint64_t bytes)
 {
     static constexpr const char* k_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
