@@ -537,8 +537,15 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end)};
             // The block is hashed whole: the entry spoils from its start.
             f.tokens_lost = cached_end - tokens_before(request, k);
-            f.message = fmt::format("{} value ({}) at {} would spoil the {} cached tokens after it",
-                                    m.kind, m.name, f.location.path, f.tokens_lost);
+            // A date is the same all day: it costs nothing within a log, and
+            // everything after it at midnight.
+            const bool daily = m.kind == "date" || m.kind == "today";
+            f.message =
+                fmt::format("{} value ({}) at {} would spoil the {} cached tokens after it{}",
+                            m.kind, m.name, f.location.path, f.tokens_lost,
+                            daily ? " when it changes: every day at midnight, the whole "
+                                    "prefix after it is written again"
+                                  : "");
             out.push_back(std::move(f));
         }
     }

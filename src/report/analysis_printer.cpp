@@ -101,8 +101,10 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
                 fmt::print(out, "  … and {} more (--top)\n", r.dynamic_fields.size() - o.top);
                 break;
             }
-            fmt::print(out, "  {} {} at {}: {} — would spoil {} tokens{}\n", f.rule, f.kind,
+            const bool daily = f.kind == "date" || f.kind == "today";
+            fmt::print(out, "  {} {} at {}: {} — would spoil {} tokens{}{}\n", f.rule, f.kind,
                        where(f), f.excerpt ? f.excerpt->now : "", group_digits(f.tokens_lost),
+                       daily ? " when it changes (daily, at midnight)" : "",
                        f.occurrences > 1 ? fmt::format(" ({} requests)", f.occurrences) : "");
         }
     }
