@@ -524,6 +524,7 @@ struct Loader::Impl {
                     fmt::format("the response was an error: {}", response->error));
             }
             request.usage = response->usage;
+            request.provider_miss_reason = response->cache_miss_reason;
             request.route = response->route;
             fallback_model = response->model;
             if (response->usage && response->usage->summed_from_iterations) {

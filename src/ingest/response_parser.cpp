@@ -314,6 +314,23 @@ error_text(od::value v)
     return message.empty() ? type : fmt::format("{}: {}", type, message);
 }
 
+// {"cache_miss_reason": "system_changed" | null, ...}: the reason, "" for null.
+std::optional<std::string>
+miss_reason(od::value v)
+{
+    if (get(v.type(), "an object") != od::json_type::object) {
+        return std::nullopt;
+    }
+    std::optional<std::string> reason = std::string();
+    for (auto f : get(v.get_object(), "an object")) {
+        if (key_of(f) == "cache_miss_reason") {
+            od::value r = get(f.value(), "a value");
+            reason = is_null(r) ? std::string() : string_or_empty(r);
+        }
+    }
+    return reason;
+}
+
 void
 set_or_merge(std::optional<model::Usage>& into, const model::Usage& u)
 {
@@ -394,6 +411,8 @@ ResponseParser::message_object(od::object object, ResponseInfo& info)
             if (!is_null(v)) {
                 info.error = error_text(v);
             }
+        } else if (key == "diagnostics") {
+            info.cache_miss_reason = within("diagnostics", [&] { return miss_reason(v); });
         }
     }
     if (info.responses_api && info.usage) {
