@@ -262,6 +262,12 @@ FakeProvider::serve(int fd)
                                     ? error_body("rate_limit_error", "Number of requests has "
                                                                      "exceeded your rate limit")
                                     : error_body("api_error", "Internal server error"));
+            if (fault->echo_key) {
+                const auto key = request.headers.find("x-api-key");
+                reply.body = error_body("authentication_error",
+                                        "invalid x-api-key: " +
+                                            (key == request.headers.end() ? "" : key->second));
+            }
             if (!fault->retry_after.empty()) {
                 reply.headers.emplace_back("retry-after", fault->retry_after);
             }

@@ -36,6 +36,7 @@ struct Fault {
     int status = 500;
     std::string retry_after; // header value; empty: none
     int delay_ms = 0;        // slow: before answering
+    bool echo_key = false;   // status: the error message quotes the key it was sent
 };
 
 struct SeenRequest {

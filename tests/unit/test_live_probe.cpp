@@ -8,7 +8,9 @@
 #include "util/file.hpp"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -322,5 +324,104 @@ TEST_SUITE("live::probe")
         std::string message;
         CHECK(code_of([&] { live::probe(o, test::rules(), client); }, message) == ExitCode::usage);
         CHECK(message == "no API key: set ANTHROPIC_API_KEY or pass --api-key-file");
+    }
+}
+
+namespace {
+
+// A conversation of `turns` user messages after a long first one; `marks`
+// lists the messages that carry a cache_control breakpoint.
+std::string
+conversation(int turns, const std::vector<int>& marks)
+{
+    nlohmann::json body;
+    body["model"] = "claude-sonnet-4-5";
+    body["max_tokens"] = 5;
+    std::string first;
+    for (int i = 0; i < 200; ++i) {
+        first += "Fact " + std::to_string(i) + ": the ledger balances at the end of each day. ";
+    }
+    body["messages"] = nlohmann::json::array();
+    for (int i = 0; i < turns; ++i) {
+        const std::string role = i % 2 == 0 ? "user" : "assistant";
+        nlohmann::json block{{"type", "text"},
+                             {"text", i == 0 ? first : "Turn " + std::to_string(i) + "."}};
+        if (std::find(marks.begin(), marks.end(), i) != marks.end()) {
+            block["cache_control"] = {{"type", "ephemeral"}};
+        }
+        body["messages"].push_back({{"role", role}, {"content", nlohmann::json::array({block})}});
+    }
+    return body.dump();
+}
+
+} // namespace
+
+TEST_SUITE("live::probe")
+{
+    TEST_CASE("the fake provider's entries expire after their TTL; 1h entries are billed as 1h")
+    {
+        const KeyEnv keys;
+        test::FakeProvider server(test::rules());
+        live::HttpClient client;
+        auto o = options_for(server);
+        o.times = 1;
+        CHECK(live::probe(o, test::rules(), client).calls[0].usage->write_5m == 4956);
+        server.advance_clock(200);
+        CHECK(live::probe(o, test::rules(), client).calls[0].usage->read == 4956);
+        server.advance_clock(301); // five minutes after the last read
+        const auto expired = live::probe(o, test::rules(), client);
+        CHECK(expired.calls[0].usage->read == 0);
+        CHECK(expired.calls[0].usage->write_5m == 4956);
+
+        auto body = nlohmann::json::parse(value_or_throw(read_file(k_template), ""));
+        body["system"][1]["cache_control"]["ttl"] = "1h";
+        const test::TempFile hour(body.dump(), "hour.json");
+        const auto r = live::probe(options_for(server, hour.path()), test::rules(), client);
+        REQUIRE(r.calls.size() == 2);
+        CHECK(r.calls[0].usage->write_1h == 4956);
+        CHECK(r.calls[0].usage->write_5m == 0);
+        CHECK(r.predicted[0].write_1h == 4956);
+        CHECK(r.calls[1].usage->read == 4956);
+        CHECK(r.findings.empty());
+    }
+
+    TEST_CASE("an entry more than 20 positions before every breakpoint is not read")
+    {
+        const KeyEnv keys;
+        test::FakeProvider server(test::rules());
+        live::HttpClient client;
+        const test::TempFile head(conversation(3, {2}), "head.json");
+        auto o = options_for(server, head.path());
+        o.times = 1;
+        const auto written = live::probe(o, test::rules(), client);
+        const std::int64_t entry = written.calls[0].usage->write_5m;
+        CHECK(entry > 1024);
+        // 25 messages, marked only at the end: the entry at message 2 is out of reach.
+        const test::TempFile far(conversation(25, {24}), "far.json");
+        const auto missed = live::probe(options_for(server, far.path()), test::rules(), client);
+        CHECK(missed.calls[0].usage->read == 0);
+        CHECK(missed.predicted[0].read == 0);
+        // A second breakpoint at message 2 reaches it.
+        const test::TempFile near(conversation(25, {2, 24}), "near.json");
+        auto n = options_for(server, near.path());
+        n.times = 1;
+        server.advance_clock(1000); // everything written so far has expired
+        live::probe(o, test::rules(), client);
+        const auto hit = live::probe(n, test::rules(), client);
+        CHECK(hit.calls[0].usage->read == entry);
+    }
+
+    TEST_CASE("a provider message that quotes the key has it redacted")
+    {
+        const KeyEnv keys;
+        test::FakeProvider server(test::rules());
+        server.push_fault({test::Fault::Kind::status, 401, "", 0, true});
+        live::HttpClient client;
+        std::string message;
+        CHECK(code_of([&] { live::probe(options_for(server), test::rules(), client); }, message) ==
+              ExitCode::network);
+        CHECK(message == "call 1: HTTP 401 from " + server.base_url() +
+                             ": authentication_error: invalid x-api-key: [key redacted]");
+        CHECK(server.seen().front().headers.at("x-api-key") == k_key);
     }
 }
