@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cli/exact_tokens.hpp"
 #include "cli/gate.hpp"
 #include "cli/project_config.hpp"
 #include "ingest/loader.hpp"
@@ -42,6 +43,7 @@ struct GlobalOptions {
 struct ChainOptions {
     std::vector<std::string> inputs;
     std::optional<std::string> request;
+    ExactTokenCliOptions exact; // requests without usage: counts pinned to the provider's
 };
 
 void add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options);
@@ -114,6 +116,7 @@ struct SuggestCliOptions {
     std::optional<std::string> write;
     std::optional<std::string> policy; // replay with this cache instead of the provider's
     bool diff = false;
+    ExactTokenCliOptions exact; // one request or template: counts pinned to the provider's
 };
 void add_suggest_command(CLI::App& app, SuggestCliOptions& options);
 int run_suggest(const GlobalOptions& global, const SuggestCliOptions& options);

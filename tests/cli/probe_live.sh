@@ -77,6 +77,26 @@ if grep -rq "$ANTHROPIC_API_KEY" "$work"/*.txt "$work"/*.err "$work"/*.json "$wo
   fail "the API key appears in an output"
 fi
 
+# Exact token counts for lint, suggest and chain; the second lint makes no call.
+export XDG_CACHE_HOME="$work/xdg"
+"$binary" lint samples/request-template.json --exact-tokens --base-url "$base" >"$work/lint1.txt"
+grep -q "exact counts: 1 prefix, 2 calls to count tokens, 0 from the cache" "$work/lint1.txt" ||
+  fail "lint --exact-tokens: $(tail -1 "$work/lint1.txt")"
+grep -q "CW012" "$work/lint1.txt" && fail "lint --exact-tokens still reports CW012"
+"$binary" lint samples/request-template.json --exact-tokens --base-url "$base" >"$work/lint2.txt"
+grep -q "exact counts: 1 prefix, 0 calls to count tokens, 2 from the cache" "$work/lint2.txt" ||
+  fail "second lint --exact-tokens: $(tail -1 "$work/lint2.txt")"
+"$binary" chain samples/request-template.json --exact-tokens --base-url "$base" \
+  >"$work/chain.txt" 2>"$work/chain.err" || fail "chain --exact-tokens"
+grep -q "exact counts: 3 prefixes" "$work/chain.err" || fail "chain --exact-tokens: $(cat "$work/chain.err")"
+grep -q "system\[1\] .* 4,956  cal" "$work/chain.txt" || fail "chain --exact-tokens pins system[1]"
+"$binary" suggest samples/request-template.json --exact-tokens --base-url "$base" \
+  >"$work/suggest.txt" 2>"$work/suggest.err" || fail "suggest --exact-tokens"
+grep -q "exact counts: 3 prefixes" "$work/suggest.err" || fail "suggest --exact-tokens: $(cat "$work/suggest.err")"
+"$binary" suggest samples/agent-session.jsonl --exact-tokens --base-url "$base" \
+  >/dev/null 2>"$work/suggest-log.err"
+[ $? -eq 2 ] || fail "suggest --exact-tokens on a log: expected status 2"
+
 # Retries: 429 with retry-after, then success.
 start_server 429:1
 "$binary" probe samples/request-template.json --base-url "$base" --yes --times 1 \

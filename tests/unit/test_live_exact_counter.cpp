@@ -3,6 +3,7 @@
 #include "helpers.hpp"
 #include "ingest/loader.hpp"
 #include "live/exact_counter.hpp"
+#include "live/exact_pin.hpp"
 #include "util/file.hpp"
 
 #include <doctest/doctest.h>
@@ -136,5 +137,31 @@ TEST_SUITE("live::exact_counter")
             }
         }
         ::unsetenv("ANTHROPIC_API_KEY");
+    }
+
+    TEST_CASE("pinned counts: exact at the boundaries, estimates scaled between them")
+    {
+        // A counter that knows the answers: tools end, system end (the
+        // breakpoint), the whole prompt.
+        struct Known : advise::PrefixCounter {
+            std::vector<std::size_t> asked;
+            std::optional<std::int64_t>
+            count_prefix(const std::string&, const model::Request& r, std::size_t k) override
+            {
+                asked.push_back(k);
+                const auto path = r.segments[k].path.str();
+                return path == "tools[2]" ? 1000 : path == "system[1]" ? 5000 : 5020;
+            }
+        } known;
+        auto r = read_one(k_template);
+        REQUIRE(live::pin_exact_tokens(r, live::body_json_of(r), known));
+        CHECK(known.asked == std::vector<std::size_t>{2, 4, 5});
+        CHECK(r.segments[2].cumulative_tokens == 1000);
+        CHECK(r.segments[4].cumulative_tokens == 5000);
+        CHECK(r.segments[5].cumulative_tokens == 5020);
+        CHECK(r.prompt_tokens() == 5020);
+        // The tools keep their estimated proportions (542 : 161 : 250).
+        CHECK(r.segments[0].tokens == 569);
+        CHECK(r.segments[0].token_source == model::TokenSource::calibrated);
     }
 }
