@@ -226,6 +226,93 @@ read_response(const std::string& body, ProbeCall& call)
     }
 }
 
+// One call: the body (with diagnostics naming the previous message), the
+// retries, the usage; its exchange record is returned.
+std::string
+send_call(const Prepared& p, const ProbeOptions& options, HttpClient& client,
+          const std::string& url, const std::string& session, const std::string& previous_id,
+          ProbeCall& call)
+{
+    BodyEdits edits;
+    edits.keep_max_tokens = options.keep_max_tokens;
+    if (options.diagnostics && p.endpoint.api == model::ApiFormat::anthropic) {
+        edits.previous_message_id = previous_id;
+        call.diagnostics_requested = !previous_id.empty();
+    }
+    const std::string body =
+        value_or_throw(prepare_body(p.body, p.endpoint.api, edits, options.file), "");
+    Attempts attempts;
+    const auto started = std::chrono::system_clock::now();
+    const HttpResponse response =
+        post_with_retries(client, {url, p.endpoint.headers(p.key, false), body}, options.retry,
+                          p.key, fmt::format("call {}", call.n), attempts);
+    call.attempts = attempts.count;
+    call.retried = attempts.retried;
+    call.status = response.status;
+    call.ttft_seconds = response.ttfb_seconds;
+    call.total_seconds = response.total_seconds;
+    read_response(response.body, call);
+    return record_line(call.n, session, p.endpoint.provider, body, redact(response.body, p.key),
+                       attempts.last_started.value_or(started), call.ttft_seconds,
+                       call.total_seconds);
+}
+
+// The calls in order, each appended to --record as soon as it is answered.
+std::string
+send_calls(const Prepared& p, const ProbeOptions& options, HttpClient& client, ProbeResult& r)
+{
+    std::optional<std::ofstream> record;
+    if (options.record) {
+        record.emplace(*options.record, std::ios::binary | std::ios::app);
+        if (!*record) {
+            throw Error(fmt::format("--record {}: cannot open for appending", *options.record));
+        }
+    }
+    const std::string session =
+        fmt::format("probe-{}", std::chrono::duration_cast<std::chrono::seconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count());
+    std::string records;
+    std::string previous_id;
+    for (int n = 1; n <= options.times; ++n) {
+        ProbeCall call;
+        call.n = n;
+        const std::string line = send_call(p, options, client, r.url, session, previous_id, call);
+        previous_id = call.message_id;
+        if (record) {
+            *record << line;
+            record->flush();
+            if (!*record) {
+                throw Error(fmt::format("--record {}: write failed", *options.record));
+            }
+        }
+        records += line;
+        r.calls.push_back(std::move(call));
+    }
+    return records;
+}
+
+// The simulator's prediction for the calls as sent, their cost, and CW031.
+void
+compare_with_prediction(const std::string& records, const ruleset::Rules& rules,
+                        const std::string& source, ProbeResult& r)
+{
+    const auto audit = audit_records(records, rules, source);
+    r.predicted.clear();
+    for (std::size_t i = 0; i < audit.requests.size() && i < r.calls.size(); ++i) {
+        const auto& a = audit.requests[i];
+        r.predicted.push_back(a.expected);
+        if (a.priced) {
+            r.calls[i].cost_usd = a.actual.total();
+        }
+    }
+    for (const auto& f : audit.findings) {
+        if (f.rule == "CW031") {
+            r.findings.push_back(f);
+        }
+    }
+}
+
 } // namespace
 
 ProbeResult
@@ -241,72 +328,10 @@ probe(const ProbeOptions& options, const ruleset::Rules& rules, HttpClient& clie
         throw Error(
             fmt::format("no API key: set {} or pass --api-key-file", p.endpoint.key_variable));
     }
-    std::optional<std::ofstream> record;
-    if (options.record) {
-        record.emplace(*options.record, std::ios::binary | std::ios::app);
-        if (!*record) {
-            throw Error(fmt::format("--record {}: cannot open for appending", *options.record));
-        }
-    }
-    const std::string session =
-        fmt::format("probe-{}", std::chrono::duration_cast<std::chrono::seconds>(
-                                    std::chrono::system_clock::now().time_since_epoch())
-                                    .count());
-    std::string records;
-    std::string previous_id;
-    const auto headers = p.endpoint.headers(p.key, false);
-    for (int n = 1; n <= options.times; ++n) {
-        ProbeCall call;
-        call.n = n;
-        BodyEdits edits;
-        edits.keep_max_tokens = options.keep_max_tokens;
-        if (options.diagnostics && p.endpoint.api == model::ApiFormat::anthropic) {
-            edits.previous_message_id = previous_id;
-            call.diagnostics_requested = !previous_id.empty();
-        }
-        const std::string body =
-            value_or_throw(prepare_body(p.body, p.endpoint.api, edits, options.file), "");
-        Attempts attempts;
-        const auto started = std::chrono::system_clock::now();
-        const HttpResponse response =
-            post_with_retries(client, {r.url, headers, body}, options.retry, p.key,
-                              fmt::format("call {}", n), attempts);
-        call.attempts = attempts.count;
-        call.retried = attempts.retried;
-        call.status = response.status;
-        call.ttft_seconds = response.ttfb_seconds;
-        call.total_seconds = response.total_seconds;
-        read_response(response.body, call);
-        previous_id = call.message_id;
-        const std::string line = record_line(
-            n, session, p.endpoint.provider, body, redact(response.body, p.key),
-            attempts.last_started.value_or(started), call.ttft_seconds, call.total_seconds);
-        if (record) {
-            *record << line;
-            record->flush();
-            if (!*record) {
-                throw Error(fmt::format("--record {}: write failed", *options.record));
-            }
-        }
-        records += line;
-        r.calls.push_back(std::move(call));
-    }
+    const std::string records = send_calls(p, options, client, r);
     r.sent = true;
     r.connections = client.connections_opened();
-    const auto audit = audit_records(records, rules, options.file);
-    r.predicted.clear();
-    for (std::size_t i = 0; i < audit.requests.size() && i < r.calls.size(); ++i) {
-        const auto& a = audit.requests[i];
-        r.predicted.push_back(a.expected);
-        if (a.priced) {
-            r.calls[i].cost_usd = a.actual.total();
-        }
-    }
-    for (const auto& f : audit.findings) {
-        if (f.rule == "CW031") {
-            r.findings.push_back(f);
-        }
-    }
+    compare_with_prediction(records, rules, options.file, r);
     return r;
 }
 

@@ -183,67 +183,102 @@ FakeProvider::accept_loop()
     }
 }
 
+namespace {
+
+// The request line's path and the headers (names in lower case) of a head.
+void
+parse_head(const std::string& head, SeenRequest& request)
+{
+    const auto line_end = head.find("\r\n");
+    const std::string request_line = head.substr(0, line_end);
+    const auto sp1 = request_line.find(' ');
+    const auto sp2 = request_line.find(' ', sp1 + 1);
+    request.path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
+    std::size_t at = line_end == std::string::npos ? head.size() : line_end + 2;
+    while (at < head.size()) {
+        auto end = head.find("\r\n", at);
+        end = end == std::string::npos ? head.size() : end;
+        const std::string line = head.substr(at, end - at);
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) {
+            std::string name = line.substr(0, colon);
+            std::transform(name.begin(), name.end(), name.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            std::string value = line.substr(colon + 1);
+            value.erase(0, value.find_first_not_of(' '));
+            request.headers[name] = value;
+        }
+        at = end + 2;
+    }
+}
+
+// Receives more bytes; false when the peer closed or failed (timeouts retry).
+bool
+receive(int fd, std::string& buffer)
+{
+    char chunk[65536];
+    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    if (n > 0) {
+        buffer.append(chunk, static_cast<std::size_t>(n));
+        return true;
+    }
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+}
+
+} // namespace
+
+bool
+FakeProvider::read_request(int fd, std::string& buffer, SeenRequest& request)
+{
+    auto head_end = buffer.find("\r\n\r\n");
+    while (head_end == std::string::npos) {
+        if (m_stop || !receive(fd, buffer)) {
+            return false;
+        }
+        head_end = buffer.find("\r\n\r\n");
+    }
+    parse_head(buffer.substr(0, head_end), request);
+    const auto length_header = request.headers.find("content-length");
+    const std::size_t length =
+        length_header == request.headers.end() ? 0 : std::stoul(length_header->second);
+    while (buffer.size() < head_end + 4 + length) {
+        if (m_stop || !receive(fd, buffer)) {
+            return false;
+        }
+    }
+    request.body = buffer.substr(head_end + 4, length);
+    buffer.erase(0, head_end + 4 + length);
+    return true;
+}
+
+FakeProvider::Reply
+FakeProvider::fault_reply(const Fault& fault, const SeenRequest& request)
+{
+    Reply reply;
+    reply.status = fault.status;
+    reply.body =
+        fault.status == 529 ? error_body("overloaded_error", "Overloaded")
+        : fault.status == 429
+            ? error_body("rate_limit_error", "Number of requests has exceeded your rate limit")
+            : error_body("api_error", "Internal server error");
+    if (fault.echo_key) {
+        const auto key = request.headers.find("x-api-key");
+        reply.body =
+            error_body("authentication_error",
+                       "invalid x-api-key: " + (key == request.headers.end() ? "" : key->second));
+    }
+    if (!fault.retry_after.empty()) {
+        reply.headers.emplace_back("retry-after", fault.retry_after);
+    }
+    return reply;
+}
+
 void
 FakeProvider::serve(int fd)
 {
     std::string buffer;
-    char chunk[65536];
-    while (!m_stop) {
-        const auto head_end = buffer.find("\r\n\r\n");
-        if (head_end == std::string::npos) {
-            const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-            if (n == 0) {
-                return;
-            }
-            if (n < 0) {
-                if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-                    continue;
-                }
-                return;
-            }
-            buffer.append(chunk, static_cast<std::size_t>(n));
-            continue;
-        }
-        SeenRequest request;
-        const std::string head = buffer.substr(0, head_end);
-        const auto line_end = head.find("\r\n");
-        const std::string request_line = head.substr(0, line_end);
-        const auto sp1 = request_line.find(' ');
-        const auto sp2 = request_line.find(' ', sp1 + 1);
-        request.path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
-        std::size_t at = line_end == std::string::npos ? head.size() : line_end + 2;
-        while (at < head.size()) {
-            auto end = head.find("\r\n", at);
-            end = end == std::string::npos ? head.size() : end;
-            const std::string line = head.substr(at, end - at);
-            const auto colon = line.find(':');
-            if (colon != std::string::npos) {
-                std::string name = line.substr(0, colon);
-                std::transform(name.begin(), name.end(), name.begin(),
-                               [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-                std::string value = line.substr(colon + 1);
-                value.erase(0, value.find_first_not_of(' '));
-                request.headers[name] = value;
-            }
-            at = end + 2;
-        }
-        const std::size_t length = request.headers.count("content-length")
-                                       ? std::stoul(request.headers["content-length"])
-                                       : 0;
-        while (buffer.size() < head_end + 4 + length && !m_stop) {
-            const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-            if (n == 0) {
-                return;
-            }
-            if (n > 0) {
-                buffer.append(chunk, static_cast<std::size_t>(n));
-            } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                return;
-            }
-        }
-        request.body = buffer.substr(head_end + 4, length);
-        buffer.erase(0, head_end + 4 + length);
-
+    SeenRequest request;
+    while (!m_stop && read_request(fd, buffer, request)) {
         std::optional<Fault> fault;
         {
             const std::lock_guard lock(m_mutex);
@@ -253,41 +288,25 @@ FakeProvider::serve(int fd)
                 m_faults.pop_front();
             }
         }
-        Reply reply;
-        if (fault && fault->kind == Fault::Kind::status) {
-            reply.status = fault->status;
-            reply.body = fault->status == 529
-                             ? error_body("overloaded_error", "Overloaded")
-                             : (fault->status == 429
-                                    ? error_body("rate_limit_error", "Number of requests has "
-                                                                     "exceeded your rate limit")
-                                    : error_body("api_error", "Internal server error"));
-            if (fault->echo_key) {
-                const auto key = request.headers.find("x-api-key");
-                reply.body = error_body("authentication_error",
-                                        "invalid x-api-key: " +
-                                            (key == request.headers.end() ? "" : key->second));
-            }
-            if (!fault->retry_after.empty()) {
-                reply.headers.emplace_back("retry-after", fault->retry_after);
-            }
-        } else {
-            if (fault && fault->kind == Fault::Kind::slow) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(fault->delay_ms));
-            }
-            reply = handle(request);
+        if (fault && fault->kind == Fault::Kind::slow) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(fault->delay_ms));
         }
+        const Reply reply = fault && fault->kind == Fault::Kind::status
+                                ? fault_reply(*fault, request)
+                                : handle(request);
         std::string out = fmt::format("HTTP/1.1 {} {}\r\ncontent-type: application/json\r\n",
                                       reply.status, reason_phrase(reply.status));
         for (const auto& [name, value] : reply.headers) {
             out += fmt::format("{}: {}\r\n", name, value);
         }
+        // A cut answer promises 100 bytes more than it sends, then closes.
         const bool truncated = fault && fault->kind == Fault::Kind::truncated;
         out += fmt::format("content-length: {}\r\n\r\n", reply.body.size() + (truncated ? 100 : 0));
         out += reply.body;
         if (!send_all(fd, out) || truncated) {
-            return; // closing with the body unfinished
+            return;
         }
+        request = SeenRequest{};
     }
 }
 
@@ -316,23 +335,12 @@ FakeProvider::handle(const SeenRequest& request)
     }
 }
 
-FakeProvider::Reply
-FakeProvider::messages(const SeenRequest& request, bool count_only)
+FakeProvider::Usage
+FakeProvider::cache_usage(const model::Request& r)
 {
-    if (request.headers.count("x-api-key") == 0 ||
-        request.headers.at("anthropic-version") != "2023-06-01") {
-        return {401, error_body("authentication_error", "x-api-key header is required"), {}};
-    }
-    const model::Request r = read_body(request.body, m_rules);
-    const std::int64_t total = r.prompt_tokens();
-    if (count_only) {
-        return {200, Json{{"input_tokens", total}}.dump(), {}};
-    }
     const auto bps = model::breakpoints(r);
-    const auto& provider = m_rules.provider("anthropic");
-    const std::int64_t minimum = provider.minimum_tokens(r.model).tokens;
+    const std::int64_t minimum = m_rules.provider("anthropic").minimum_tokens(r.model).tokens;
     const std::uint32_t window = 20;
-    const std::lock_guard lock(m_mutex);
     const double t = now();
     // Reads: from each breakpoint back through its lookback window.
     std::optional<std::size_t> hit;
@@ -349,30 +357,72 @@ FakeProvider::messages(const SeenRequest& request, bool count_only)
             }
         }
     }
-    const std::int64_t read = hit ? r.segments[*hit].cumulative_tokens : 0;
-    // Writes at breakpoints past the hit that reach the minimum; 1h first.
-    std::int64_t b = read;
-    std::int64_t c = read;
+    Usage u;
+    u.read = hit ? r.segments[*hit].cumulative_tokens : 0;
+    // Writes at breakpoints past the hit that reach the minimum; 1h up to the
+    // last 1h breakpoint, 5m from there to the last breakpoint.
+    std::int64_t hour_end = u.read;
+    std::int64_t end = u.read;
     for (const auto& bp : bps) {
         const auto& s = r.segments[bp.segment];
-        if (s.cumulative_tokens < minimum || s.cumulative_tokens <= read) {
+        if (s.cumulative_tokens < minimum || s.cumulative_tokens <= u.read) {
             continue;
         }
         const bool hour = bp.cache_control.ttl == model::Ttl::one_hour;
         m_entries[s.chain.hex()].expires = t + (hour ? 3600 : 300);
-        c = std::max(c, s.cumulative_tokens);
+        end = std::max(end, s.cumulative_tokens);
         if (hour) {
-            b = std::max(b, s.cumulative_tokens);
+            hour_end = std::max(hour_end, s.cumulative_tokens);
         }
     }
     if (hit) {
         auto& e = m_entries[r.segments[*hit].chain.hex()];
         e.expires = std::max(e.expires, t + 300); // a read refreshes the entry
     }
-    const std::int64_t write_1h = b - read;
-    const std::int64_t write_5m = c - b;
-    const std::int64_t fresh = total - read - write_1h - write_5m;
+    u.write_1h = hour_end - u.read;
+    u.write_5m = end - hour_end;
+    u.fresh = r.prompt_tokens() - u.read - u.write_1h - u.write_5m;
+    return u;
+}
 
+std::string
+FakeProvider::miss_reason(const std::string& previous_id, const Previous& mine) const
+{
+    const auto it = m_messages.find(previous_id);
+    if (it == m_messages.end()) {
+        return "previous_message_not_found";
+    }
+    const Previous& was = it->second;
+    if (was.model != mine.model) {
+        return "model_changed";
+    }
+    if (was.tools != mine.tools) {
+        return "tools_changed";
+    }
+    if (was.system != mine.system) {
+        return "system_changed";
+    }
+    if (mine.messages.size() < was.messages.size() ||
+        !std::equal(was.messages.begin(), was.messages.end(), mine.messages.begin())) {
+        return "messages_changed";
+    }
+    return {}; // no miss
+}
+
+FakeProvider::Reply
+FakeProvider::messages(const SeenRequest& request, bool count_only)
+{
+    const auto version = request.headers.find("anthropic-version");
+    if (request.headers.count("x-api-key") == 0 || version == request.headers.end() ||
+        version->second != "2023-06-01") {
+        return {401, error_body("authentication_error", "x-api-key header is required"), {}};
+    }
+    const model::Request r = read_body(request.body, m_rules);
+    if (count_only) {
+        return {200, Json{{"input_tokens", r.prompt_tokens()}}.dump(), {}};
+    }
+    const std::lock_guard lock(m_mutex);
+    const Usage u = cache_usage(r);
     Previous mine;
     mine.model = r.model;
     for (const auto& s : r.segments) {
@@ -390,31 +440,17 @@ FakeProvider::messages(const SeenRequest& request, bool count_only)
         {"content", Json::array({{{"type", "text"}, {"text", "ok"}}})},
         {"stop_reason", "max_tokens"},
         {"usage",
-         {{"input_tokens", fresh},
-          {"cache_creation_input_tokens", write_5m + write_1h},
-          {"cache_read_input_tokens", read},
+         {{"input_tokens", u.fresh},
+          {"cache_creation_input_tokens", u.write_5m + u.write_1h},
+          {"cache_read_input_tokens", u.read},
           {"cache_creation",
-           {{"ephemeral_5m_input_tokens", write_5m}, {"ephemeral_1h_input_tokens", write_1h}}},
+           {{"ephemeral_5m_input_tokens", u.write_5m}, {"ephemeral_1h_input_tokens", u.write_1h}}},
           {"output_tokens", 1}}}};
     const auto body = Json::parse(request.body);
     if (body.contains("diagnostics")) {
-        const std::string previous = body["diagnostics"].value("previous_message_id", "");
-        const auto it = m_messages.find(previous);
-        Json reason;
-        if (it == m_messages.end()) {
-            reason = "previous_message_not_found";
-        } else if (it->second.model != mine.model) {
-            reason = "model_changed";
-        } else if (it->second.tools != mine.tools) {
-            reason = "tools_changed";
-        } else if (it->second.system != mine.system) {
-            reason = "system_changed";
-        } else if (mine.messages.size() < it->second.messages.size() ||
-                   !std::equal(it->second.messages.begin(), it->second.messages.end(),
-                               mine.messages.begin())) {
-            reason = "messages_changed";
-        }
-        response["diagnostics"] = {{"cache_miss_reason", reason}};
+        const std::string reason =
+            miss_reason(body["diagnostics"].value("previous_message_id", ""), mine);
+        response["diagnostics"] = {{"cache_miss_reason", reason.empty() ? Json() : Json(reason)}};
     }
     m_messages[id] = std::move(mine);
     return {200, response.dump(), {}};

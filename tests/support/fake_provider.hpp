@@ -16,6 +16,7 @@
 // `diagnostics.cache_miss_reason` when asked, and can be told to answer the
 // next calls with an error status (with retry-after), slowly, or cut short.
 
+#include "model/request.hpp"
 #include "ruleset/rules.hpp"
 
 #include <atomic>
@@ -89,6 +90,18 @@ private:
 
     void accept_loop();
     void serve(int fd);
+    bool read_request(int fd, std::string& buffer, SeenRequest& request);
+    static Reply fault_reply(const Fault& fault, const SeenRequest& request);
+    // Anthropic's usage split for a request, updating the entries.
+    struct Usage {
+        std::int64_t read = 0;
+        std::int64_t write_5m = 0;
+        std::int64_t write_1h = 0;
+        std::int64_t fresh = 0;
+    };
+    Usage cache_usage(const model::Request& r);
+    // diagnostics.cache_miss_reason against the message a request names.
+    std::string miss_reason(const std::string& previous_id, const Previous& mine) const;
     Reply handle(const SeenRequest& request);
     Reply messages(const SeenRequest& request, bool count_only);
     Reply openai(const SeenRequest& request, bool responses, bool count_only);
