@@ -103,6 +103,19 @@ start_server 429:1
   >"$work/retry.txt" 2>&1 || fail "probe after a 429"
 grep -q "retried: HTTP 429 with retry-after, waited 1.0 s" "$work/retry.txt" || fail "retry line"
 
+# Proxies as libcurl reads them: an unreachable http_proxy is bypassed for
+# NO_PROXY hosts, and used for the others (the fake provider answers as the
+# proxy; the target host is never resolved).
+start_server
+dead=$(( port + 1 ))
+http_proxy="http://127.0.0.1:$dead" NO_PROXY=127.0.0.1 "$binary" probe \
+  samples/request-template.json --base-url "$base" --yes --times 1 >/dev/null 2>"$work/noproxy.err" ||
+  fail "NO_PROXY not honoured: $(cat "$work/noproxy.err")"
+http_proxy="$base" NO_PROXY= no_proxy= "$binary" probe samples/request-template.json \
+  --base-url http://api.proxied.invalid --yes --times 1 >"$work/proxy.txt" 2>"$work/proxy.err" ||
+  fail "http_proxy not used: $(cat "$work/proxy.err")"
+grep -q "POST http://api.proxied.invalid/v1/messages" "$work/proxy.txt" || fail "proxied URL"
+
 # Provider errors past the retries: exit 3 with the status and the message.
 start_server 500 500
 "$binary" probe samples/request-template.json --base-url "$base" --yes --retries 1 \

@@ -194,6 +194,14 @@ parse_head(const std::string& head, SeenRequest& request)
     const auto sp1 = request_line.find(' ');
     const auto sp2 = request_line.find(' ', sp1 + 1);
     request.path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
+    // A proxy is sent the absolute form ("http://host/v1/messages"): serve it
+    // as the origin would, so that tests can see a proxy being used.
+    if (const auto scheme = request.path.find("://"); scheme != std::string::npos) {
+        const auto slash = request.path.find('/', scheme + 3);
+        request.headers["x-fake-proxied-host"] = request.path.substr(
+            scheme + 3, slash == std::string::npos ? slash : slash - scheme - 3);
+        request.path = slash == std::string::npos ? "/" : request.path.substr(slash);
+    }
     std::size_t at = line_end == std::string::npos ? head.size() : line_end + 2;
     while (at < head.size()) {
         auto end = head.find("\r\n", at);

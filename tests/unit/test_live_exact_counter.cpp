@@ -78,6 +78,8 @@ TEST_SUITE("live::exact_counter")
     TEST_CASE("lint --exact-tokens replaces the estimate by a count; a second run makes no call")
     {
         ::setenv("ANTHROPIC_API_KEY", "sk-ant-exact-test", 1);
+        ::setenv("NO_PROXY", "127.0.0.1", 1);
+        ::setenv("no_proxy", "127.0.0.1", 1);
         test::FakeProvider server(test::rules());
         const test::TempFile cache("", "unused");
         const auto dir = std::filesystem::path(cache.dir()) / "counts";
@@ -109,6 +111,8 @@ TEST_SUITE("live::exact_counter")
     TEST_CASE("a counted prefix below the minimum is reported as exact")
     {
         ::setenv("ANTHROPIC_API_KEY", "sk-ant-exact-test", 1);
+        ::setenv("NO_PROXY", "127.0.0.1", 1);
+        ::setenv("no_proxy", "127.0.0.1", 1);
         test::FakeProvider server(test::rules());
         std::string system;
         for (int i = 0; i < 330; ++i) {

@@ -26,6 +26,9 @@ const std::string k_key = "sk-ant-test-0123456789-do-not-print";
 struct KeyEnv {
     KeyEnv()
     {
+        // Loopback only, whatever proxy the environment names.
+        ::setenv("NO_PROXY", "127.0.0.1", 1);
+        ::setenv("no_proxy", "127.0.0.1", 1);
         ::setenv("ANTHROPIC_API_KEY", k_key.c_str(), 1);
         ::setenv("OPENAI_API_KEY", k_key.c_str(), 1);
     }
