@@ -168,4 +168,34 @@ TEST_SUITE("live::exact_counter")
         CHECK(r.segments[0].tokens == 569);
         CHECK(r.segments[0].token_source == model::TokenSource::calibrated);
     }
+
+    TEST_CASE("OpenAI Responses prefixes are counted at input_tokens")
+    {
+        ::setenv("OPENAI_API_KEY", "sk-openai-exact-test", 1);
+        ::setenv("NO_PROXY", "127.0.0.1", 1);
+        test::FakeProvider server(test::rules());
+        std::string instructions;
+        for (int i = 0; i < 100; ++i) {
+            instructions += "Rule " + std::to_string(i) + ": answer briefly. ";
+        }
+        const test::TempFile body(R"({"model":"gpt-5.6","instructions":")" + instructions +
+                                      R"(","input":[{"role":"user","content":"Hello"}]})",
+                                  "responses.json");
+        const auto r = read_one(body.path());
+        REQUIRE(r.format == model::ApiFormat::openai_responses);
+        live::HttpClient client;
+        live::ExactCounter counter(client, server.base_url(), std::nullopt,
+                                   std::filesystem::path(body.dir()) / "counts");
+        const std::string text = value_or_throw(read_file(body.path()), "");
+        const auto whole = counter.count_prefix(text, r, r.segments.size() - 1);
+        REQUIRE(whole);
+        CHECK(*whole == r.prompt_tokens());
+        const auto head = counter.count_prefix(text, r, 0);
+        REQUIRE(head);
+        CHECK(*head > 0);
+        CHECK(*head < *whole);
+        CHECK(server.calls("/v1/responses/input_tokens") == 3);
+        CHECK(server.seen().front().headers.at("authorization") == "Bearer sk-openai-exact-test");
+        ::unsetenv("OPENAI_API_KEY");
+    }
 }
