@@ -457,6 +457,8 @@ ResponseParser::event_object(od::object object, ResponseInfo& info)
             if (!is_null(v)) {
                 flat.error = error_text(v);
             }
+        } else if (key == "diagnostics") {
+            flat.cache_miss_reason = within("diagnostics", [&] { return miss_reason(v); });
         }
     }
     if (type == "message_start") {
@@ -464,6 +466,9 @@ ResponseParser::event_object(od::object object, ResponseInfo& info)
         info.model = nested.model;
         if (nested.usage) {
             info.usage = nested.usage;
+        }
+        if (nested.cache_miss_reason) {
+            info.cache_miss_reason = nested.cache_miss_reason;
         }
         return;
     }
@@ -486,6 +491,9 @@ ResponseParser::event_object(od::object object, ResponseInfo& info)
         }
         if (!part->error.empty()) {
             info.error = part->error;
+        }
+        if (part->cache_miss_reason) {
+            info.cache_miss_reason = part->cache_miss_reason;
         }
         info.responses_api = info.responses_api || part->responses_api;
     }

@@ -92,4 +92,24 @@ TEST_SUITE("analysis::miss_diagnosis")
         CHECK(s.with_diagnosis == 0);
         CHECK(s.entries.empty());
     }
+
+    TEST_CASE("streamed responses carry the reason in message_start or in an event")
+    {
+        const std::string sse =
+            R"(event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1},\"diagnostics\":{\"cache_miss_reason\":\"tools_changed\"}}}\n\n)";
+        const std::string record = fmt::format(R"({{"id":"r1","request":{},"response":"{}"}})",
+                                               test::body(system_text("v1"), k_messages), sse);
+        const std::string events = fmt::format(
+            R"({{"id":"r2","request":{},"response":[{{"type":"message_start","message":{{"id":"m","usage":{{"input_tokens":10,"output_tokens":0}}}}}},{{"type":"message_delta","usage":{{"output_tokens":1}},"diagnostics":{{"cache_miss_reason":null}}}}]}})",
+            test::body(system_text("v1"), k_messages));
+        test::TempFile file(record + "\n" + events + "\n");
+        ingest::Loader loader(test::rules(), {});
+        std::vector<model::Request> requests;
+        const auto load = loader.load(
+            {file.path()}, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        REQUIRE(load.error_count == 0);
+        REQUIRE(requests.size() == 2);
+        CHECK(requests[0].provider_miss_reason == std::optional<std::string>("tools_changed"));
+        CHECK(requests[1].provider_miss_reason == std::optional<std::string>(""));
+    }
 }
