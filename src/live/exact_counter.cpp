@@ -171,8 +171,8 @@ ExactCounter::counted(const std::string& key, const Endpoint& endpoint, const st
     }
     Attempts attempts;
     const auto response = post_with_retries(
-        m_client, {endpoint.count_tokens_url(), endpoint.headers(api_key, false), body}, m_retry,
-        api_key, "count_tokens", attempts);
+        m_client, {endpoint.count_tokens_url(), endpoint.headers(api_key, false), body, {}},
+        m_retry, api_key, "count_tokens", attempts);
     ++m_calls;
     const auto j = Json::parse(response.body, nullptr, false);
     if (j.is_discarded() || !j.contains("input_tokens") || !j["input_tokens"].is_number_integer()) {

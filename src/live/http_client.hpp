@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,14 +16,18 @@ struct HttpRequest {
     std::string url;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body; // sent with POST
+    // Streams: the first body byte sequence that means "a token arrived"
+    // (Anthropic "content_block_delta"); empty: not timed.
+    std::string first_token_marker;
 };
 
 struct HttpResponse {
     long status = 0;
     std::map<std::string, std::string> headers; // names in lower case, last value wins
     std::string body;
-    double ttfb_seconds = 0;  // request sent to first response byte
-    double total_seconds = 0; // the whole exchange
+    double ttfb_seconds = 0;                   // request sent to first response byte
+    std::optional<double> first_token_seconds; // to the first_token_marker, when seen
+    double total_seconds = 0;                  // the whole exchange
 
     [[nodiscard]] const std::string* header(const std::string& lower_name) const;
 };

@@ -198,23 +198,46 @@ fill_plan(const Prepared& p, const ProbeOptions& options, const ruleset::Rules& 
 void
 read_response(const std::string& body, ProbeCall& call)
 {
-    simdjson::ondemand::parser parser;
-    const simdjson::padded_string padded(body);
-    simdjson::ondemand::document doc;
     ingest::ResponseInfo info;
+    ingest::ResponseParser reader;
     try {
-        if (parser.iterate(padded).get(doc) != simdjson::SUCCESS) {
-            throw Error("not JSON");
-        }
-        ingest::ResponseParser reader;
+        simdjson::ondemand::parser parser;
+        const simdjson::padded_string padded(body);
+        simdjson::ondemand::document doc;
         simdjson::ondemand::value value;
-        if (doc.get_value().get(value) != simdjson::SUCCESS) {
-            throw Error("not JSON");
+        const bool object = body.find_first_not_of(" \r\n\t") != std::string::npos &&
+                            body[body.find_first_not_of(" \r\n\t")] == '{';
+        if (object) {
+            // A server that answered without streaming.
+            if (parser.iterate(padded).get(doc) != simdjson::SUCCESS ||
+                doc.get_value().get(value) != simdjson::SUCCESS) {
+                throw Error("not JSON");
+            }
+            info = reader.parse_value(value);
+        } else {
+            std::size_t at = 0;
+            while (at <= body.size()) {
+                const auto end = body.find('\n', at);
+                std::string_view line(body.data() + at,
+                                      (end == std::string::npos ? body.size() : end) - at);
+                if (!line.empty() && line.back() == '\r') {
+                    line.remove_suffix(1);
+                }
+                reader.sse_line(line, info);
+                if (end == std::string::npos) {
+                    break;
+                }
+                at = end + 1;
+            }
+            reader.sse_line("", info); // the last event, when the stream lacks its blank line
         }
-        info = reader.parse_value(value);
     } catch (const std::exception& e) {
         throw Error(fmt::format("call {}: the response is not a message the API documents: {}",
                                 call.n, e.what()),
+                    ExitCode::network);
+    }
+    if (!info.error.empty()) {
+        throw Error(fmt::format("call {}: the stream ended with an error: {}", call.n, info.error),
                     ExitCode::network);
     }
     call.message_id = info.message_id;
@@ -223,6 +246,20 @@ read_response(const std::string& body, ProbeCall& call)
         if (const auto split = account::reported_split(*info.usage)) {
             call.usage = split->split;
         }
+    }
+}
+
+// What in a stream means that a token arrived.
+std::string
+first_token_marker(model::ApiFormat api)
+{
+    switch (api) {
+    case model::ApiFormat::anthropic:
+        return "content_block_delta";
+    case model::ApiFormat::openai_responses:
+        return "response.output_text.delta";
+    default:
+        return "\"delta\"";
     }
 }
 
@@ -243,13 +280,13 @@ send_call(const Prepared& p, const ProbeOptions& options, HttpClient& client,
         value_or_throw(prepare_body(p.body, p.endpoint.api, edits, options.file), "");
     Attempts attempts;
     const auto started = std::chrono::system_clock::now();
-    const HttpResponse response =
-        post_with_retries(client, {url, p.endpoint.headers(p.key, false), body}, options.retry,
-                          p.key, fmt::format("call {}", call.n), attempts);
+    const HttpResponse response = post_with_retries(
+        client, {url, p.endpoint.headers(p.key, false), body, first_token_marker(p.endpoint.api)},
+        options.retry, p.key, fmt::format("call {}", call.n), attempts);
     call.attempts = attempts.count;
     call.retried = attempts.retried;
     call.status = response.status;
-    call.ttft_seconds = response.ttfb_seconds;
+    call.ttft_seconds = response.first_token_seconds.value_or(response.ttfb_seconds);
     call.total_seconds = response.total_seconds;
     read_response(response.body, call);
     return record_line(call.n, session, p.endpoint.provider, body, redact(response.body, p.key),

@@ -74,8 +74,13 @@ prepare_body(const std::string& json, model::ApiFormat api, const BodyEdits& edi
     if (body.is_discarded() || !body.is_object()) {
         return unexpected(fmt::format("{}: not a JSON object (expected one request body)", source));
     }
-    body.erase("stream");
+    // Streamed, so that the first token can be timed; usage comes in the
+    // stream (OpenAI Chat only when asked for).
+    body["stream"] = true;
     body.erase("stream_options");
+    if (api == model::ApiFormat::openai_chat) {
+        body["stream_options"] = {{"include_usage", true}};
+    }
     if (!edits.keep_max_tokens) {
         if (api == model::ApiFormat::anthropic) {
             body["max_tokens"] = 1;

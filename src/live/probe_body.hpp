@@ -28,7 +28,7 @@ struct BodyEdits {
     std::string previous_message_id; // Anthropic cache diagnostics on a repeat
 };
 
-// The body as sent: never streamed (usage comes in one object), output
+// The body as sent: streamed (OpenAI Chat with include_usage), output
 // limited to 1 token (Responses: 16, its minimum) unless kept, and with
 // `diagnostics: {previous_message_id}` when asked. Key order is kept.
 // `source` names the file in errors.

@@ -91,7 +91,7 @@ print_probe(const live::ProbeResult& r, std::ostream& out)
     out << "\ncalls\n";
     for (std::size_t i = 0; i < r.calls.size(); ++i) {
         const auto& c = r.calls[i];
-        out << fmt::format("  {}  HTTP {}  ttfb {:.3f} s  {}  {}\n", c.n, c.status, c.ttft_seconds,
+        out << fmt::format("  {}  HTTP {}  ttft {:.3f} s  {}  {}\n", c.n, c.status, c.ttft_seconds,
                            c.usage ? split_text(*c.usage) : std::string("no usage reported"),
                            c.cost_usd ? fmt::format("${:.6f}", *c.cost_usd) : "unpriced");
         if (i < r.predicted.size()) {

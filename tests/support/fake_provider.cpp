@@ -88,6 +88,57 @@ send_all(int fd, std::string_view data)
     return true;
 }
 
+std::string
+event(const std::string& name, const Json& data)
+{
+    return fmt::format("event: {}\ndata: {}\n\n", name, data.dump());
+}
+
+// A Messages response as its stream: usage (and diagnostics) in
+// message_start, one text delta, the output count in message_delta.
+std::string
+anthropic_stream(const Json& message)
+{
+    Json start = message;
+    start["content"] = Json::array();
+    std::string out = event("message_start", {{"type", "message_start"}, {"message", start}});
+    out += event("content_block_start", {{"type", "content_block_start"},
+                                         {"index", 0},
+                                         {"content_block", {{"type", "text"}, {"text", ""}}}});
+    out += event("content_block_delta", {{"type", "content_block_delta"},
+                                         {"index", 0},
+                                         {"delta", {{"type", "text_delta"}, {"text", "ok"}}}});
+    out += event("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}});
+    out += event("message_delta", {{"type", "message_delta"},
+                                   {"delta", {{"stop_reason", "max_tokens"}}},
+                                   {"usage", {{"output_tokens", 1}}}});
+    return out + event("message_stop", {{"type", "message_stop"}});
+}
+
+// A Chat Completions response as chunks, usage on the last (include_usage).
+std::string
+chat_stream(const Json& completion)
+{
+    Json chunk{{"id", completion["id"]},
+               {"object", "chat.completion.chunk"},
+               {"model", completion["model"]},
+               {"choices", Json::array({{{"index", 0},
+                                         {"delta", {{"role", "assistant"}, {"content", "ok"}}}}})}};
+    Json last = chunk;
+    last["choices"] = Json::array();
+    last["usage"] = completion["usage"];
+    return "data: " + chunk.dump() + "\n\ndata: " + last.dump() + "\n\ndata: [DONE]\n\n";
+}
+
+// A Responses response as its events, usage in response.completed.
+std::string
+responses_stream(const Json& response)
+{
+    return event("response.output_text.delta",
+                 {{"type", "response.output_text.delta"}, {"delta", "ok"}}) +
+           event("response.completed", {{"type", "response.completed"}, {"response", response}});
+}
+
 } // namespace
 
 FakeProvider::FakeProvider(const ruleset::Rules& rules) : m_rules(rules)
@@ -302,8 +353,8 @@ FakeProvider::serve(int fd)
         const Reply reply = fault && fault->kind == Fault::Kind::status
                                 ? fault_reply(*fault, request)
                                 : handle(request);
-        std::string out = fmt::format("HTTP/1.1 {} {}\r\ncontent-type: application/json\r\n",
-                                      reply.status, reason_phrase(reply.status));
+        std::string out = fmt::format("HTTP/1.1 {} {}\r\ncontent-type: {}\r\n", reply.status,
+                                      reason_phrase(reply.status), reply.content_type);
         for (const auto& [name, value] : reply.headers) {
             out += fmt::format("{}: {}\r\n", name, value);
         }
@@ -461,6 +512,9 @@ FakeProvider::messages(const SeenRequest& request, bool count_only)
         response["diagnostics"] = {{"cache_miss_reason", reason.empty() ? Json() : Json(reason)}};
     }
     m_messages[id] = std::move(mine);
+    if (body.value("stream", false)) {
+        return {200, anthropic_stream(response), {}, "text/event-stream"};
+    }
     return {200, response.dump(), {}};
 }
 
@@ -519,6 +573,12 @@ FakeProvider::openai(const SeenRequest& request, bool responses, bool count_only
               {"completion_tokens", 1},
               {"total_tokens", total + 1},
               {"prompt_tokens_details", {{"cached_tokens", read}}}}}};
+    }
+    if (Json::parse(request.body).value("stream", false)) {
+        return {200,
+                responses ? responses_stream(response) : chat_stream(response),
+                {},
+                "text/event-stream"};
     }
     return {200, response.dump(), {}};
 }

@@ -86,6 +86,7 @@ private:
         int status = 200;
         std::string body;
         std::vector<std::pair<std::string, std::string>> headers;
+        std::string content_type = "application/json";
     };
 
     void accept_loop();

@@ -139,6 +139,9 @@ TEST_SUITE("live::probe")
             REQUIRE(r.calls[i].cost_usd);
         }
         CHECK(*r.calls[1].cost_usd < *r.calls[0].cost_usd);
+        // Streamed: the first token is timed inside the whole call.
+        CHECK(r.calls[0].ttft_seconds > 0);
+        CHECK(r.calls[0].ttft_seconds <= r.calls[0].total_seconds);
         CHECK(r.findings.empty());
         // One connection, kept alive; max_tokens cut to 1; the key sent, never shown.
         CHECK(r.connections == 1);
@@ -147,6 +150,7 @@ TEST_SUITE("live::probe")
         REQUIRE(seen.size() == 2);
         CHECK(seen[0].headers.at("x-api-key") == k_key);
         CHECK(seen[0].body.find(R"("max_tokens":1,)") != std::string::npos);
+        CHECK(seen[0].body.find(R"("stream":true)") != std::string::npos);
         CHECK(text_of(r).find(k_key) == std::string::npos);
         const std::string recorded = value_or_throw(read_file(record.path()), "");
         CHECK(recorded.find(k_key) == std::string::npos);

@@ -28,7 +28,7 @@ TEST_SUITE("live::probe_body")
         CHECK(r.error() == "--var nmae: the template has no {{nmae}} placeholder");
     }
 
-    TEST_CASE("the body is cut to one output token, not streamed, and asks for diagnostics")
+    TEST_CASE("the body is cut to one output token, streamed, and asks for diagnostics")
     {
         BodyEdits edits;
         edits.previous_message_id = "msg_1";
@@ -38,16 +38,18 @@ TEST_SUITE("live::probe_body")
         REQUIRE(b);
         CHECK(
             *b ==
-            R"({"model":"m","max_tokens":1,"messages":[],"diagnostics":{"previous_message_id":"msg_1"}})");
+            R"({"model":"m","max_tokens":1,"stream":true,"messages":[],"diagnostics":{"previous_message_id":"msg_1"}})");
         const auto chat = prepare_body(R"({"model":"gpt-4o","messages":[]})",
                                        model::ApiFormat::openai_chat, {}, "t.json");
         REQUIRE(chat);
-        CHECK(*chat == R"({"model":"gpt-4o","messages":[],"max_completion_tokens":1})");
+        CHECK(
+            *chat ==
+            R"({"model":"gpt-4o","messages":[],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":1})");
         BodyEdits keep;
         keep.keep_max_tokens = true;
         const auto kept = prepare_body(R"({"model":"m","max_tokens":4096})",
                                        model::ApiFormat::anthropic, keep, "t.json");
-        CHECK(*kept == R"({"model":"m","max_tokens":4096})");
+        CHECK(*kept == R"({"model":"m","max_tokens":4096,"stream":true})");
         const auto bad = prepare_body("[1]", model::ApiFormat::anthropic, {}, "t.json");
         REQUIRE_FALSE(bad);
         CHECK(bad.error() == "t.json: not a JSON object (expected one request body)");
