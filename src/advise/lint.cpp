@@ -73,10 +73,12 @@ public:
         }
         const std::string text = value_or_throw(read_file(path), "");
         m_map = SourceMap::build(text);
+        m_text = &text;
         m_path = path;
         m_texts = &texts;
         check(requests.front(), out);
         m_map.reset();
+        m_text = nullptr;
     }
 
 private:
@@ -184,12 +186,28 @@ private:
             }
         }
 
-        // CW012: prefixes below the minimum, with the estimate's error band.
+        // CW012: prefixes below the minimum, with the estimate's error band;
+        // an exact count, when asked for, decides the undecided ones.
         for (const auto& bp : bps) {
             const Segment& s = r.segments[bp.segment];
             const auto tokens = static_cast<double>(s.cumulative_tokens);
             if (tokens * (1 - band) >= static_cast<double>(minimum.tokens)) {
                 continue;
+            }
+            if (m_options.counter != nullptr && m_text != nullptr) {
+                if (const auto exact = m_options.counter->count_prefix(*m_text, r, bp.segment)) {
+                    if (*exact < minimum.tokens) {
+                        Finding f = make("CW012", r, &s, std::nullopt);
+                        f.kind = "exact";
+                        f.message = fmt::format(
+                            "the prefix up to {} is {} tokens (counted by the provider; "
+                            "estimated {}), below the {} minimum of {}",
+                            s.path.str(), group_digits(*exact), group_digits(s.cumulative_tokens),
+                            r.model, group_digits(minimum.tokens));
+                        emit(out, std::move(f));
+                    }
+                    continue;
+                }
             }
             const bool borderline = tokens * (1 + band) >= static_cast<double>(minimum.tokens);
             Finding f = make("CW012", r, &s, std::nullopt);
@@ -313,6 +331,7 @@ private:
     const analysis::DynamicFieldMatcher& m_matcher;
     model::TokenEstimator m_estimator;
     std::optional<SourceMap> m_map;
+    const std::string* m_text = nullptr; // the body, for exact counts
     std::string m_path;
     const model::TextStore* m_texts = nullptr;
 };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "advise/prefix_counter.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/finding.hpp"
 #include "ruleset/rules.hpp"
@@ -19,6 +20,9 @@ struct LintOptions {
                                              R"(\$\{[A-Za-z_][\w.\-]*\})",
                                              R"(\{[A-Za-z_][\w.\-]*\})"};
     std::set<std::string> disabled; // rule ids not to report
+    // Exact counts for minimum checks the estimate cannot decide (CW012
+    // "exact" instead of "borderline"); nullptr: estimates only.
+    PrefixCounter* counter = nullptr;
 };
 
 struct LintResult {

@@ -100,6 +100,11 @@ rule_catalogue()
          "reported cache reads or writes differ from what the provider's documented cache "
          "should have done, beyond the token-estimate tolerance",
          "see the attributed cause in the finding's kind"},
+        {"CW032", "diagnosis-disagrees", Severity::warning,
+         "the provider's own cache_miss_reason (Anthropic cache diagnostics) names another cause "
+         "than cachewise found",
+         "read both: either the simulation is wrong or the provider's cache behaved otherwise "
+         "than documented; the finding's kind is the provider's reason"},
     };
     return rules;
 }

@@ -195,6 +195,8 @@ run(int argc, char** argv)
     add_suggest_command(app, suggest);
     BenchCliOptions bench;
     add_bench_command(app, bench);
+    ProbeCliOptions probe;
+    add_probe_command(app, probe);
     auto* config = app.add_subcommand(
         "config", "Show the project configuration (.cachewise.json) and its origins");
     config->add_subcommand("show", "Print every setting and where it came from")
@@ -231,6 +233,9 @@ run(int argc, char** argv)
         }
         if (app.got_subcommand("audit")) {
             return run_audit(global, audit);
+        }
+        if (app.got_subcommand("probe")) {
+            return run_probe(global, probe);
         }
         std::cout << app.help();
         return static_cast<int>(ExitCode::usage);

@@ -1,6 +1,8 @@
 #include "analysis/analyzer.hpp"
+#include "analysis/miss_diagnosis.hpp"
 #include "cli/options.hpp"
 #include "report/analysis_printer.hpp"
+#include "report/diagnosis_printer.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 
@@ -46,8 +48,12 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
     analysis::Analyzer analyzer(*rules, analyze_options, texts);
-    const auto [load, status] = load_log(global, *rules, options.inputs, load_options,
-                                         [&](model::Request&& r) { analyzer.add(std::move(r)); });
+    analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
+    const auto [load, status] =
+        load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
+            diagnoses.note(r);
+            analyzer.add(std::move(r));
+        });
     if (status != 0) {
         return status;
     }
@@ -55,8 +61,15 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     const Gate gate = global.gate("none");
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), result.dynamic_fields.begin(), result.dynamic_fields.end());
+    const auto diagnosis = diagnoses.compare(result);
+    findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     if (!print_findings_format(format, findings)) {
-        report::print_analysis(result, load, {format, options.details, options.top}, std::cout);
+        report::print_with_diagnosis(
+            diagnosis, format,
+            [&](std::ostream& out) {
+                report::print_analysis(result, load, {format, options.details, options.top}, out);
+            },
+            std::cout);
     }
     return gate_status(new_findings(findings, gate), gate);
 }

@@ -1,8 +1,10 @@
 #include "account/auditor.hpp"
 #include "advise/suggest.hpp"
+#include "analysis/miss_diagnosis.hpp"
 #include "cli/options.hpp"
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
+#include "report/diagnosis_printer.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/time.hpp"
@@ -163,9 +165,12 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         load_options.until = parse_bound(*options.until, "--until");
     }
     std::vector<model::Request> requests;
+    analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
     const auto [load, status] =
-        load_log(global, *rules, options.inputs, load_options,
-                 [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
+            diagnoses.note(r);
+            requests.push_back(std::move(r));
+        });
     if (status != 0) {
         return status;
     }
@@ -174,12 +179,21 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         placement = replay_placement(requests, texts, *rules, audit_options.policy);
     }
     const auto result = account::audit(std::move(requests), texts, *rules, audit_options);
+    const auto diagnosis = diagnoses.compare(result.analysis);
+    std::vector<analysis::Finding> findings = result.findings;
+    findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate("none");
-    if (!print_findings_format(format, result.findings)) {
-        report::print_audit(
-            result, load, {format, options.details, options.by, rules.get(), placement}, std::cout);
+    if (!print_findings_format(format, findings)) {
+        report::print_with_diagnosis(
+            diagnosis, format,
+            [&](std::ostream& out) {
+                report::print_audit(result, load,
+                                    {format, options.details, options.by, rules.get(), placement},
+                                    out);
+            },
+            std::cout);
     }
-    return gate_status(new_findings(result.findings, gate), gate, result.totals.hit_rate());
+    return gate_status(new_findings(findings, gate), gate, result.totals.hit_rate());
 }
 
 } // namespace cachewise::cli

@@ -1,4 +1,5 @@
 #include "cli/options.hpp"
+#include "live/exact_pin.hpp"
 #include "report/chain_printer.hpp"
 #include "util/error.hpp"
 
@@ -22,6 +23,7 @@ add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options)
     cmd->add_option("--request", options.request,
                     "Only the request with this id, or the N-th request (1-based)")
         ->type_name("ID|N");
+    add_exact_token_options(*cmd, options.exact);
 }
 
 int
@@ -45,6 +47,8 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
     }
     std::uint64_t seen = 0;
     std::uint64_t printed = 0;
+    live::HttpClient client;
+    auto counter = make_exact_counter(options.exact, client, "chain");
     ingest::Loader loader(*rules, load_options);
     const auto summary = loader.load(options.inputs, [&](model::Request&& request) {
         ++seen;
@@ -52,8 +56,16 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
             return;
         }
         ++printed;
+        // Reported usage already calibrates a logged request; the others get counts.
+        if (counter && !request.usage && request.prompt_logged && request.file != "-" &&
+            !request.file.empty()) {
+            live::pin_exact_tokens(request, live::body_json_of(request), *counter);
+        }
         printer->request(request);
     });
+    if (counter && !global.quiet) {
+        fmt::print(stderr, "cachewise: {}\n", exact_summary(*counter));
+    }
     printer->finish(summary);
     std::cout.flush();
     report_load_errors(global, summary);

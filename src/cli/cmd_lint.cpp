@@ -1,5 +1,6 @@
 #include "advise/lint.hpp"
 #include "cli/options.hpp"
+#include "live/exact_counter.hpp"
 #include "report/finding_json.hpp"
 #include "report/request_json.hpp"
 #include "util/error.hpp"
@@ -27,6 +28,15 @@ add_lint_command(CLI::App& app, LintCliOptions& options)
         ->type_name("PATTERN");
     cmd->add_option("--disable", options.disable, "A rule id not to report (repeatable)")
         ->type_name("ID");
+    cmd->add_flag("--exact-tokens", options.exact_tokens,
+                  "Count the prefixes a minimum check depends on with the provider's "
+                  "count_tokens endpoint (cached on disk)");
+    cmd->add_option("--base-url", options.base_url,
+                    "With --exact-tokens: the server to count with instead of the provider's")
+        ->type_name("URL");
+    cmd->add_option("--api-key-file", options.api_key_file,
+                    "With --exact-tokens: read the API key from this file")
+        ->type_name("FILE");
 }
 
 int
@@ -51,8 +61,24 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
                                  config.disabled_rules.value.end());
     lint_options.disabled.insert(options.disable.begin(), options.disable.end());
 
+    if (!options.exact_tokens && (options.base_url || options.api_key_file)) {
+        throw Error("lint: --base-url and --api-key-file go with --exact-tokens");
+    }
+    live::HttpClient client;
+    std::optional<live::ExactCounter> counter;
+    if (options.exact_tokens) {
+        counter.emplace(client, options.base_url, options.api_key_file,
+                        live::default_count_cache());
+        lint_options.counter = &*counter;
+    }
     const Gate gate = global.gate("error");
     const auto result = advise::lint(options.inputs, *rules, lint_options);
+    const std::string exact =
+        counter ? fmt::format(" · exact counts: {} prefix{}, {} call{} to count tokens, {} from "
+                              "the cache",
+                              counter->prefixes(), counter->prefixes() == 1 ? "" : "es",
+                              counter->calls(), counter->calls() == 1 ? "" : "s", counter->cached())
+                : std::string();
     const auto counted = new_findings(result.findings, gate);
 
     if (!print_findings_format(format, result.findings)) {
@@ -66,6 +92,11 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
                 findings.push_back(report::finding_to_json(f));
             }
             j["findings"] = findings;
+            if (counter) {
+                j["exact_tokens"] = {{"prefixes", counter->prefixes()},
+                                     {"calls", counter->calls()},
+                                     {"cached", counter->cached()}};
+            }
             std::cout << j.dump(2, ' ', false, report::Json::error_handler_t::replace) << "\n";
         } else {
             for (const auto& f : result.findings) {
@@ -78,9 +109,10 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
                 }
             }
             fmt::print(
-                "{} file{} linted · {} finding{}{}\n", result.files, result.files == 1 ? "" : "s",
+                "{} file{} linted · {} finding{}{}{}\n", result.files, result.files == 1 ? "" : "s",
                 result.findings.size(), result.findings.size() == 1 ? "" : "s",
-                gate.baseline ? fmt::format(" ({} new since the baseline)", counted.size()) : "");
+                gate.baseline ? fmt::format(" ({} new since the baseline)", counted.size()) : "",
+                exact);
         }
     }
     return gate_status(counted, gate);

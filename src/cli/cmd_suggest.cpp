@@ -3,6 +3,7 @@
 #include "advise/source_map.hpp"
 #include "advise/suggest.hpp"
 #include "cli/options.hpp"
+#include "live/exact_pin.hpp"
 #include "report/request_json.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
@@ -42,6 +43,7 @@ add_suggest_command(CLI::App& app, SuggestCliOptions& options)
                     "Write the input with the suggested markers (- for standard output)")
         ->type_name("OUT");
     cmd->add_flag("--diff", options.diff, "Print a unified diff of the rewrite");
+    add_exact_token_options(*cmd, options.exact);
 }
 
 int
@@ -69,6 +71,23 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
     const std::vector<std::string> placeholders = global.config.placeholders.value.empty()
                                                       ? advise::LintOptions{}.placeholders
                                                       : global.config.placeholders.value;
+    live::HttpClient client;
+    auto counter = make_exact_counter(options.exact, client, "suggest");
+    if (counter) {
+        if (!single) {
+            throw Error("suggest --exact-tokens: applies to one request body or template; a "
+                        "log's tokens are calibrated to its reported usage");
+        }
+        auto& r = requests.front();
+        if (!live::pin_exact_tokens(r, live::body_json_of(r), *counter)) {
+            throw Error(fmt::format("suggest --exact-tokens: {} has no token-counting endpoint "
+                                    "for {} bodies",
+                                    r.provider, model::to_string(r.format)));
+        }
+        if (!global.quiet) {
+            fmt::print(stderr, "cachewise: {}\n", exact_summary(*counter));
+        }
+    }
     const auto suggestion = single ? advise::suggest_for_request(std::move(requests.front()), texts,
                                                                  *rules, placeholders)
                                    : advise::suggest_from_log(std::move(requests), texts, *rules,

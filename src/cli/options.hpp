@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cli/exact_tokens.hpp"
 #include "cli/gate.hpp"
 #include "cli/project_config.hpp"
 #include "ingest/loader.hpp"
@@ -43,6 +44,7 @@ struct GlobalOptions {
 struct ChainOptions {
     std::vector<std::string> inputs;
     std::optional<std::string> request;
+    ExactTokenCliOptions exact; // requests without usage: counts pinned to the provider's
 };
 
 void add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options);
@@ -100,6 +102,9 @@ struct LintCliOptions {
     std::optional<std::string> model;
     std::vector<std::string> placeholders;
     std::vector<std::string> disable;
+    bool exact_tokens = false; // count undecided prefixes with the provider's endpoint
+    std::optional<std::string> base_url;
+    std::optional<std::string> api_key_file;
 };
 void add_lint_command(CLI::App& app, LintCliOptions& options);
 int run_lint(const GlobalOptions& global, const LintCliOptions& options);
@@ -112,6 +117,7 @@ struct SuggestCliOptions {
     std::optional<std::string> write;
     std::optional<std::string> policy; // replay with this cache instead of the provider's
     bool diff = false;
+    ExactTokenCliOptions exact; // one request or template: counts pinned to the provider's
 };
 void add_suggest_command(CLI::App& app, SuggestCliOptions& options);
 int run_suggest(const GlobalOptions& global, const SuggestCliOptions& options);
@@ -131,6 +137,25 @@ struct BenchCliOptions {
 };
 void add_bench_command(CLI::App& app, BenchCliOptions& options);
 int run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options);
+
+// probe: send a body N times (live checks; a dry run unless --yes).
+struct ProbeCliOptions {
+    std::string file;
+    std::vector<std::string> vars; // NAME=VALUE
+    int times = 2;
+    bool yes = false;
+    bool keep_max_tokens = false;
+    bool diagnostics = false;
+    std::optional<std::string> base_url;
+    std::optional<std::string> api_key_file;
+    std::optional<std::string> record;
+    int retries = 3;
+    double retry_wait = 60;
+    double connect_timeout = 10;
+    double timeout = 120;
+};
+void add_probe_command(CLI::App& app, ProbeCliOptions& options);
+int run_probe(const GlobalOptions& global, const ProbeCliOptions& options);
 
 std::string version_text();
 

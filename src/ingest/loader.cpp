@@ -534,6 +534,7 @@ struct Loader::Impl {
             if (request.usage && cost && !request.usage->cost_usd) {
                 request.usage->cost_usd = cost;
             }
+            request.provider_miss_reason = response->cache_miss_reason;
             request.route = response->route;
             fallback_model = response->model;
             if (response->usage && response->usage->summed_from_iterations) {

@@ -321,6 +321,23 @@ error_text(od::value v)
     return message.empty() ? type : fmt::format("{}: {}", type, message);
 }
 
+// {"cache_miss_reason": "system_changed" | null, ...}: the reason, "" for null.
+std::optional<std::string>
+miss_reason(od::value v)
+{
+    if (get(v.type(), "an object") != od::json_type::object) {
+        return std::nullopt;
+    }
+    std::optional<std::string> reason = std::string();
+    for (auto f : get(v.get_object(), "an object")) {
+        if (key_of(f) == "cache_miss_reason") {
+            od::value r = get(f.value(), "a value");
+            reason = is_null(r) ? std::string() : string_or_empty(r);
+        }
+    }
+    return reason;
+}
+
 void
 set_or_merge(std::optional<model::Usage>& into, const model::Usage& u)
 {
@@ -401,6 +418,8 @@ ResponseParser::message_object(od::object object, ResponseInfo& info)
             if (!is_null(v)) {
                 info.error = error_text(v);
             }
+        } else if (key == "diagnostics") {
+            info.cache_miss_reason = within("diagnostics", [&] { return miss_reason(v); });
         }
     }
     if (info.responses_api && info.usage) {
@@ -445,6 +464,8 @@ ResponseParser::event_object(od::object object, ResponseInfo& info)
             if (!is_null(v)) {
                 flat.error = error_text(v);
             }
+        } else if (key == "diagnostics") {
+            flat.cache_miss_reason = within("diagnostics", [&] { return miss_reason(v); });
         }
     }
     if (type == "message_start") {
@@ -452,6 +473,9 @@ ResponseParser::event_object(od::object object, ResponseInfo& info)
         info.model = nested.model;
         if (nested.usage) {
             info.usage = nested.usage;
+        }
+        if (nested.cache_miss_reason) {
+            info.cache_miss_reason = nested.cache_miss_reason;
         }
         return;
     }
@@ -474,6 +498,9 @@ ResponseParser::event_object(od::object object, ResponseInfo& info)
         }
         if (!part->error.empty()) {
             info.error = part->error;
+        }
+        if (part->cache_miss_reason) {
+            info.cache_miss_reason = part->cache_miss_reason;
         }
         info.responses_api = info.responses_api || part->responses_api;
     }

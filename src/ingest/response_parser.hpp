@@ -28,6 +28,10 @@ struct ResponseInfo {
     bool responses_api = false;      // an OpenAI Responses object ("object": "response")
     std::optional<double> created;   // epoch seconds ("created", "created_at"): about the start
     std::optional<double> completed; // epoch seconds ("completed_at", Responses API)
+    // Anthropic cache diagnostics: diagnostics.cache_miss_reason ("" when the
+    // response carries diagnostics with a null reason: no miss); nothing when
+    // the response has no diagnostics.
+    std::optional<std::string> cache_miss_reason;
 };
 
 // Reads responses of every API format cachewise knows: Anthropic Messages,

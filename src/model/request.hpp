@@ -66,6 +66,10 @@ struct Request {
     std::vector<Segment> segments;                  // in render order
     std::optional<Usage> usage;
     std::optional<Continuation> continuation;
+    // Anthropic's own diagnosis of this request's cache (response
+    // diagnostics.cache_miss_reason): "" when it reported no miss, nothing
+    // when the response carried no diagnostics.
+    std::optional<std::string> provider_miss_reason;
 
     // Cache routing and retention settings other providers take.
     std::string cache_key;      // OpenAI prompt_cache_key

@@ -10,6 +10,7 @@ enum class ExitCode : int {
     ok = 0,
     findings = 1, // findings at or above --fail-on (CI gate)
     usage = 2,    // bad command line, unreadable or unusable input, bad rules
+    network = 3,  // probe: a network, TLS or provider error (after the retries)
     skipped = 77, // a GPU benchmark without a GPU
 };
 

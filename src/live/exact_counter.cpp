@@ -1,0 +1,218 @@
+#include "live/exact_counter.hpp"
+
+#include "live/retrying_post.hpp"
+#include "util/error.hpp"
+#include "util/file.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+namespace cachewise::live {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const Json k_dot_message = {{"role", "user"}, {"content", "."}};
+
+// Keeps the first `n` entries of an array member.
+void
+truncate(Json& array, std::size_t n)
+{
+    if (array.is_array() && array.size() > n) {
+        array.erase(array.begin() + static_cast<std::ptrdiff_t>(n), array.end());
+    }
+}
+
+std::optional<std::string>
+anthropic_prefix(const Json& body, const model::SegmentPath& path, bool& needs_baseline)
+{
+    Json out;
+    for (const char* key : {"model", "tools", "system", "tool_choice", "thinking"}) {
+        if (body.contains(key)) {
+            out[key] = body[key];
+        }
+    }
+    needs_baseline = path.level != model::Level::messages;
+    if (path.level == model::Level::tools) {
+        out.erase("system");
+        truncate(out["tools"], static_cast<std::size_t>(path.index) + 1);
+    } else if (path.level == model::Level::system && !path.whole_content) {
+        truncate(out["system"], static_cast<std::size_t>(path.index) + 1);
+    }
+    if (needs_baseline) {
+        out["messages"] = Json::array({k_dot_message});
+        return out.dump();
+    }
+    if (!body.contains("messages") || !body["messages"].is_array() || path.message < 0) {
+        return std::nullopt;
+    }
+    Json messages = body["messages"];
+    truncate(messages, static_cast<std::size_t>(path.message) + 1);
+    if (!path.whole_content && messages.back().contains("content")) {
+        truncate(messages.back()["content"], static_cast<std::size_t>(path.index) + 1);
+    }
+    out["messages"] = messages;
+    return out.dump();
+}
+
+std::optional<std::string>
+responses_prefix(const Json& body, const model::SegmentPath& path, bool& needs_baseline)
+{
+    Json out;
+    for (const char* key : {"model", "instructions", "tools"}) {
+        if (body.contains(key)) {
+            out[key] = body[key];
+        }
+    }
+    needs_baseline = path.root != model::PathRoot::input;
+    if (needs_baseline) {
+        out["input"] = ".";
+        return out.dump();
+    }
+    if (!body.contains("input") || !body["input"].is_array() || path.message < 0) {
+        return std::nullopt;
+    }
+    Json input = body["input"];
+    truncate(input, static_cast<std::size_t>(path.message) + 1);
+    if (!path.whole_content && input.back().contains("content")) {
+        truncate(input.back()["content"], static_cast<std::size_t>(path.index) + 1);
+    }
+    out["input"] = input;
+    return out.dump();
+}
+
+std::string
+file_safe(const std::string& text)
+{
+    std::string out = text;
+    for (char& c : out) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '-';
+        c = ok ? c : '_';
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<std::string>
+prefix_body(const std::string& body_json, const model::Request& request, std::size_t segment,
+            bool& needs_baseline)
+{
+    const auto body = Json::parse(body_json, nullptr, false);
+    if (body.is_discarded() || !body.is_object() || segment >= request.segments.size()) {
+        return std::nullopt;
+    }
+    const auto& path = request.segments[segment].path;
+    if (request.format == model::ApiFormat::anthropic) {
+        return anthropic_prefix(body, path, needs_baseline);
+    }
+    if (request.format == model::ApiFormat::openai_responses) {
+        return responses_prefix(body, path, needs_baseline);
+    }
+    return std::nullopt;
+}
+
+std::string
+baseline_body(const model::Request& request)
+{
+    Json out;
+    out["model"] = request.model;
+    if (request.format == model::ApiFormat::openai_responses) {
+        out["input"] = ".";
+    } else {
+        out["messages"] = Json::array({k_dot_message});
+    }
+    return out.dump();
+}
+
+std::filesystem::path
+default_count_cache()
+{
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    if (xdg != nullptr && *xdg != '\0') {
+        return std::filesystem::path(xdg) / "cachewise" / "token-counts";
+    }
+    const char* home = std::getenv("HOME");
+    return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "cachewise" /
+           "token-counts";
+}
+
+ExactCounter::ExactCounter(HttpClient& client, std::optional<std::string> base_url,
+                           std::optional<std::string> api_key_file, std::filesystem::path cache_dir,
+                           RetryPolicy retry)
+    : m_client(client), m_base_url(std::move(base_url)), m_key_file(std::move(api_key_file)),
+      m_dir(std::move(cache_dir)), m_retry(retry)
+{}
+
+std::int64_t
+ExactCounter::counted(const std::string& key, const Endpoint& endpoint, const std::string& body)
+{
+    const auto file = m_dir / (key + ".count");
+    if (const auto text = read_file(file.string())) {
+        std::int64_t n = 0;
+        const auto& t = *text;
+        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+        if (ec == std::errc() && n >= 0) {
+            ++m_cached;
+            return n;
+        }
+    }
+    const auto api_key = value_or_throw(read_api_key(endpoint.key_variable, m_key_file), "");
+    if (!api_key && !m_base_url) {
+        throw Error(fmt::format("--exact-tokens: no API key: set {} or pass --api-key-file",
+                                endpoint.key_variable));
+    }
+    Attempts attempts;
+    const auto response = post_with_retries(
+        m_client, {endpoint.count_tokens_url(), endpoint.headers(api_key, false), body, {}},
+        m_retry, api_key, "count_tokens", attempts);
+    ++m_calls;
+    const auto j = Json::parse(response.body, nullptr, false);
+    if (j.is_discarded() || !j.contains("input_tokens") || !j["input_tokens"].is_number_integer()) {
+        throw Error(fmt::format("count_tokens at {}: the answer has no input_tokens count",
+                                origin_of(endpoint.count_tokens_url())),
+                    ExitCode::network);
+    }
+    const auto n = j["input_tokens"].get<std::int64_t>();
+    // Written whole under a temporary name, then renamed: a reader never sees half.
+    std::error_code ec;
+    std::filesystem::create_directories(m_dir, ec);
+    const auto tmp = m_dir / fmt::format("{}.{}.tmp", key, ::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        out << n << "\n";
+    }
+    std::filesystem::rename(tmp, file, ec);
+    return n;
+}
+
+std::optional<std::int64_t>
+ExactCounter::count_prefix(const std::string& body_json, const model::Request& request,
+                           std::size_t segment)
+{
+    bool needs_baseline = false;
+    const auto body = prefix_body(body_json, request, segment, needs_baseline);
+    if (!body) {
+        return std::nullopt;
+    }
+    const Endpoint endpoint = endpoint_for(request.format, request.provider, m_base_url);
+    ++m_prefixes;
+    const std::string model = file_safe(request.model);
+    const std::int64_t total = counted(
+        fmt::format("{}-{}", model, request.segments[segment].chain.hex()), endpoint, *body);
+    if (!needs_baseline) {
+        return total;
+    }
+    const std::int64_t dot = counted(fmt::format("{}-{}-baseline", model, endpoint.provider),
+                                     endpoint, baseline_body(request));
+    return std::max<std::int64_t>(0, total - dot);
+}
+
+} // namespace cachewise::live
