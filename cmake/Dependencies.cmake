@@ -7,6 +7,7 @@ find_package(nlohmann_json 3.10 CONFIG REQUIRED)
 find_package(simdjson 3.0 CONFIG REQUIRED)
 find_package(fmt 9 CONFIG REQUIRED)
 find_package(CURL REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto) # SHA-256 of tokenizer vocabularies
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash>=0.8)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 

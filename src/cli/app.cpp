@@ -185,6 +185,8 @@ run(int argc, char** argv)
     add_suggest_command(app, suggest);
     BenchCliOptions bench;
     add_bench_command(app, bench);
+    TokensCliOptions tokens;
+    add_tokens_command(app, tokens);
     auto* config = app.add_subcommand(
         "config", "Show the project configuration (.cachewise.json) and its origins");
     config->add_subcommand("show", "Print every setting and where it came from")
@@ -212,6 +214,9 @@ run(int argc, char** argv)
         }
         if (app.got_subcommand("bench")) {
             return run_bench_prefill(global, bench);
+        }
+        if (app.got_subcommand("tokens")) {
+            return run_tokens(global, tokens);
         }
         if (app.got_subcommand("chain")) {
             return run_chain(global, chain);

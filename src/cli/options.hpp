@@ -131,6 +131,17 @@ struct BenchCliOptions {
 void add_bench_command(CLI::App& app, BenchCliOptions& options);
 int run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options);
 
+// `cachewise tokens`: exact token counts (src/tokenize/).
+struct TokensCliOptions {
+    std::string input;
+    std::optional<std::string> tokenizer;
+    std::optional<std::string> model;
+    std::optional<std::string> tokenizer_dir;
+    bool ids = false;
+};
+void add_tokens_command(CLI::App& app, TokensCliOptions& options);
+int run_tokens(const GlobalOptions& global, const TokensCliOptions& options);
+
 std::string version_text();
 
 } // namespace cachewise::cli
