@@ -125,9 +125,10 @@ load_log(const GlobalOptions& global, const ruleset::Rules& rules,
          const ingest::Loader::RequestCallback& on_request)
 {
     options.format = global.parsed_input_format();
+    ExactTokenHook exact(global, options);
     ingest::Loader loader(rules, options);
     LoadedLog out;
-    out.summary = loader.load(inputs, on_request);
+    out.summary = loader.load(inputs, exact.wrap(on_request));
     report_load_errors(global, out.summary);
     out.status = load_exit_status(global, out.summary);
     return out;
@@ -159,6 +160,12 @@ run(int argc, char** argv)
                    "repeatable")
         ->type_name("FILE");
     app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
+    app.add_flag("--exact-tokens", global.exact_tokens,
+                 "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
+                 "(rules/tokenizers/)");
+    app.add_option("--tokenizer-dir", global.tokenizer_dir,
+                   "A folder of vocabulary files cachewise does not ship (llama3.tokenizer.json)")
+        ->type_name("DIR");
     app.add_option("--fail-on", global.fail_on,
                    "Exit 1 on findings at or above a level (error, warning, info, none) or with "
                    "these rule ids "

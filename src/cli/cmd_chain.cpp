@@ -45,15 +45,16 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
     }
     std::uint64_t seen = 0;
     std::uint64_t printed = 0;
+    ExactTokenHook exact(global, load_options);
     ingest::Loader loader(*rules, load_options);
-    const auto summary = loader.load(options.inputs, [&](model::Request&& request) {
+    const auto summary = loader.load(options.inputs, exact.wrap([&](model::Request&& request) {
         ++seen;
         if (options.request && request.id != *options.request && (!index || *index != seen)) {
             return;
         }
         ++printed;
         printer->request(request);
-    });
+    }));
     printer->finish(summary);
     std::cout.flush();
     report_load_errors(global, summary);

@@ -28,9 +28,6 @@ add_tokens_command(CLI::App& app, TokensCliOptions& options)
                     "deepseek-chat, ...)")
         ->type_name("MODEL");
     cmd->add_flag("--ids", options.ids, "Also print the token ids");
-    cmd->add_option("--tokenizer-dir", options.tokenizer_dir,
-                    "A folder of vocabulary files cachewise does not ship (llama3.tokenizer.json)")
-        ->type_name("DIR");
 }
 
 namespace {
@@ -93,7 +90,7 @@ run_tokens(const GlobalOptions& global, const TokensCliOptions& options)
         throw Error("tokens: no rules/tokenizers/manifest.json found (set $CACHEWISE_TOKENIZERS "
                     "to the folder that holds it)");
     }
-    auto catalogue = value_or_throw(tokenize::Catalogue::load(dir, options.tokenizer_dir), "");
+    auto catalogue = value_or_throw(tokenize::Catalogue::load(dir, global.tokenizer_dir), "");
     if (catalogue.find("o200k_base") == nullptr) {
         throw Error(fmt::format("{}/manifest.json: lists no o200k_base", dir));
     }

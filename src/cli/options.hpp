@@ -28,7 +28,9 @@ struct GlobalOptions {
     std::optional<std::string> fail_on;           // --fail-on, else the config's
     std::optional<std::string> baseline;
     std::optional<double> max_regression;
-    ProjectConfig config; // .cachewise.json, loaded before the command runs
+    bool exact_tokens = false;                // --exact-tokens (src/tokenize/)
+    std::optional<std::string> tokenizer_dir; // --tokenizer-dir
+    ProjectConfig config;                     // .cachewise.json, loaded before the command runs
 
     // The CI gate with flags over the config; `fallback` is the command's
     // default --fail-on when neither sets it.
@@ -131,12 +133,27 @@ struct BenchCliOptions {
 void add_bench_command(CLI::App& app, BenchCliOptions& options);
 int run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options);
 
+// --exact-tokens: wraps a request callback so that requests of models with a
+// public tokenizer get exact counts first; keeps its own text store when
+// the command has none.
+class ExactTokenHook {
+public:
+    ExactTokenHook(const GlobalOptions& global, ingest::LoadOptions& options);
+    ~ExactTokenHook();
+    ExactTokenHook(const ExactTokenHook&) = delete;
+    ExactTokenHook& operator=(const ExactTokenHook&) = delete;
+    [[nodiscard]] ingest::Loader::RequestCallback wrap(ingest::Loader::RequestCallback next);
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state; // null without --exact-tokens
+};
+
 // `cachewise tokens`: exact token counts (src/tokenize/).
 struct TokensCliOptions {
     std::string input;
     std::optional<std::string> tokenizer;
     std::optional<std::string> model;
-    std::optional<std::string> tokenizer_dir;
     bool ids = false;
 };
 void add_tokens_command(CLI::App& app, TokensCliOptions& options);

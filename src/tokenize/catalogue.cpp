@@ -63,6 +63,35 @@ parse_entry(const json& j, const std::string& where)
     return e;
 }
 
+Expected<ChatTemplate>
+parse_template(const json& j, const std::string& where)
+{
+    ChatTemplate t;
+    t.tokenizer = string_member(j, "tokenizer");
+    const auto number = [&](const json& parent, const char* key, int& out) {
+        const auto it = parent.find(key);
+        if (it == parent.end()) {
+            return true;
+        }
+        if (!it->is_number_integer()) {
+            return false;
+        }
+        out = it->get<int>();
+        return true;
+    };
+    const auto message = j.find("message");
+    const bool ok = !t.tokenizer.empty() && number(j, "request", t.request) &&
+                    number(j, "name", t.name) && message != j.end() && message->is_object() &&
+                    number(*message, "system", t.system) && number(*message, "user", t.user) &&
+                    number(*message, "assistant", t.assistant);
+    if (!ok) {
+        return unexpected(fmt::format("{}: expected tokenizer, request, name and message "
+                                      "{{system, user, assistant}} as integers",
+                                      where));
+    }
+    return t;
+}
+
 std::string
 lower_model_name(std::string_view model)
 {
@@ -116,7 +145,28 @@ Catalogue::load(const std::string& manifest_dir, std::optional<std::string> user
             c.m_models.emplace_back(prefix, name);
         }
     }
+    if (const auto templates = doc.find("templates");
+        templates != doc.end() && templates->is_array()) {
+        for (std::size_t i = 0; i < templates->size(); ++i) {
+            auto t = parse_template((*templates)[i], fmt::format("{}: templates[{}]", path, i));
+            if (!t) {
+                return unexpected(t.error());
+            }
+            c.m_templates.push_back(std::move(*t));
+        }
+    }
     return c;
+}
+
+const ChatTemplate*
+Catalogue::chat_template(std::string_view tokenizer) const
+{
+    for (const auto& t : m_templates) {
+        if (t.tokenizer == tokenizer) {
+            return &t;
+        }
+    }
+    return nullptr;
 }
 
 const TokenizerEntry*

@@ -26,6 +26,16 @@ struct TokenizerEntry {
     std::vector<std::pair<std::string, TokenId>> special_tokens;
 };
 
+// The tokens a chat template adds around the content (manifest "templates").
+struct ChatTemplate {
+    std::string tokenizer;
+    int request = 0; // once per request (BOS, reply priming)
+    int system = 0;  // per message, by role
+    int user = 0;
+    int assistant = 0;
+    int name = 0; // a message's "name" member
+};
+
 // The manifest and where to look for vocabulary files: a --tokenizer-dir
 // first (files cachewise may not ship), then the manifest's own folder.
 // Loaded tokenizers are kept, so a command loads each vocabulary once.
@@ -43,6 +53,7 @@ public:
     {
         return m_entries;
     }
+    [[nodiscard]] const ChatTemplate* chat_template(std::string_view tokenizer) const;
     // Loads (once) and checks the SHA-256 of a vocabulary file.
     Expected<const Tokenizer*> tokenizer(const TokenizerEntry& entry);
 
@@ -51,6 +62,7 @@ private:
     std::optional<std::string> m_user_dir;
     std::vector<TokenizerEntry> m_entries;
     std::vector<std::pair<std::string, std::string>> m_models; // prefix, tokenizer
+    std::vector<ChatTemplate> m_templates;
     std::map<std::string, std::unique_ptr<Tokenizer>> m_loaded;
 };
 
