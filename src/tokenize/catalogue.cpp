@@ -80,12 +80,12 @@ parse_template(const json& j, const std::string& where)
         return true;
     };
     const auto message = j.find("message");
-    const bool ok = !t.tokenizer.empty() && number(j, "request", t.request) &&
-                    number(j, "name", t.name) && message != j.end() && message->is_object() &&
-                    number(*message, "system", t.system) && number(*message, "user", t.user) &&
-                    number(*message, "assistant", t.assistant);
+    const bool ok = !t.tokenizer.empty() && number(j, "start", t.start) &&
+                    number(j, "end", t.end) && number(j, "name", t.name) && message != j.end() &&
+                    message->is_object() && number(*message, "system", t.system) &&
+                    number(*message, "user", t.user) && number(*message, "assistant", t.assistant);
     if (!ok) {
-        return unexpected(fmt::format("{}: expected tokenizer, request, name and message "
+        return unexpected(fmt::format("{}: expected tokenizer, start, end, name and message "
                                       "{{system, user, assistant}} as integers",
                                       where));
     }

@@ -29,8 +29,9 @@ struct TokenizerEntry {
 // The tokens a chat template adds around the content (manifest "templates").
 struct ChatTemplate {
     std::string tokenizer;
-    int request = 0; // once per request (BOS, reply priming)
-    int system = 0;  // per message, by role
+    int start = 0;  // once, before the first message (BOS)
+    int end = 0;    // once, after the last message (the reply priming)
+    int system = 0; // per message, by role
     int user = 0;
     int assistant = 0;
     int name = 0; // a message's "name" member

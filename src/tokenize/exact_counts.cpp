@@ -83,7 +83,8 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
         m_memo.emplace(key, n);
         counts.push_back(n);
     }
-    bool first = true;
+    std::optional<std::size_t> first;
+    std::size_t last = 0;
     for (std::size_t i = 0; i < request.segments.size(); ++i) {
         auto& s = request.segments[i];
         if (s.kind == model::SegmentKind::unlogged) {
@@ -93,12 +94,14 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
         if (s.message_start) {
             n += message_overhead(chat, s.role);
         }
-        if (first && chat != nullptr) {
-            n += chat->request;
-            first = false;
-        }
         s.estimate = static_cast<float>(n);
         s.token_source = model::TokenSource::exact;
+        first = first.value_or(i);
+        last = i;
+    }
+    if (first && chat != nullptr) {
+        request.segments[*first].estimate += static_cast<float>(chat->start);
+        request.segments[last].estimate += static_cast<float>(chat->end);
     }
     model::assign_tokens(request);
     return true;
