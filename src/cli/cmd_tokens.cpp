@@ -18,7 +18,10 @@ add_tokens_command(CLI::App& app, TokensCliOptions& options)
     auto* cmd = app.add_subcommand(
         "tokens",
         "Count the tokens of a text with the model's own tokenizer (exact, not estimated)");
-    cmd->add_option("FILE", options.input, "A text file; - reads standard input")->required();
+    cmd->add_option("FILE", options.input,
+                    "A text file (or with --request a log); - reads "
+                    "standard input")
+        ->required();
     cmd->add_option("--tokenizer", options.tokenizer,
                     "Tokenizer: o200k_base, cl100k_base, deepseek_v3, llama3 "
                     "(default: the --model's, else o200k_base)")
@@ -28,6 +31,9 @@ add_tokens_command(CLI::App& app, TokensCliOptions& options)
                     "deepseek-chat, ...)")
         ->type_name("MODEL");
     cmd->add_flag("--ids", options.ids, "Also print the token ids");
+    cmd->add_flag("--request", options.request,
+                  "FILE is a request or log: count each segment with its model's tokenizer and "
+                  "chat template (as --exact-tokens chain)");
 }
 
 namespace {
@@ -80,6 +86,17 @@ choose(const tokenize::Catalogue& catalogue, const TokensCliOptions& options)
 int
 run_tokens(const GlobalOptions& global, const TokensCliOptions& options)
 {
+    if (options.request) {
+        if (options.tokenizer || options.ids) {
+            throw Error("tokens --request: segments are counted with each request's model's "
+                        "tokenizer; --tokenizer and --ids apply to text");
+        }
+        GlobalOptions exact = global;
+        exact.exact_tokens = true;
+        ChainOptions chain;
+        chain.inputs = {options.input};
+        return run_chain(exact, chain);
+    }
     const auto format = global.parsed_format();
     if (format != report::Format::text && format != report::Format::json) {
         throw Error(fmt::format("tokens: --format {} is not offered (text or json)",

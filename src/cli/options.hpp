@@ -155,6 +155,7 @@ struct TokensCliOptions {
     std::optional<std::string> tokenizer;
     std::optional<std::string> model;
     bool ids = false;
+    bool request = false;
 };
 void add_tokens_command(CLI::App& app, TokensCliOptions& options);
 int run_tokens(const GlobalOptions& global, const TokensCliOptions& options);

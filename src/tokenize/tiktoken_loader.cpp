@@ -49,25 +49,6 @@ decode_base64(std::string_view in, std::string& out)
     return in.size() % 4 == 0;
 }
 
-// Every way to cut a token in two tokens is a merge of rank = the token's
-// rank: tiktoken merges the adjacent pair whose concatenation ranks lowest.
-void
-add_split_merges(Vocabulary& vocab)
-{
-    for (TokenId id = 0; id < vocab.size(); ++id) {
-        const auto bytes = vocab.bytes_of(id);
-        for (std::size_t k = 1; k < bytes.size(); ++k) {
-            const auto left = vocab.find(bytes.substr(0, k));
-            if (!left) {
-                continue;
-            }
-            if (const auto right = vocab.find(bytes.substr(k))) {
-                vocab.add_merge(*left, *right, id, id);
-            }
-        }
-    }
-}
-
 } // namespace
 
 Expected<std::unique_ptr<Tokenizer>>
@@ -121,8 +102,6 @@ load_tiktoken(std::string_view text, const std::string& label, TokenizerTraits t
                                           label, b));
         }
     }
-    add_split_merges(vocab);
-    vocab.finish();
     traits.whole_piece_first = true;
     return std::make_unique<Tokenizer>(std::move(traits), std::move(vocab));
 }

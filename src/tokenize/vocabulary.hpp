@@ -11,13 +11,12 @@ namespace cachewise::tokenize {
 
 using TokenId = std::uint32_t;
 
-// A byte-level BPE vocabulary: the bytes of every token and the ranked
-// merges of adjacent token pairs. tiktoken's rank files give each token a
-// rank and merge a pair when its concatenation is a token (the rank of the
-// concatenation); tokenizer.json lists the merges, in rank order. Both
-// become the same pair table, so one merge loop serves both. Token bytes
-// live in one buffer; lookups are open-addressing tables (well under
-// 64 MiB for o200k_base's 200k tokens and 446k pairs).
+// A byte-level BPE vocabulary: the bytes of every token and, for
+// tokenizer.json, the ranked merges of adjacent token pairs. tiktoken's
+// rank files have no merge list: a pair merges when its concatenation is a
+// token, ranked by that token (BpeMerger looks the bytes up). Token bytes
+// live in one buffer; lookups are open-addressing tables (about 10 MiB for
+// o200k_base's 200k tokens).
 class Vocabulary {
 public:
     struct Merge {
