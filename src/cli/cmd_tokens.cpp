@@ -23,7 +23,7 @@ add_tokens_command(CLI::App& app, TokensCliOptions& options)
                     "standard input")
         ->required();
     cmd->add_option("--tokenizer", options.tokenizer,
-                    "Tokenizer: o200k_base, cl100k_base, deepseek_v3, llama3 "
+                    "Tokenizer: o200k_base, cl100k_base, deepseek_v3, llama3, qwen3 "
                     "(default: the --model's, else o200k_base)")
         ->type_name("NAME");
     cmd->add_option("--model", options.model,

@@ -220,8 +220,10 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
     }
     auto loaded = entry.format == "tiktoken"
                       ? load_tiktoken(*text, path,
-                                      TokenizerTraits{entry.name, entry.pre_tokenizer, true,
-                                                      entry.special_tokens})
+                                      TokenizerTraits{.name = entry.name,
+                                                      .pre_tokenizer = entry.pre_tokenizer,
+                                                      .whole_piece_first = true,
+                                                      .special_tokens = entry.special_tokens})
                       : load_tokenizer_json(*text, path, entry.name);
     if (!loaded) {
         return unexpected(loaded.error());

@@ -1,5 +1,6 @@
 #include "tokenize/tokenizer.hpp"
 
+#include "tokenize/normalize.hpp"
 #include "tokenize/utf8.hpp"
 
 namespace cachewise::tokenize {
@@ -39,12 +40,18 @@ Tokenizer::encode_valid(std::string_view text, std::vector<TokenId>& out) const
 void
 Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const
 {
-    if (is_valid_utf8(text)) {
-        encode_valid(text, out);
-    } else {
-        const std::string repaired = repair_utf8(text);
-        encode_valid(repaired, out);
+    std::string repaired;
+    if (!is_valid_utf8(text)) {
+        repaired = repair_utf8(text);
+        text = repaired;
     }
+    if (m_traits.nfc) {
+        if (auto normal = to_nfc(text)) {
+            encode_valid(*normal, out);
+            return;
+        }
+    }
+    encode_valid(text, out);
 }
 
 std::size_t

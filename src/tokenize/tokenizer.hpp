@@ -20,6 +20,8 @@ struct TokenizerTraits {
     // A piece that is itself a token is that token, without merging:
     // tiktoken always does this; tokenizer.json says so with ignore_merges.
     bool whole_piece_first = true;
+    // Text is put in Unicode NFC first (Qwen's tokenizer.json normalizer).
+    bool nfc = false;
     // Special tokens by their text (<|endoftext|>, <｜User｜>), for chat
     // templates and --ids; plain text never produces them (tiktoken's
     // encode_ordinary), so a log that quotes one counts it as text.

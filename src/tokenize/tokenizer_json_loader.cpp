@@ -112,7 +112,7 @@ recognise_pre_tokenizer(element pre, const std::string& label)
 }
 
 Expected<bool>
-check_model(element model, element normalizer, const std::string& label)
+check_model(element model, element normalizer, const std::string& label, bool& nfc)
 {
     std::string_view type;
     if (model["type"].get(type) != simdjson::SUCCESS || type != "BPE") {
@@ -124,11 +124,15 @@ check_model(element model, element normalizer, const std::string& label)
                                       "not supported",
                                       label));
     }
+    nfc = false;
     if (!normalizer.is_null()) {
         simdjson::dom::array list;
         const bool empty_sequence =
             normalizer["normalizers"].get(list) == simdjson::SUCCESS && list.size() == 0;
-        if (!empty_sequence) {
+        std::string_view normalizer_type;
+        nfc = normalizer["type"].get(normalizer_type) == simdjson::SUCCESS &&
+              normalizer_type == "NFC";
+        if (!empty_sequence && !nfc) {
             return unexpected(fmt::format("{}: normalizer {}: not supported (counts would "
                                           "differ from the model's)",
                                           label, simdjson::minify(normalizer)));
@@ -239,7 +243,7 @@ load_tokenizer_json(std::string_view text, const std::string& label, std::string
     if (root["normalizer"].get(normalizer) != simdjson::SUCCESS) {
         return unexpected(fmt::format("{}: no normalizer member", label));
     }
-    const auto ignore_merges = check_model(model, normalizer, label);
+    const auto ignore_merges = check_model(model, normalizer, label, traits.nfc);
     if (!ignore_merges) {
         return unexpected(ignore_merges.error());
     }

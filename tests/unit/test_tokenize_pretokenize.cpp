@@ -1,3 +1,4 @@
+#include "tokenize/normalize.hpp"
 #include "tokenize/pretokenize.hpp"
 #include "tokenize/utf8.hpp"
 
@@ -107,5 +108,16 @@ TEST_SUITE("tokenize::utf8")
         // An overlong (C0 AF): two replacements.
         CHECK(repair_utf8("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");
         CHECK(repair_utf8("\xF0\x9F\x98") == "\xEF\xBF\xBD");
+    }
+}
+
+TEST_SUITE("tokenize::normalize")
+{
+    TEST_CASE("NFC composes decomposed text and leaves NFC text alone")
+    {
+        CHECK(to_nfc("cafe\xCC\x81") == std::optional<std::string>("caf\xC3\xA9"));
+        CHECK(to_nfc("\xE1\x84\x80\xE1\x85\xA1") == std::optional<std::string>("\xEA\xB0\x80"));
+        CHECK(!to_nfc("plain ASCII and caf\xC3\xA9"));
+        CHECK(!to_nfc("\xE4\xBD\xA0\xE5\xA5\xBD")); // CJK: already NFC
     }
 }

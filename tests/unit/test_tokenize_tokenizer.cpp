@@ -80,20 +80,22 @@ TEST_SUITE("tokenize::Tokenizer")
         check_fixtures(test::shipped_tokenizer("deepseek_v3"), "deepseek_v3");
     }
 
-    TEST_CASE("llama3 gives the reference ids when its file is given")
+    TEST_CASE("llama3 and qwen3 give the reference ids when their files are given")
     {
-        // Not shipped (licence); $CACHEWISE_TEST_LLAMA3_DIR points at a
-        // folder holding llama3.tokenizer.json.
-        const char* dir = std::getenv("CACHEWISE_TEST_LLAMA3_DIR");
+        // Not shipped; $CACHEWISE_TEST_TOKENIZER_DIR points at a folder
+        // holding llama3.tokenizer.json and qwen3.tokenizer.json.
+        const char* dir = std::getenv("CACHEWISE_TEST_TOKENIZER_DIR");
         if (dir == nullptr) {
-            MESSAGE("llama3: skipped, $CACHEWISE_TEST_LLAMA3_DIR not set");
+            MESSAGE("llama3, qwen3: skipped, $CACHEWISE_TEST_TOKENIZER_DIR not set");
             return;
         }
         auto c = Catalogue::load(test::tokenizer_dir(), std::string(dir));
         REQUIRE(c.has_value());
-        auto t = c->tokenizer(*c->find("llama3"));
-        REQUIRE_MESSAGE(t.has_value(), (t ? "" : t.error()));
-        check_fixtures(**t, "llama3");
+        for (const std::string name : {"llama3", "qwen3"}) {
+            auto t = c->tokenizer(*c->find(name));
+            REQUIRE_MESSAGE(t.has_value(), (t ? "" : t.error()));
+            check_fixtures(**t, name);
+        }
     }
 
     TEST_CASE("a piece that repeats comes from the cache with the same ids")
