@@ -87,9 +87,9 @@ int
 run_tokens(const GlobalOptions& global, const TokensCliOptions& options)
 {
     if (options.request) {
-        if (options.tokenizer || options.ids) {
+        if (options.tokenizer || options.model || options.ids) {
             throw Error("tokens --request: segments are counted with each request's model's "
-                        "tokenizer; --tokenizer and --ids apply to text");
+                        "tokenizer; --tokenizer, --model and --ids apply to text");
         }
         GlobalOptions exact = global;
         exact.exact_tokens = true;

@@ -203,6 +203,9 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
         path = (std::filesystem::path(*m_user_dir) / entry.file).string();
     } else if (entry.shipped) {
         path = (std::filesystem::path(m_dir) / entry.file).string();
+    } else if (m_user_dir) {
+        return unexpected(fmt::format("tokenizer {}: --tokenizer-dir {} holds no {}", entry.name,
+                                      *m_user_dir, entry.file));
     } else {
         return unexpected(fmt::format(
             "tokenizer {}: {} is not shipped with cachewise ({}); put it in a folder and give "

@@ -49,6 +49,17 @@ TEST_SUITE("tokenize::Catalogue")
         CHECK(t.error().find("--tokenizer-dir") != std::string::npos);
     }
 
+    TEST_CASE("a --tokenizer-dir without the file says so")
+    {
+        test::TempFile other("x", "unrelated.txt");
+        auto c = Catalogue::load(test::tokenizer_dir(), other.dir());
+        REQUIRE(c.has_value());
+        const auto t = c->tokenizer(*c->find("llama3"));
+        REQUIRE(!t);
+        CHECK(t.error() == "tokenizer llama3: --tokenizer-dir " + other.dir() +
+                               " holds no llama3.tokenizer.json");
+    }
+
     TEST_CASE("a vocabulary whose checksum differs is refused, naming the file")
     {
         test::TempFile manifest(R"({"tokenizers": [{"name": "tiny", "file": "tiny.tiktoken",
