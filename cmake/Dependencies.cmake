@@ -7,8 +7,10 @@ find_package(nlohmann_json 3.10 CONFIG REQUIRED)
 find_package(simdjson 3.0 CONFIG REQUIRED)
 find_package(fmt 9 CONFIG REQUIRED)
 find_package(CURL REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto) # SHA-256 of tokenizer vocabularies
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash>=0.8)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc) # NFC for Qwen's tokenizer
 
 if(CACHEWISE_BUILD_TESTS)
   find_package(doctest 2.4 CONFIG REQUIRED)

@@ -129,9 +129,10 @@ load_log(const GlobalOptions& global, const ruleset::Rules& rules,
          const ingest::Loader::RequestCallback& on_request)
 {
     options.format = global.parsed_input_format();
+    TokenizerHook tokenizer(global, options);
     ingest::Loader loader(rules, options);
     LoadedLog out;
-    out.summary = loader.load(inputs, on_request);
+    out.summary = loader.load(inputs, tokenizer.wrap(on_request));
     report_load_errors(global, out.summary);
     out.status = load_exit_status(global, out.summary);
     return out;
@@ -169,6 +170,12 @@ run(int argc, char** argv)
         ->type_name("FILE")
         ->allow_extra_args(false);
     app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
+    app.add_flag("--tokenize", global.tokenize,
+                 "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
+                 "(rules/tokenizers/), offline");
+    app.add_option("--tokenizer-dir", global.tokenizer_dir,
+                   "A folder of vocabulary files cachewise does not ship (llama3.tokenizer.json)")
+        ->type_name("DIR");
     app.add_option("--fail-on", global.fail_on,
                    "Exit 1 on findings at or above a level (error, warning, info, none) or with "
                    "these rule ids "
@@ -197,6 +204,8 @@ run(int argc, char** argv)
     add_bench_command(app, bench);
     ProbeCliOptions probe;
     add_probe_command(app, probe);
+    TokensCliOptions tokens;
+    add_tokens_command(app, tokens);
     auto* config = app.add_subcommand(
         "config", "Show the project configuration (.cachewise.json) and its origins");
     config->add_subcommand("show", "Print every setting and where it came from")
@@ -224,6 +233,9 @@ run(int argc, char** argv)
         }
         if (app.got_subcommand("bench")) {
             return run_bench_prefill(global, bench);
+        }
+        if (app.got_subcommand("tokens")) {
+            return run_tokens(global, tokens);
         }
         if (app.got_subcommand("chain")) {
             return run_chain(global, chain);

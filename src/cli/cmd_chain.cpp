@@ -49,8 +49,9 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
     std::uint64_t printed = 0;
     live::HttpClient client;
     auto counter = make_exact_counter(options.exact, client, "chain");
+    TokenizerHook tokenizer(global, load_options);
     ingest::Loader loader(*rules, load_options);
-    const auto summary = loader.load(options.inputs, [&](model::Request&& request) {
+    const auto summary = loader.load(options.inputs, tokenizer.wrap([&](model::Request&& request) {
         ++seen;
         if (options.request && request.id != *options.request && (!index || *index != seen)) {
             return;
@@ -62,7 +63,7 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
             live::pin_exact_tokens(request, live::body_json_of(request), *counter);
         }
         printer->request(request);
-    });
+    }));
     if (counter && !global.quiet) {
         fmt::print(stderr, "cachewise: {}\n", exact_summary(*counter));
     }

@@ -30,7 +30,9 @@ struct GlobalOptions {
     std::optional<std::string> fail_on;           // --fail-on, else the config's
     std::optional<std::string> baseline;
     std::optional<double> max_regression;
-    ProjectConfig config; // .cachewise.json, loaded before the command runs
+    bool tokenize = false;                    // --tokenize (src/tokenize/)
+    std::optional<std::string> tokenizer_dir; // --tokenizer-dir
+    ProjectConfig config;                     // .cachewise.json, loaded before the command runs
 
     // The CI gate with flags over the config; `fallback` is the command's
     // default --fail-on when neither sets it.
@@ -156,6 +158,32 @@ struct ProbeCliOptions {
 };
 void add_probe_command(CLI::App& app, ProbeCliOptions& options);
 int run_probe(const GlobalOptions& global, const ProbeCliOptions& options);
+// --tokenize: wraps a request callback so that requests of models with a
+// public tokenizer get exact counts first; keeps its own text store when
+// the command has none.
+class TokenizerHook {
+public:
+    TokenizerHook(const GlobalOptions& global, ingest::LoadOptions& options);
+    ~TokenizerHook();
+    TokenizerHook(const TokenizerHook&) = delete;
+    TokenizerHook& operator=(const TokenizerHook&) = delete;
+    [[nodiscard]] ingest::Loader::RequestCallback wrap(ingest::Loader::RequestCallback next);
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state; // null without --exact-tokens
+};
+
+// `cachewise tokens`: exact token counts (src/tokenize/).
+struct TokensCliOptions {
+    std::string input;
+    std::optional<std::string> tokenizer;
+    std::optional<std::string> model;
+    bool ids = false;
+    bool request = false;
+};
+void add_tokens_command(CLI::App& app, TokensCliOptions& options);
+int run_tokens(const GlobalOptions& global, const TokensCliOptions& options);
 
 std::string version_text();
 

@@ -86,6 +86,17 @@ BodyParser::remember(std::string_view rendered, const RenderStats& stats)
     return m_scratch;
 }
 
+void
+BodyParser::alias_text(const Hash128& from, const Hash128& to)
+{
+    if (m_store == nullptr) {
+        return;
+    }
+    if (const auto text = m_store->get(from)) {
+        m_store->put(to, std::string(*text));
+    }
+}
+
 const BodyParser::Rendered&
 BodyParser::render_text(std::string_view text)
 {

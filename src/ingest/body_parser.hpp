@@ -86,6 +86,9 @@ protected:
     const Rendered& render(od::value block, std::initializer_list<std::string_view> skip = {});
     const Rendered& render(od::object object, std::initializer_list<std::string_view> skip = {});
     const Rendered& remember(std::string_view rendered, const RenderStats& stats);
+    // Files the text kept under `from` also under `to` (a block whose identity
+    // was extended, e.g. by a message header), so counts can find it.
+    void alias_text(const Hash128& from, const Hash128& to);
     // A plain string as the text block the API turns it into.
     const Rendered& render_text(std::string_view text);
     model::Segment make_segment(const Rendered& rendered, model::SegmentPath path, model::Role role,

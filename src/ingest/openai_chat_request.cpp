@@ -255,7 +255,9 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
             // first block's identity.
             HashBuilder b;
             b.add(header).add(out[first].content);
+            const Hash128 body = out[first].content;
             out[first].content = b.digest();
+            alias_text(body, out[first].content);
             out[first].estimate += static_cast<float>(m_estimator->text(header));
         }
         if (message_marker) {

@@ -72,6 +72,8 @@ to_string(TokenSource source)
         return "calibrated";
     case TokenSource::inferred:
         return "inferred";
+    case TokenSource::exact:
+        return "exact";
     }
     return "?";
 }

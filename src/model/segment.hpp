@@ -48,6 +48,7 @@ enum class TokenSource : std::uint8_t {
     estimated,  // the estimator alone
     calibrated, // estimates scaled so the request sums to its reported usage
     inferred,   // the reported total minus the logged segments
+    exact,      // counted with the model's own tokenizer (src/tokenize/)
 };
 std::string_view to_string(TokenSource source);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace cachewise::model {
@@ -193,6 +194,43 @@ estimate_of(const Segment& s)
     return s.estimate;
 }
 
+// Counts from the model's tokenizer (token_source exact on every logged
+// segment) are kept as they are. A reported total they do not reach is
+// what the log cannot show (OpenAI's hidden system tokens, a provider's
+// own rendering of tools): it goes to the unlogged segment when there is
+// one, else to the first segment (hidden tokens precede the prompt), which
+// then counts as calibrated, and a note gives the difference.
+bool
+assign_exact(Request& request, const std::vector<std::size_t>& logged, std::size_t unlogged,
+             std::optional<std::int64_t> total)
+{
+    auto& segs = request.segments;
+    if (logged.empty() || !std::all_of(logged.begin(), logged.end(), [&](std::size_t i) {
+            return segs[i].token_source == TokenSource::exact;
+        })) {
+        return false;
+    }
+    std::int64_t sum = 0;
+    for (const auto i : logged) {
+        segs[i].tokens = std::llround(segs[i].estimate);
+        sum += segs[i].tokens;
+    }
+    if (unlogged < segs.size()) {
+        segs[unlogged].tokens = total ? std::max<std::int64_t>(0, *total - sum) : 0;
+        segs[unlogged].token_source = total ? TokenSource::inferred : TokenSource::estimated;
+    } else if (total && *total != sum) {
+        const std::int64_t residual = *total - sum;
+        request.notes.push_back("exact count " + std::to_string(sum) + " vs reported " +
+                                std::to_string(*total) + ": " + std::to_string(residual) +
+                                " tokens the log does not show");
+        auto& first = segs[logged.front()];
+        first.tokens = std::max<std::int64_t>(0, first.tokens + residual);
+        first.token_source = TokenSource::calibrated;
+    }
+    accumulate(segs);
+    return true;
+}
+
 } // namespace
 
 void
@@ -210,6 +248,9 @@ assign_tokens(Request& request)
         } else {
             logged.push_back(i);
         }
+    }
+    if (assign_exact(request, logged, unlogged, total)) {
+        return;
     }
     const auto round_all = [&](TokenSource source) {
         for (auto i : logged) {
@@ -255,6 +296,12 @@ bool
 calibrate_from_prefix(Request& request, const Request& source, std::size_t shared)
 {
     auto& segs = request.segments;
+    // Exact counts need no help from a partner: equal content, equal count.
+    if (!segs.empty() && std::all_of(segs.begin(), segs.end(), [](const Segment& s) {
+            return s.token_source == TokenSource::exact || s.kind == SegmentKind::unlogged;
+        })) {
+        return false;
+    }
     shared = std::min({shared, segs.size(), source.segments.size()});
     if (shared == 0 || !request.usage || !request.usage->total_input()) {
         return false;

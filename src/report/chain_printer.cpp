@@ -23,6 +23,8 @@ source_abbrev(model::TokenSource s)
         return "cal";
     case model::TokenSource::inferred:
         return "inf";
+    case model::TokenSource::exact:
+        return "exa";
     }
     return "?";
 }

@@ -1,0 +1,279 @@
+#include "tokenize/catalogue.hpp"
+
+#include "tokenize/loaders.hpp"
+#include "util/file.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <openssl/evp.h>
+
+namespace cachewise::tokenize {
+
+namespace {
+
+using nlohmann::json;
+
+std::string
+string_member(const json& j, const char* key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Expected<TokenizerEntry>
+parse_entry(const json& j, const std::string& where)
+{
+    TokenizerEntry e;
+    e.name = string_member(j, "name");
+    e.file = string_member(j, "file");
+    e.format = string_member(j, "format");
+    e.sha256 = string_member(j, "sha256");
+    e.licence = string_member(j, "licence");
+    e.source = string_member(j, "source");
+    e.confidence = string_member(j, "confidence");
+    e.shipped = j.value("shipped", false);
+    if (e.name.empty() || e.file.empty()) {
+        return unexpected(fmt::format("{}: expected \"name\" and \"file\"", where));
+    }
+    if (e.format != "tiktoken" && e.format != "huggingface") {
+        return unexpected(fmt::format("{} ({}): format: expected \"tiktoken\" or \"huggingface\"",
+                                      where, e.name));
+    }
+    const auto pre = parse_pre_tokenizer(string_member(j, "pre_tokenizer"));
+    if (!pre) {
+        return unexpected(fmt::format("{} ({}): pre_tokenizer: expected cl100k, o200k, llama3, "
+                                      "qwen2 or deepseek_v3",
+                                      where, e.name));
+    }
+    e.pre_tokenizer = *pre;
+    if (const auto s = j.find("special_tokens"); s != j.end() && s->is_object()) {
+        for (const auto& [text, id] : s->items()) {
+            if (!id.is_number_unsigned()) {
+                return unexpected(fmt::format("{} ({}): special_tokens[\"{}\"]: expected a "
+                                              "token id",
+                                              where, e.name, text));
+            }
+            e.special_tokens.emplace_back(text, id.get<TokenId>());
+        }
+    }
+    return e;
+}
+
+Expected<ChatTemplate>
+parse_template(const json& j, const std::string& where)
+{
+    ChatTemplate t;
+    t.tokenizer = string_member(j, "tokenizer");
+    const auto number = [&](const json& parent, const char* key, int& out) {
+        const auto it = parent.find(key);
+        if (it == parent.end()) {
+            return true;
+        }
+        if (!it->is_number_integer()) {
+            return false;
+        }
+        out = it->get<int>();
+        return true;
+    };
+    const auto message = j.find("message");
+    const bool ok = !t.tokenizer.empty() && number(j, "start", t.start) &&
+                    number(j, "end", t.end) && number(j, "name", t.name) && message != j.end() &&
+                    message->is_object() && number(*message, "system", t.system) &&
+                    number(*message, "user", t.user) && number(*message, "assistant", t.assistant);
+    if (!ok) {
+        return unexpected(fmt::format("{}: expected tokenizer, start, end, name and message "
+                                      "{{system, user, assistant}} as integers",
+                                      where));
+    }
+    return t;
+}
+
+std::string
+lower_model_name(std::string_view model)
+{
+    if (const auto slash = model.rfind('/'); slash != std::string_view::npos) {
+        model.remove_prefix(slash + 1);
+    }
+    std::string out(model);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+} // namespace
+
+Expected<Catalogue>
+Catalogue::load(const std::string& manifest_dir, std::optional<std::string> user_dir)
+{
+    const std::string path = (std::filesystem::path(manifest_dir) / "manifest.json").string();
+    const auto text = read_file(path);
+    if (!text) {
+        return unexpected(text.error());
+    }
+    const json doc = json::parse(*text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+        return unexpected(fmt::format("{}: not a JSON object", path));
+    }
+    Catalogue c;
+    c.m_dir = manifest_dir;
+    c.m_user_dir = std::move(user_dir);
+    const auto list = doc.find("tokenizers");
+    if (list == doc.end() || !list->is_array()) {
+        return unexpected(fmt::format("{}: tokenizers: expected an array", path));
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        auto entry = parse_entry((*list)[i], fmt::format("{}: tokenizers[{}]", path, i));
+        if (!entry) {
+            return unexpected(entry.error());
+        }
+        c.m_entries.push_back(std::move(*entry));
+    }
+    if (const auto models = doc.find("models"); models != doc.end() && models->is_array()) {
+        for (std::size_t i = 0; i < models->size(); ++i) {
+            const auto& m = (*models)[i];
+            const std::string prefix = string_member(m, "prefix");
+            const std::string name = string_member(m, "tokenizer");
+            if (prefix.empty() || c.find(name) == nullptr) {
+                return unexpected(fmt::format("{}: models[{}]: expected a prefix and the name of "
+                                              "a tokenizer listed above",
+                                              path, i));
+            }
+            c.m_models.emplace_back(prefix, name);
+        }
+    }
+    if (const auto templates = doc.find("templates");
+        templates != doc.end() && templates->is_array()) {
+        for (std::size_t i = 0; i < templates->size(); ++i) {
+            auto t = parse_template((*templates)[i], fmt::format("{}: templates[{}]", path, i));
+            if (!t) {
+                return unexpected(t.error());
+            }
+            c.m_templates.push_back(std::move(*t));
+        }
+    }
+    return c;
+}
+
+const ChatTemplate*
+Catalogue::chat_template(std::string_view tokenizer) const
+{
+    for (const auto& t : m_templates) {
+        if (t.tokenizer == tokenizer) {
+            return &t;
+        }
+    }
+    return nullptr;
+}
+
+const TokenizerEntry*
+Catalogue::find(std::string_view name) const
+{
+    for (const auto& e : m_entries) {
+        if (e.name == name) {
+            return &e;
+        }
+    }
+    return nullptr;
+}
+
+const TokenizerEntry*
+Catalogue::for_model(std::string_view model) const
+{
+    const std::string name = lower_model_name(model);
+    for (const auto& [prefix, tokenizer] : m_models) {
+        if (name.starts_with(prefix)) {
+            return find(tokenizer);
+        }
+    }
+    return nullptr;
+}
+
+Expected<const Tokenizer*>
+Catalogue::tokenizer(const TokenizerEntry& entry)
+{
+    if (const auto it = m_loaded.find(entry.name); it != m_loaded.end()) {
+        return it->second.get();
+    }
+    std::string path;
+    if (m_user_dir && std::filesystem::exists(std::filesystem::path(*m_user_dir) / entry.file)) {
+        path = (std::filesystem::path(*m_user_dir) / entry.file).string();
+    } else if (entry.shipped) {
+        path = (std::filesystem::path(m_dir) / entry.file).string();
+    } else if (m_user_dir) {
+        return unexpected(fmt::format("tokenizer {}: --tokenizer-dir {} holds no {}", entry.name,
+                                      *m_user_dir, entry.file));
+    } else {
+        return unexpected(fmt::format(
+            "tokenizer {}: {} is not shipped with cachewise ({}); put it in a folder and give "
+            "--tokenizer-dir DIR",
+            entry.name, entry.file, entry.licence));
+    }
+    const auto text = read_file(path);
+    if (!text) {
+        return unexpected(text.error());
+    }
+    if (const auto sum = sha256_hex(*text); !entry.sha256.empty() && sum != entry.sha256) {
+        return unexpected(fmt::format("{}: sha256 {} differs from the manifest's {} (a different "
+                                      "version of {}?)",
+                                      path, sum, entry.sha256, entry.name));
+    }
+    auto loaded = entry.format == "tiktoken"
+                      ? load_tiktoken(*text, path,
+                                      TokenizerTraits{.name = entry.name,
+                                                      .pre_tokenizer = entry.pre_tokenizer,
+                                                      .whole_piece_first = true,
+                                                      .special_tokens = entry.special_tokens})
+                      : load_tokenizer_json(*text, path, entry.name);
+    if (!loaded) {
+        return unexpected(loaded.error());
+    }
+    const Tokenizer* t = loaded->get();
+    m_loaded.emplace(entry.name, std::move(*loaded));
+    return t;
+}
+
+std::string
+find_tokenizer_dir(const std::optional<std::string>& rules_dir)
+{
+    namespace fs = std::filesystem;
+    if (const char* env = std::getenv("CACHEWISE_TOKENIZERS"); env != nullptr && *env != '\0') {
+        return env;
+    }
+    std::vector<fs::path> candidates;
+    if (rules_dir) {
+        candidates.push_back(fs::path(*rules_dir) / "tokenizers");
+    }
+#ifdef CACHEWISE_INSTALLED_RULES
+    candidates.emplace_back(fs::path(CACHEWISE_INSTALLED_RULES) / "tokenizers");
+#endif
+#ifdef CACHEWISE_SOURCE_RULES
+    candidates.emplace_back(fs::path(CACHEWISE_SOURCE_RULES) / "tokenizers");
+#endif
+    for (const auto& dir : candidates) {
+        std::error_code ec;
+        if (fs::exists(dir / "manifest.json", ec)) {
+            return dir.string();
+        }
+    }
+    return {};
+}
+
+std::string
+sha256_hex(std::string_view bytes)
+{
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+    std::string hex;
+    hex.reserve(length * 2);
+    for (unsigned int i = 0; i < length; ++i) {
+        hex += fmt::format("{:02x}", digest[i]);
+    }
+    return hex;
+}
+
+} // namespace cachewise::tokenize

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "tokenize/bpe.hpp"
+#include "tokenize/piece_cache.hpp"
+#include "tokenize/pretokenize.hpp"
+#include "tokenize/vocabulary.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cachewise::tokenize {
+
+// How a family turns text into tokens, besides its vocabulary.
+struct TokenizerTraits {
+    std::string name; // o200k_base, cl100k_base, deepseek_v3, ...
+    PreTokenizer pre_tokenizer = PreTokenizer::o200k;
+    // A piece that is itself a token is that token, without merging:
+    // tiktoken always does this; tokenizer.json says so with ignore_merges.
+    bool whole_piece_first = true;
+    // Text is put in Unicode NFC first (Qwen's tokenizer.json normalizer).
+    bool nfc = false;
+    // Special tokens by their text (<|endoftext|>, <｜User｜>), for chat
+    // templates and --ids; plain text never produces them (tiktoken's
+    // encode_ordinary), so a log that quotes one counts it as text.
+    std::vector<std::pair<std::string, TokenId>> special_tokens;
+};
+
+// A byte-level BPE tokenizer: repairs ill-formed UTF-8, pre-tokenises,
+// then merges each piece. Not thread-safe: the piece cache and the merge
+// scratch are members (one tokenizer per thread).
+class Tokenizer {
+public:
+    Tokenizer(TokenizerTraits traits, Vocabulary vocab);
+
+    // Appends the tokens of `text` to `out`.
+    void encode(std::string_view text, std::vector<TokenId>& out) const;
+    [[nodiscard]] std::size_t count(std::string_view text) const;
+    // The bytes of a token (or the text of a special token).
+    [[nodiscard]] std::string_view token_bytes(TokenId id) const;
+    [[nodiscard]] std::optional<TokenId> special(std::string_view text) const;
+
+    [[nodiscard]] const TokenizerTraits&
+    traits() const
+    {
+        return m_traits;
+    }
+    [[nodiscard]] const Vocabulary&
+    vocabulary() const
+    {
+        return m_vocab;
+    }
+
+private:
+    void encode_piece(std::string_view piece, std::vector<TokenId>& out) const;
+    void encode_valid(std::string_view text, std::vector<TokenId>& out) const;
+
+    TokenizerTraits m_traits;
+    Vocabulary m_vocab;
+    mutable PieceCache m_cache;
+    mutable BpeMerger m_merger;
+    mutable std::vector<std::string_view> m_pieces;
+};
+
+} // namespace cachewise::tokenize

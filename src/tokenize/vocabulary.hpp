@@ -1,0 +1,74 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cachewise::tokenize {
+
+using TokenId = std::uint32_t;
+
+// A byte-level BPE vocabulary: the bytes of every token and, for
+// tokenizer.json, the ranked merges of adjacent token pairs. tiktoken's
+// rank files have no merge list: a pair merges when its concatenation is a
+// token, ranked by that token (BpeMerger looks the bytes up). Token bytes
+// live in one buffer; lookups are open-addressing tables (about 10 MiB for
+// o200k_base's 200k tokens).
+class Vocabulary {
+public:
+    struct Merge {
+        std::uint32_t rank;
+        TokenId merged;
+    };
+
+    // Adds a token; ids need not be dense. Returns false when the bytes or
+    // the id are already taken.
+    bool add_token(TokenId id, std::string_view bytes);
+    void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
+    // Builds the lookup tables; call once, after the last add.
+    void finish();
+
+    [[nodiscard]] std::optional<TokenId> find(std::string_view bytes) const;
+    [[nodiscard]] std::optional<Merge> find_merge(TokenId left, TokenId right) const;
+    // The token of a single byte; every byte-level vocabulary has all 256.
+    [[nodiscard]] std::optional<TokenId>
+    byte_token(unsigned char b) const
+    {
+        const TokenId t = m_byte_tokens[b];
+        return t == k_none ? std::nullopt : std::optional<TokenId>(t);
+    }
+    [[nodiscard]] std::string_view bytes_of(TokenId id) const;
+    [[nodiscard]] std::size_t
+    size() const
+    {
+        return m_count;
+    }
+    [[nodiscard]] std::size_t
+    merge_count() const
+    {
+        return m_merge_count;
+    }
+    // Bytes held by the tables, for the memory figure of `tokens --stats`.
+    [[nodiscard]] std::size_t memory_bytes() const;
+
+private:
+    static constexpr TokenId k_none = 0xFFFFFFFFU;
+    struct PairSlot {
+        std::uint64_t key = ~0ULL;
+        Merge merge{};
+    };
+
+    std::string m_bytes;                // all token bytes
+    std::vector<std::uint64_t> m_spans; // by id: offset << 24 | length; ~0 for none
+    std::vector<TokenId> m_slots;       // bytes -> id
+    std::vector<PairSlot> m_pairs;      // (left, right) -> merge
+    std::vector<std::pair<std::uint64_t, Merge>> m_pending_merges;
+    std::array<TokenId, 256> m_byte_tokens{};
+    std::size_t m_count = 0;
+    std::size_t m_merge_count = 0;
+};
+
+} // namespace cachewise::tokenize
