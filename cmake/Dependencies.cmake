@@ -7,6 +7,8 @@ find_package(nlohmann_json 3.10 CONFIG REQUIRED)
 find_package(simdjson 3.0 CONFIG REQUIRED)
 find_package(fmt 9 CONFIG REQUIRED)
 find_package(CURL REQUIRED)
+find_package(yaml-cpp 0.7 CONFIG REQUIRED) # VCR cassettes
+find_package(ZLIB REQUIRED)                # their gzip'd bodies
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash>=0.8)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 
@@ -27,4 +29,6 @@ set(CACHEWISE_DEP_VERSIONS
   "fmt ${fmt_VERSION}"
   "xxhash ${XXHASH_VERSION}"
   "re2 ${re2_shown_version}"
-  "libcurl ${CURL_VERSION_STRING}")
+  "libcurl ${CURL_VERSION_STRING}"
+  "yaml-cpp ${yaml-cpp_VERSION}"
+  "zlib ${ZLIB_VERSION_STRING}")

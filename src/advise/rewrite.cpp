@@ -175,6 +175,81 @@ lines_of(std::string_view text)
     return out;
 }
 
+// A diff line of a long record (a 30 KB system prompt on one line) is shown
+// around what changed, `from` to `to`, with 40 bytes of context and the
+// bytes left out counted, never whole.
+constexpr std::size_t k_long_line = 200;
+constexpr std::size_t k_line_context = 40;
+
+std::size_t
+char_boundary(std::string_view line, std::size_t at)
+{
+    while (at < line.size() && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80) {
+        ++at;
+    }
+    return at;
+}
+
+std::string
+shortened(std::string_view line, std::size_t from, std::size_t to)
+{
+    if (line.size() <= k_long_line) {
+        return std::string(line);
+    }
+    from = std::min(from, line.size());
+    to = std::clamp(to, from, std::min(line.size(), from + k_long_line));
+    const std::size_t begin =
+        char_boundary(line, from > k_line_context ? from - k_line_context : 0);
+    const std::size_t end = char_boundary(line, std::min(line.size(), to + k_line_context));
+    std::string out = begin > 0 ? fmt::format("…[{} bytes]…", begin) : "";
+    out += line.substr(begin, end - begin);
+    if (end < line.size()) {
+        out += fmt::format("…[{} bytes]…", line.size() - end);
+    }
+    return out;
+}
+
+// Where `line` parts from the most similar line of the other side of its
+// change: [from, to) in `line`.
+std::pair<std::size_t, std::size_t>
+changed_region(std::string_view line, const std::vector<std::string_view>& others)
+{
+    std::size_t best_prefix = 0;
+    std::string_view partner;
+    for (const auto other : others) {
+        std::size_t p = 0;
+        while (p < line.size() && p < other.size() && line[p] == other[p]) {
+            ++p;
+        }
+        if (p >= best_prefix) {
+            best_prefix = p;
+            partner = other;
+        }
+    }
+    if (partner.data() == nullptr) {
+        return {0, 0};
+    }
+    std::size_t suffix = 0;
+    while (suffix < line.size() - best_prefix && suffix < partner.size() - best_prefix &&
+           line[line.size() - 1 - suffix] == partner[partner.size() - 1 - suffix]) {
+        ++suffix;
+    }
+    return {best_prefix, line.size() - suffix};
+}
+
+// The JSON path of byte `offset` of `text`, or of byte `column` of `line`
+// when the text is not one JSON value (an exchange log, one record a line).
+std::string
+path_of_change(const std::optional<SourceMap>& whole, std::string_view text, std::string_view line,
+               std::size_t column)
+{
+    if (whole) {
+        return whole->path_at(static_cast<std::size_t>(line.data() - text.data()) + column);
+    }
+    const auto record = SourceMap::build(line);
+    return record ? record->path_at(column) : std::string();
+}
+
 } // namespace
 
 std::string
@@ -226,6 +301,8 @@ unified_diff(std::string_view before, std::string_view after, std::string_view n
         }
     }
     std::string out;
+    std::optional<SourceMap> whole; // built for the first long changed line only
+    bool whole_tried = false;
     constexpr std::size_t k_context = 3;
     std::size_t k = 0;
     bool header = false;
@@ -262,12 +339,35 @@ unified_diff(std::string_view before, std::string_view after, std::string_view n
             a_count += ops[x].kind != '+' ? 1 : 0;
             b_count += ops[x].kind != '-' ? 1 : 0;
         }
-        out += fmt::format("@@ -{},{} +{},{} @@\n", ops[start].a + 1, a_count, ops[start].b + 1,
-                           b_count);
+        // The two sides of the hunk's changes, for long lines shown in part.
+        std::vector<std::string_view> removed;
+        std::vector<std::string_view> added;
+        for (std::size_t x = start; x < end; ++x) {
+            if (ops[x].kind == '-') {
+                removed.push_back(a[ops[x].a]);
+            } else if (ops[x].kind == '+') {
+                added.push_back(b[ops[x].b]);
+            }
+        }
+        std::string where;
+        if (!removed.empty() && removed.front().size() > k_long_line) {
+            if (!whole_tried) {
+                whole = SourceMap::build(before);
+                whole_tried = true;
+            }
+            const auto [from, to] = changed_region(removed.front(), added);
+            where = " " + path_of_change(whole, before, removed.front(), from);
+        }
+        out += fmt::format("@@ -{},{} +{},{} @@{}\n", ops[start].a + 1, a_count, ops[start].b + 1,
+                           b_count, where == " " ? "" : where);
         for (std::size_t x = start; x < end; ++x) {
             const auto& op = ops[x];
+            const std::string_view line = op.kind == '+' ? b[op.b] : a[op.a];
+            const auto [from, to] = op.kind == ' '
+                                        ? std::pair<std::size_t, std::size_t>{0, 0}
+                                        : changed_region(line, op.kind == '+' ? removed : added);
             out += op.kind;
-            out += std::string(op.kind == '+' ? b[op.b] : a[op.a]);
+            out += shortened(line, from, to);
             out += '\n';
         }
         k = end;

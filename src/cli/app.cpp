@@ -1,12 +1,17 @@
 #include "cli/app.hpp"
 
 #include "cli/options.hpp"
+#include "cli/output.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
+#include "util/file.hpp"
+#include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -20,7 +25,7 @@ GlobalOptions::parsed_input_format() const
         return *f;
     }
     throw Error(fmt::format("--input-format: unknown format \"{}\" (expected auto, request, "
-                            "exchange, sse or claude-code)",
+                            "exchange, sse, claude-code or vcr)",
                             input_format));
 }
 
@@ -30,8 +35,9 @@ GlobalOptions::parsed_format() const
     if (const auto f = report::parse_format(format)) {
         return *f;
     }
-    throw Error(
-        fmt::format("--format: unknown format \"{}\" (expected text, json or markdown)", format));
+    throw Error(fmt::format("--format: unknown format \"{}\" (expected text, json, markdown, csv, "
+                            "sarif or github)",
+                            format));
 }
 
 Gate
@@ -58,7 +64,12 @@ print_findings_format(report::Format format, const std::vector<analysis::Finding
         return true;
     }
     if (format == report::Format::github) {
-        report::print_github(findings, std::cout);
+        // Annotations name files from the checkout's root, else from here.
+        const char* workspace = std::getenv("GITHUB_WORKSPACE");
+        report::print_github(findings, std::cout,
+                             workspace != nullptr && *workspace != '\0'
+                                 ? std::string(workspace)
+                                 : std::filesystem::current_path().string());
         return true;
     }
     return false;
@@ -93,6 +104,9 @@ report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summa
     if (global.quiet) {
         return;
     }
+    for (const auto& note : summary.notes) {
+        fmt::print(stderr, "cachewise: {}\n", note);
+    }
     for (const auto& e : summary.errors) {
         fmt::print(stderr, "cachewise: skipped {}\n", e.str());
     }
@@ -119,19 +133,108 @@ load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary
     return 0;
 }
 
+void
+keep_stdin(const std::vector<std::string>& inputs, bool keep)
+{
+    const auto named = std::count(inputs.begin(), inputs.end(), "-");
+    if (named > 1) {
+        throw Error("- (standard input) is given more than once");
+    }
+    if (named == 1 && keep) {
+        value_or_throw(read_file("-"), "");
+    }
+}
+
 LoadedLog
 load_log(const GlobalOptions& global, const ruleset::Rules& rules,
          const std::vector<std::string>& inputs, ingest::LoadOptions options,
          const ingest::Loader::RequestCallback& on_request)
 {
+    keep_stdin(inputs, false);
     options.format = global.parsed_input_format();
     ingest::Loader loader(rules, options);
     LoadedLog out;
     out.summary = loader.load(inputs, on_request);
     report_load_errors(global, out.summary);
+    const auto& s = out.summary;
+    if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
+        // A window that selects nothing is an answer, not an input error.
+        std::string why;
+        if (s.filtered > 0) {
+            why = fmt::format("{} request{} outside it", s.filtered, s.filtered == 1 ? "" : "s");
+        }
+        if (s.files_skipped > 0) {
+            why += fmt::format("{}{} file{} last written before it", why.empty() ? "" : ", ",
+                               s.files_skipped, s.files_skipped == 1 ? "" : "s");
+        }
+        fmt::print("0 requests in [{}, {}) ({})\n",
+                   options.since ? format_rfc3339(*options.since) : "the start",
+                   options.until ? format_rfc3339(*options.until) : "the end", why);
+        out.status = -1;
+        return out;
+    }
     out.status = load_exit_status(global, out.summary);
     return out;
 }
+
+namespace {
+
+// A command line CLI11 rejected: "cachewise: error: ..." and a pointer to the
+// help, exit 2; --help and --version print to standard output, exit 0.
+int
+parse_error_status(const CLI::App& app, const CLI::ParseError& e)
+{
+    if (e.get_exit_code() == 0) {
+        (void)app.exit(e);
+        return Output(std::nullopt).finish(0);
+    }
+    fmt::print(stderr, "cachewise: error: {}\n", e.what());
+    fmt::print(stderr, "Run `cachewise --help` or `cachewise COMMAND --help` for the options.\n");
+    return static_cast<int>(ExitCode::usage);
+}
+
+// Positionals show their name only ("LOG ...", not CLI11's "LOG TEXT ..."),
+// in the command and in its own commands (bench prefill).
+void
+clean_help(CLI::App& command)
+{
+    for (auto* option : command.get_options({})) {
+        if (option->get_positional()) {
+            option->type_name("");
+        }
+    }
+    for (auto* sub : command.get_subcommands({})) {
+        clean_help(*sub);
+    }
+}
+
+// --baseline must be a result of the command it gates: checked before the
+// run, so that a long audit does not end on a baseline it cannot use.
+void
+check_baseline_command(const std::optional<std::string>& baseline, const std::string& command)
+{
+    if (!baseline) {
+        return;
+    }
+    const auto text = read_file(*baseline);
+    if (!text) {
+        throw Error(fmt::format("--baseline {}", text.error()));
+    }
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("command") || !j["command"].is_string()) {
+        throw Error(fmt::format("--baseline {}: not a cachewise --format json result (expected "
+                                "the output of `cachewise {} --format json`)",
+                                *baseline, command));
+    }
+    const auto made_by = j["command"].get<std::string>();
+    if (made_by != command) {
+        throw Error(fmt::format("--baseline {}: a result of `{}`; `{}` needs a result of "
+                                "`cachewise {} --format json`",
+                                *baseline, made_by, command, command));
+    }
+}
+
+} // namespace
 
 int
 run(int argc, char** argv)
@@ -148,15 +251,23 @@ run(int argc, char** argv)
                    "Directory of rules files replacing the built-in ones (also $CACHEWISE_RULES)")
         ->type_name("DIR");
     app.add_option("--input-format", global.input_format,
-                   "Input format: auto, request, exchange, sse, claude-code (default auto)")
+                   "Input format: auto, request, exchange, sse, claude-code, vcr (default auto)")
         ->type_name("FORMAT");
     app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
     app.add_option("--format", global.format,
-                   "Output format: text, json or markdown (default text)")
+                   "Output format (default text): text, json, markdown (analyze, audit), csv "
+                   "(audit), sarif or github (findings of analyze, audit, lint)")
         ->type_name("FORMAT");
     app.add_option("--dynamic-fields", global.dynamic_field_files,
                    "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "
-                   "repeatable")
+                   "repeat the option for more files")
+        ->type_name("FILE")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->take_all();
+    app.add_option("-o,--output", global.output,
+                   "Write the report to FILE instead of standard output, whole or not at all "
+                   "(on an error FILE keeps its old content)")
         ->type_name("FILE");
     app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
     app.add_option("--fail-on", global.fail_on,
@@ -190,17 +301,35 @@ run(int argc, char** argv)
     config->add_subcommand("show", "Print every setting and where it came from")
         ->require_subcommand(0);
     config->require_subcommand(1);
+    for (auto* command : app.get_subcommands({})) {
+        clean_help(*command);
+        command->footer("Global options (before or after the command; see cachewise --help): "
+                        "--format, -o FILE, --rules, --input-format, --strict, -q, "
+                        "--dynamic-fields, --fail-on, --baseline, --max-regression");
+    }
+    app.get_formatter()->label("REQUIRED", "(required)");
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        // CLI11 returns 0 for --help and --version; every real parse error is a usage error.
-        return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+        const auto known = app.get_subcommands(
+            [&](const CLI::App* sub) { return argc > 1 && sub->check_name(argv[1]); });
+        if (argc > 1 && argv[1][0] != '-' && known.empty()) {
+            fmt::print(stderr,
+                       "cachewise: error: unknown command \"{}\" (expected analyze, audit, chain, "
+                       "lint, suggest, bench or config)\n",
+                       argv[1]);
+            return static_cast<int>(ExitCode::usage);
+        }
+        return parse_error_status(app, e);
     }
 
-    try {
-        global.config = load_project_config(std::filesystem::current_path());
+    const auto dispatch = [&]() -> int {
+        for (const char* gated : {"lint", "analyze", "audit"}) {
+            if (app.got_subcommand(gated)) {
+                check_baseline_command(global.baseline, gated);
+            }
+        }
         if (app.got_subcommand("config")) {
             return run_config_show(global);
         }
@@ -224,6 +353,11 @@ run(int argc, char** argv)
         }
         std::cout << app.help();
         return static_cast<int>(ExitCode::usage);
+    };
+    try {
+        global.config = load_project_config(std::filesystem::current_path());
+        Output output(global.output);
+        return output.finish(dispatch());
     } catch (const Error& e) {
         fmt::print(stderr, "cachewise: error: {}\n", e.what());
         return static_cast<int>(e.code());

@@ -49,7 +49,7 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     const auto [load, status] = load_log(global, *rules, options.inputs, load_options,
                                          [&](model::Request&& r) { analyzer.add(std::move(r)); });
     if (status != 0) {
-        return status;
+        return status < 0 ? 0 : status;
     }
     const auto result = analyzer.finish();
     const Gate gate = global.gate("none");

@@ -24,9 +24,15 @@ add_lint_command(CLI::App& app, LintCliOptions& options)
     cmd->add_option("--placeholder", options.placeholders,
                     "An RE2 pattern of template placeholders (repeatable; default {{name}}, "
                     "${name}, {name})")
-        ->type_name("PATTERN");
+        ->type_name("PATTERN")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->take_all();
     cmd->add_option("--disable", options.disable, "A rule id not to report (repeatable)")
-        ->type_name("ID");
+        ->type_name("ID")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->take_all();
 }
 
 int
@@ -51,7 +57,23 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
     lint_options.disabled.insert(options.disable.begin(), options.disable.end());
 
     const Gate gate = global.gate("error");
+    keep_stdin(options.inputs); // a template is read twice: its request, then its bytes
     const auto result = advise::lint(options.inputs, *rules, lint_options);
+    if (!global.quiet) {
+        for (const auto& note : result.notes) {
+            fmt::print(stderr, "cachewise: {}\n", note);
+        }
+    }
+    for (const auto& warning : result.warnings) {
+        fmt::print(stderr, "cachewise: warning: {}\n", warning);
+    }
+    for (const auto& skipped : result.skipped) {
+        fmt::print(stderr, "cachewise: skipped {}\n", skipped);
+    }
+    if (result.files == 0) {
+        throw Error(fmt::format("no request body or template to lint ({} file{} skipped)",
+                                result.skipped.size(), result.skipped.size() == 1 ? "" : "s"));
+    }
     const auto counted = new_findings(result.findings, gate);
 
     if (!print_findings_format(format, result.findings)) {

@@ -153,8 +153,9 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                    pct(t.expected_hit_rate()), group_digits(t.lost_to_granularity),
                    group_digits(t.lost_to_eviction));
     }
-    fmt::print(out, "  cold {} requests, hit rate {} · warm {} requests, hit rate {}\n",
-               r.cold.requests, pct(r.cold.hit_rate()), r.warm.requests, pct(r.warm.hit_rate()));
+    fmt::print(out, "  cold {} request{}, hit rate {} · warm {} request{}, hit rate {}\n",
+               r.cold.requests, r.cold.requests == 1 ? "" : "s", pct(r.cold.hit_rate()),
+               r.warm.requests, r.warm.requests == 1 ? "" : "s", pct(r.warm.hit_rate()));
     if (r.hit_ratio.count > 0) {
         fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
                    pct(r.hit_ratio.p95));

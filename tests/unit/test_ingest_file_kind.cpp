@@ -1,0 +1,42 @@
+#include "helpers.hpp"
+#include "ingest/file_kind.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+
+TEST_SUITE("ingest::file_kind")
+{
+    TEST_CASE("text that is not JSON is named by what it looks like")
+    {
+        CHECK(ingest::describe_non_json("owner: team\n") == "looks like YAML");
+        CHECK(ingest::describe_non_json("interactions:\n- request:") ==
+              "looks like a VCR cassette (YAML)");
+        CHECK(ingest::describe_non_json("<html>") == "looks like HTML or XML");
+        CHECK(ingest::describe_non_json("# Notes") == "looks like Markdown");
+        CHECK(ingest::describe_non_json("hello there") == "looks like plain text");
+        CHECK(ingest::describe_non_json("\n  \n") == "the file is empty");
+    }
+
+    TEST_CASE("files that are not templates say which command reads them")
+    {
+        CHECK(ingest::describe_non_template(
+                  "{\"request\": {}, \"response\": {}}\n{\"request\": {}}\n", "log.jsonl") ==
+              "an exchange log (one record a line): use analyze or audit");
+        CHECK(
+            ingest::describe_non_template(R"({"parentUuid": null, "sessionId": "s"})", "t.jsonl") ==
+            "a Claude Code transcript: use analyze or audit");
+        CHECK(ingest::describe_non_template("{}", "run.traj.json") ==
+              "an agent trajectory: use analyze or audit");
+        CHECK(ingest::describe_non_template("key: value\n", "notes.yaml") ==
+              "not JSON (looks like YAML)");
+    }
+
+    TEST_CASE("a request body or template is not described")
+    {
+        CHECK(ingest::describe_non_template(R"({"model": "m", "messages": []})", "t.json").empty());
+        CHECK(ingest::describe_non_template(
+                  "{\n  \"model\": \"{{model}}\",\n  \"messages\": []\n}\n", "t.json")
+                  .empty());
+    }
+}
