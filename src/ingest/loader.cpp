@@ -94,6 +94,21 @@ is_yaml_name(const std::string& path)
 } // namespace
 
 std::string
+shown_path(const std::string& file)
+{
+    if (file.empty() || file.front() != '/') {
+        return file;
+    }
+    std::error_code ec;
+    const auto here = fs::current_path(ec);
+    if (ec) {
+        return file;
+    }
+    const auto relative = fs::path(file).lexically_normal().lexically_relative(here);
+    return relative.empty() || *relative.begin() == ".." ? file : relative.string();
+}
+
+std::string
 walked_extensions()
 {
     std::string out;
@@ -557,7 +572,7 @@ struct Loader::Impl {
                              "missing (expected {\"request\": {...}, \"response\": {...}} "
                              "or a request body of a known API)");
         }
-        request.id = id.empty() ? fmt::format("{}:{}", file, line) : id;
+        request.id = id.empty() ? fmt::format("{}:{}", shown_path(file), line) : id;
         if (!session.empty()) {
             request.stream = session;
         }
@@ -798,7 +813,7 @@ struct Loader::Impl {
         model::Request request;
         request.file = file;
         request.line = first_line;
-        request.id = fmt::format("{}:{}", file, first_line);
+        request.id = fmt::format("{}:{}", shown_path(file), first_line);
         request.model = info.model;
         request.usage = info.usage;
         if (request.usage) {

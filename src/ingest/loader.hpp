@@ -93,6 +93,10 @@ private:
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
                                        std::vector<std::string>* notes = nullptr);
 
+// A path as ids show it: relative to the current folder when it lies inside
+// it (a request without an id of its own is "file:line").
+std::string shown_path(const std::string& file);
+
 // The extensions a folder walk reads, for messages: "*.json, *.jsonl, ...".
 std::string walked_extensions();
 

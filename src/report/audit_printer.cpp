@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
+
 namespace cachewise::report {
 
 using account::AuditResult;
@@ -220,14 +222,19 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     }
     if (o.details) {
         fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh)\n");
-        fmt::print(out, "  {:<28} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", "started",
-                   "status", "reported", "expected", "actual USD", "findings");
+        // The id column is as wide as the longest id: the columns stay aligned.
+        std::size_t id_width = 28;
+        for (const auto& a : r.requests) {
+            id_width = std::max(id_width, a.id.size());
+        }
+        fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", id_width,
+                   "started", "status", "reported", "expected", "actual USD", "findings");
         for (const auto& a : r.requests) {
             std::string rules;
             for (const auto i : a.findings) {
                 rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
             }
-            fmt::print(out, "  {:<28} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id,
+            fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id, id_width,
                        a.started_at ? format_rfc3339(*a.started_at) : "-",
                        analysis::to_string(a.status), a.reported ? split_short(*a.reported) : "-",
                        a.simulated ? split_short(a.expected) : "-",

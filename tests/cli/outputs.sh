@@ -97,12 +97,23 @@ check "suggest --diff on two templates" 2 $? "$(head -1 "$work/err.txt")" \
 # GitHub annotations name files from $GITHUB_WORKSPACE.
 GITHUB_WORKSPACE=$PWD "$bin" lint "$PWD/samples/request-template.json" --format github \
   >"$work/annotations.txt" 2>/dev/null
-grep -q '^::warning file=samples/request-template.json,' "$work/annotations.txt" ||
-  { echo "FAIL: github annotations: file not relative to GITHUB_WORKSPACE"; failed=1; }
+if grep -q '^::warning file=samples/request-template.json,' "$work/annotations.txt"; then
+  echo "ok: github annotations relative to GITHUB_WORKSPACE"
+else
+  echo "FAIL: github annotations: file not relative to GITHUB_WORKSPACE"
+  failed=1
+fi
 
 # suggest - --diff reads the template from standard input.
 "$bin" suggest - --diff <samples/request-template.json >"$work/diff.txt" 2>"$work/err.txt"
 check "suggest - --diff" 0 $?
 grep -q '^+++ - (suggested)' "$work/diff.txt" || { echo "FAIL: suggest - --diff: no diff"; failed=1; }
+
+# A log named by its absolute path: ids are relative to the current folder,
+# and the details table stays aligned with them.
+"$bin" audit "$PWD/tests/cli/data/inputs/vcr/support-chat.yaml" --details >"$work/details.txt" 2>/dev/null
+check "audit of an absolute path" 0 $?
+grep -q '^  tests/cli/data/inputs/vcr/support-chat.yaml:40 2026-11-20T14:04:02.000Z extends ' \
+  "$work/details.txt" || { echo "FAIL: audit --details: id not relative or columns not aligned"; failed=1; }
 
 exit $failed
