@@ -18,6 +18,14 @@
 
 namespace cachewise::cli {
 
+namespace {
+
+// Reported ÷ estimated input tokens beyond which (or below 1/x) a request's
+// usage is suspect: the estimator's error band is ±20%, not ×10.
+constexpr double k_suspect_scale = 10.0;
+
+} // namespace
+
 ingest::InputFormat
 GlobalOptions::parsed_input_format() const
 {
@@ -154,7 +162,28 @@ load_log(const GlobalOptions& global, const ruleset::Rules& rules,
     options.format = global.parsed_input_format();
     ingest::Loader loader(rules, options);
     LoadedLog out;
-    out.summary = loader.load(inputs, on_request);
+    // Usage ten times above or below what the logged text can hold is
+    // usually another request's: said once, with the first such request.
+    std::size_t off_scale = 0;
+    std::string first_off;
+    const auto checked = [&](model::Request&& r) {
+        if (r.token_scale >= k_suspect_scale || r.token_scale <= 1 / k_suspect_scale) {
+            if (off_scale++ == 0) {
+                first_off = fmt::format("{} reports {}× the tokens its logged text holds", r.id,
+                                        r.token_scale >= 1 ? fmt::format("{:.0f}", r.token_scale)
+                                                           : fmt::format("{:.3f}", r.token_scale));
+            }
+        }
+        on_request(std::move(r));
+    };
+    out.summary = loader.load(inputs, checked);
+    if (off_scale > 0) {
+        fmt::print(stderr,
+                   "cachewise: warning: {} request{} with usage an order of magnitude off the "
+                   "estimate of the logged prompt ({}): is the usage attached to the right "
+                   "request? Token positions are scaled by it.\n",
+                   off_scale, off_scale == 1 ? "" : "s", first_off);
+    }
     report_load_errors(global, out.summary);
     const auto& s = out.summary;
     if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
