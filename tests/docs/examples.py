@@ -161,6 +161,20 @@ def check_rule_severities(binary):
     return len(problems)
 
 
+def check_roff_quotes():
+    """JSON in a font macro's arguments loses its quotes (roff takes a leading
+    quote as argument quoting): such text is written inline with \\(dq."""
+    problems = []
+    with open(os.path.join(ROOT, "man/cachewise.1"), encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if re.match(r'^\.(B|I|BR|RB|BI|IB|IR|RI) ', line) and re.search(r'[{\[]"', line):
+                problems.append(f"man/cachewise.1:{number}: JSON in a macro argument loses its "
+                                f"quotes; write it inline: \\fB{{\\(dqkey\\(dq}}\\fR")
+    for p in problems:
+        print(p)
+    return len(problems)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -202,7 +216,7 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines))
     severities = check_rule_severities(binary)
-    failed += severities
+    failed += severities + check_roff_quotes()
     print(f"{checked} examples checked, {failed} {'left to fix' if update else 'differ'}"
           f" (rule severities: {severities} wrong)")
     return 1 if failed else 0
