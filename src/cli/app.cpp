@@ -237,6 +237,30 @@ clean_help(CLI::App& command)
     }
 }
 
+// -o naming one of the command's own files would replace an input (a log, a
+// baseline) with the report: refused before anything is read.
+void
+check_output_not_input(const std::optional<std::string>& output, int argc, char** argv)
+{
+    std::error_code ec;
+    if (!output || *output == "-" || !std::filesystem::exists(*output, ec)) {
+        return;
+    }
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        const std::string_view before = i > 1 ? argv[i - 1] : "";
+        if (before == "-o" || before == "--output" || arg.rfind("-o", 0) == 0 ||
+            arg.rfind("--output=", 0) == 0) {
+            continue; // the -o value itself
+        }
+        if (std::filesystem::equivalent(std::string(arg), *output, ec)) {
+            throw Error(fmt::format("-o {}: is also an input of the command; the report would "
+                                    "replace it",
+                                    *output));
+        }
+    }
+}
+
 // --baseline must be a result of the command it gates: checked before the
 // run, so that a long audit does not end on a baseline it cannot use.
 void
@@ -385,6 +409,7 @@ run(int argc, char** argv)
     };
     try {
         global.config = load_project_config(std::filesystem::current_path());
+        check_output_not_input(global.output, argc, argv);
         Output output(global.output);
         return output.finish(dispatch());
     } catch (const Error& e) {

@@ -193,6 +193,8 @@ struct Loader::Impl {
     enum class Shape { body, otlp, span, trajectory } m_shape = Shape::body;
     std::optional<model::ApiFormat> m_file_format;
     std::string m_not_json; // what the current file looks like when it is not JSON
+    // Leading lines that are not JSON after which a file is "not JSON" as a whole.
+    static constexpr std::size_t k_not_json_lines = 20;
     // Gemini explicit caches created by records read so far, by name.
     std::map<std::string, std::vector<model::Segment>> m_created_caches;
 
@@ -748,13 +750,22 @@ struct Loader::Impl {
     exchange_file(LineReader& reader, const std::string& file)
     {
         LineReader::Line line;
+        // A file that does not start like JSON is one error for the file,
+        // unless JSON lines follow within the first lines (a log whose first
+        // line was cut by rotation): then each leading line is an error.
+        bool undecided = !m_not_json.empty();
+        std::vector<std::uint64_t> leading;
         for (;;) {
             auto more = reader.next(line);
             if (!more) {
                 error(file, 0, "", more.error());
                 return;
             }
-            if (!*more) {
+            if (!*more || (undecided && leading.size() == k_not_json_lines)) {
+                if (undecided) {
+                    ++summary.records;
+                    error(file, 0, "", fmt::format("not JSON: {}", m_not_json));
+                }
                 return;
             }
             if (line.too_long) {
@@ -767,6 +778,19 @@ struct Loader::Impl {
             if (line.text.find_first_not_of(" \t") == std::string_view::npos) {
                 ++summary.skipped;
                 continue;
+            }
+            if (undecided) {
+                const auto start = line.text.find_first_not_of(" \t\xEF\xBB\xBF");
+                if (start == std::string_view::npos ||
+                    (line.text[start] != '{' && line.text[start] != '[')) {
+                    leading.push_back(line.number);
+                    continue;
+                }
+                undecided = false;
+                for (const auto n : leading) {
+                    ++summary.records;
+                    error(file, n, "", "not JSON: the line does not start with { or [");
+                }
             }
             json_line(line.text, file, line.number);
         }
@@ -975,11 +999,6 @@ struct Loader::Impl {
         const InputFormat format = options.format != InputFormat::auto_detect ? options.format
                                    : is_yaml_name(path)                       ? InputFormat::vcr
                                                         : detect(reader, path);
-        if (!m_not_json.empty()) {
-            ++summary.records;
-            error(path, 0, "", fmt::format("not JSON: {}", m_not_json));
-            return;
-        }
         switch (format) {
         case InputFormat::request:
             document_file(reader, path);

@@ -42,6 +42,13 @@ check "-o on an error keeps the old file" 2 $? "$(head -1 "$work/err.txt")" \
 [ "$(cat "$work/keep.txt")" = "previous report" ] || { echo "FAIL: -o: old file changed"; failed=1; }
 [ -z "$(find "$work" -name '.cachewise-*')" ] || { echo "FAIL: -o: temporary left"; failed=1; }
 
+# -o over the command's own input: refused, the log untouched.
+cp samples/agent-session.jsonl "$work/log.jsonl"
+"$bin" audit "$work/log.jsonl" -o "$work/log.jsonl" 2>"$work/err.txt"
+check "-o over an input" 2 $? "$(head -1 "$work/err.txt")" \
+  "cachewise: error: -o $work/log.jsonl: is also an input of the command; the report would replace it"
+cmp -s "$work/log.jsonl" samples/agent-session.jsonl || { echo "FAIL: -o over an input: log changed"; failed=1; }
+
 # -o into a folder that does not exist: refused before the run.
 "$bin" audit samples/agent-session.jsonl -o "$work/no/such/dir/r.txt" 2>"$work/err.txt"
 check "-o into a missing folder" 2 $? "$(head -1 "$work/err.txt")" \

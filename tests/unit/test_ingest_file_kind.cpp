@@ -39,4 +39,24 @@ TEST_SUITE("ingest::file_kind")
                   "{\n  \"model\": \"{{model}}\",\n  \"messages\": []\n}\n", "t.json")
                   .empty());
     }
+
+    TEST_CASE("a text file is one error for the file, not one per line")
+    {
+        const auto loaded = test::load_text("# Notes\n\nline two\nline three\n",
+                                            ingest::InputFormat::auto_detect, "notes.txt");
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line == 0);
+        CHECK(loaded.summary.errors[0].reason == "not JSON: looks like Markdown");
+    }
+
+    TEST_CASE("a log whose first line was cut keeps its records")
+    {
+        const std::string record =
+            R"({"request": {"model": "claude-sonnet-4-5", "max_tokens": 8, "messages": )"
+            R"([{"role": "user", "content": "Hi"}]}})";
+        const auto loaded = test::load_text("ed_tokens\": 12}}}\n" + record + "\n" + record + "\n");
+        CHECK(loaded.requests.size() == 2);
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line == 1);
+    }
 }
