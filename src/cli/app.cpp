@@ -130,12 +130,14 @@ load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary
     if (summary.requests == 0) {
         fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
                    summary.error_count > 0
-                       ? fmt::format(" ({} broken records)", summary.error_count)
+                       ? fmt::format(" ({} broken record{})", summary.error_count,
+                                     summary.error_count == 1 ? "" : "s")
                        : "");
         return static_cast<int>(ExitCode::usage);
     }
     if (global.strict && summary.error_count > 0) {
-        fmt::print(stderr, "cachewise: error: {} broken records (--strict)\n", summary.error_count);
+        fmt::print(stderr, "cachewise: error: {} broken record{} (--strict)\n", summary.error_count,
+                   summary.error_count == 1 ? "" : "s");
         return static_cast<int>(ExitCode::usage);
     }
     return 0;

@@ -55,6 +55,13 @@ describe_non_json(std::string_view line)
     if (line.empty()) {
         return "the file is empty";
     }
+    if (line.size() >= 2 && static_cast<unsigned char>(line[0]) == 0x1f &&
+        static_cast<unsigned char>(line[1]) == 0x8b) {
+        return "looks like gzip data (decompress it first)";
+    }
+    if (line.find('\0') != std::string_view::npos) {
+        return "looks like binary data";
+    }
     if (line.rfind("interactions:", 0) == 0) {
         return "looks like a VCR cassette (YAML)";
     }

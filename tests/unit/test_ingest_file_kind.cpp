@@ -16,6 +16,9 @@ TEST_SUITE("ingest::file_kind")
         CHECK(ingest::describe_non_json("# Notes") == "looks like Markdown");
         CHECK(ingest::describe_non_json("hello there") == "looks like plain text");
         CHECK(ingest::describe_non_json("\n  \n") == "the file is empty");
+        CHECK(ingest::describe_non_json(std::string("\x1f\x8b\x08\0", 4)) ==
+              "looks like gzip data (decompress it first)");
+        CHECK(ingest::describe_non_json(std::string("ELF\0\x01", 5)) == "looks like binary data");
     }
 
     TEST_CASE("files that are not templates say which command reads them")
