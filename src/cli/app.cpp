@@ -420,6 +420,11 @@ run(int argc, char** argv)
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "cachewise: error: out of memory\n");
         return static_cast<int>(ExitCode::usage);
+    } catch (const std::exception& e) {
+        // A failure no layer turned into an Error (a file system call, a
+        // library): still one line and status 2, never an abort.
+        fmt::print(stderr, "cachewise: error: {}\n", e.what());
+        return static_cast<int>(ExitCode::usage);
     }
 }
 

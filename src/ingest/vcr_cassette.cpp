@@ -217,8 +217,11 @@ record_of(const YAML::Node& interaction)
     if (!error.empty()) {
         throw std::runtime_error("request body: " + error);
     }
-    if (!body || !body->is_object()) {
-        return std::nullopt; // a multipart upload, an empty call
+    if (!body) {
+        throw std::runtime_error("a model call without a request body");
+    }
+    if (!body->is_object()) {
+        throw std::runtime_error("request body: not a JSON object");
     }
     Json record = Json::object();
     if (!endpoint.bedrock_model.empty()) {
