@@ -34,6 +34,12 @@ check "-o writes the report" 0 $?
 cmp -s "$work/stdout.txt" "$work/report.txt" || { echo "FAIL: -o: report differs"; failed=1; }
 [ -s "$work/empty.txt" ] && { echo "FAIL: -o: standard output not empty"; failed=1; }
 
+# A failed gate (exit 1) still writes its report: the SARIF file is the result.
+"$bin" lint samples/request-template.json --format sarif --fail-on warning \
+  -o "$work/lint.sarif" >/dev/null 2>&1
+check "-o with a failed gate" 1 $?
+grep -q '"version": "2.1.0"' "$work/lint.sarif" || { echo "FAIL: -o with a failed gate: no SARIF"; failed=1; }
+
 # On an error the old file stays, and no temporary is left beside it.
 echo "previous report" >"$work/keep.txt"
 "$bin" audit "$work/missing.jsonl" -o "$work/keep.txt" 2>"$work/err.txt"
