@@ -250,6 +250,64 @@ path_of_change(const std::optional<SourceMap>& whole, std::string_view text, std
     return record ? record->path_at(column) : std::string();
 }
 
+// The source map of the text before the rewrite, built when a long line
+// first needs it (logs are not one JSON value: then it stays empty).
+struct DocumentMap {
+    std::string_view text;
+    std::optional<SourceMap> map;
+    bool built = false;
+
+    const std::optional<SourceMap>&
+    get()
+    {
+        if (!built) {
+            map = SourceMap::build(text);
+            built = true;
+        }
+        return map;
+    }
+};
+
+struct DiffLine {
+    char kind; // ' ', '-', '+'
+    std::string_view text;
+};
+
+// One hunk: its header, with the JSON path of a change in a long line, and
+// its lines, long ones shown around their change.
+std::string
+render_hunk(const std::vector<DiffLine>& hunk, std::size_t a_start, std::size_t b_start,
+            DocumentMap& document)
+{
+    std::vector<std::string_view> removed;
+    std::vector<std::string_view> added;
+    for (const auto& l : hunk) {
+        if (l.kind == '-') {
+            removed.push_back(l.text);
+        } else if (l.kind == '+') {
+            added.push_back(l.text);
+        }
+    }
+    const std::size_t a_count = hunk.size() - added.size();
+    const std::size_t b_count = hunk.size() - removed.size();
+    std::string where;
+    if (!removed.empty() && removed.front().size() > k_long_line) {
+        const auto [from, to] = changed_region(removed.front(), added);
+        where = path_of_change(document.get(), document.text, removed.front(), from);
+    }
+    std::string out = fmt::format("@@ -{},{} +{},{} @@{}{}\n", a_start, a_count, b_start, b_count,
+                                  where.empty() ? "" : " ", where);
+    for (const auto& l : hunk) {
+        const auto [from, to] = l.kind == ' '
+                                    ? std::pair<std::size_t, std::size_t>{0, 0}
+                                    : changed_region(l.text, l.kind == '+' ? removed : added);
+        out += l.kind;
+        out += shortened(l.text, from, to);
+        out += '\n';
+    }
+    return out;
+}
+
 } // namespace
 
 std::string
@@ -301,8 +359,8 @@ unified_diff(std::string_view before, std::string_view after, std::string_view n
         }
     }
     std::string out;
-    std::optional<SourceMap> whole; // built for the first long changed line only
-    bool whole_tried = false;
+    DocumentMap document;
+    document.text = before;
     constexpr std::size_t k_context = 3;
     std::size_t k = 0;
     bool header = false;
@@ -333,43 +391,11 @@ unified_diff(std::string_view before, std::string_view after, std::string_view n
             out += fmt::format("--- {}\n+++ {}\n", name_before, name_after);
             header = true;
         }
-        std::size_t a_count = 0;
-        std::size_t b_count = 0;
+        std::vector<DiffLine> hunk;
         for (std::size_t x = start; x < end; ++x) {
-            a_count += ops[x].kind != '+' ? 1 : 0;
-            b_count += ops[x].kind != '-' ? 1 : 0;
+            hunk.push_back({ops[x].kind, ops[x].kind == '+' ? b[ops[x].b] : a[ops[x].a]});
         }
-        // The two sides of the hunk's changes, for long lines shown in part.
-        std::vector<std::string_view> removed;
-        std::vector<std::string_view> added;
-        for (std::size_t x = start; x < end; ++x) {
-            if (ops[x].kind == '-') {
-                removed.push_back(a[ops[x].a]);
-            } else if (ops[x].kind == '+') {
-                added.push_back(b[ops[x].b]);
-            }
-        }
-        std::string where;
-        if (!removed.empty() && removed.front().size() > k_long_line) {
-            if (!whole_tried) {
-                whole = SourceMap::build(before);
-                whole_tried = true;
-            }
-            const auto [from, to] = changed_region(removed.front(), added);
-            where = " " + path_of_change(whole, before, removed.front(), from);
-        }
-        out += fmt::format("@@ -{},{} +{},{} @@{}\n", ops[start].a + 1, a_count, ops[start].b + 1,
-                           b_count, where == " " ? "" : where);
-        for (std::size_t x = start; x < end; ++x) {
-            const auto& op = ops[x];
-            const std::string_view line = op.kind == '+' ? b[op.b] : a[op.a];
-            const auto [from, to] = op.kind == ' '
-                                        ? std::pair<std::size_t, std::size_t>{0, 0}
-                                        : changed_region(line, op.kind == '+' ? removed : added);
-            out += op.kind;
-            out += shortened(line, from, to);
-            out += '\n';
-        }
+        out += render_hunk(hunk, ops[start].a + 1, ops[start].b + 1, document);
         k = end;
     }
     return out;

@@ -213,8 +213,17 @@ namespace {
 // A command line CLI11 rejected: "cachewise: error: ..." and a pointer to the
 // help, exit 2; --help and --version print to standard output, exit 0.
 int
-parse_error_status(const CLI::App& app, const CLI::ParseError& e)
+parse_error_status(CLI::App& app, const CLI::ParseError& e, int argc, char** argv)
 {
+    const auto known = app.get_subcommands(
+        [&](const CLI::App* sub) { return argc > 1 && sub->check_name(argv[1]); });
+    if (argc > 1 && argv[1][0] != '-' && known.empty()) {
+        fmt::print(stderr,
+                   "cachewise: error: unknown command \"{}\" (expected analyze, audit, chain, "
+                   "lint, suggest, bench or config)\n",
+                   argv[1]);
+        return static_cast<int>(ExitCode::usage);
+    }
     if (e.get_exit_code() == 0) {
         (void)app.exit(e);
         return Output(std::nullopt).finish(0);
@@ -222,6 +231,48 @@ parse_error_status(const CLI::App& app, const CLI::ParseError& e)
     fmt::print(stderr, "cachewise: error: {}\n", e.what());
     fmt::print(stderr, "Run `cachewise --help` or `cachewise COMMAND --help` for the options.\n");
     return static_cast<int>(ExitCode::usage);
+}
+
+// The options every command takes, before or after the command's name.
+void
+add_global_options(CLI::App& app, GlobalOptions& global)
+{
+    app.add_option("--rules", global.rules_dir,
+                   "Directory of rules files replacing the built-in ones (also $CACHEWISE_RULES)")
+        ->type_name("DIR");
+    app.add_option("--input-format", global.input_format,
+                   "Input format: auto, request, exchange, sse, claude-code, vcr (default auto)")
+        ->type_name("FORMAT");
+    app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
+    app.add_option("--format", global.format,
+                   "Output format (default text): text, json, markdown (analyze, audit), csv "
+                   "(audit), sarif or github (findings of analyze, audit, lint)")
+        ->type_name("FORMAT");
+    app.add_option("--dynamic-fields", global.dynamic_field_files,
+                   "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "
+                   "repeat the option for more files")
+        ->type_name("FILE")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->take_all();
+    app.add_option("-o,--output", global.output,
+                   "Write the report to FILE instead of standard output, whole or not at all "
+                   "(on an error FILE keeps its old content)")
+        ->type_name("FILE");
+    app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
+    app.add_option("--fail-on", global.fail_on,
+                   "Exit 1 on findings at or above a level (error, warning, info, none) or with "
+                   "these rule ids "
+                   "(CW010,CW012)")
+        ->type_name("LEVEL|IDS");
+    app.add_option("--baseline", global.baseline,
+                   "A previous --format json result: only new findings count (and, for audit, the "
+                   "hit-rate drop)")
+        ->type_name("FILE");
+    app.add_option("--max-regression", global.max_regression,
+                   "With --baseline: exit 1 when audit's token-weighted hit rate falls more than "
+                   "this many points")
+        ->type_name("POINTS");
 }
 
 // Positionals show their name only ("LOG ...", not CLI11's "LOG TEXT ..."),
@@ -263,6 +314,20 @@ check_output_not_input(const std::optional<std::string>& output, int argc, char*
     }
 }
 
+// Each command's help names the global options, and none shows CLI11's
+// "TEXT" or "REQUIRED".
+void
+finish_help(CLI::App& app)
+{
+    for (auto* command : app.get_subcommands({})) {
+        clean_help(*command);
+        command->footer("Global options (before or after the command; see cachewise --help): "
+                        "--format, -o FILE, --rules, --input-format, --strict, -q, "
+                        "--dynamic-fields, --fail-on, --baseline, --max-regression");
+    }
+    app.get_formatter()->label("REQUIRED", "(required)");
+}
+
 // --baseline must be a result of the command it gates: checked before the
 // run, so that a long audit does not end on a baseline it cannot use.
 void
@@ -302,42 +367,7 @@ run(int argc, char** argv)
                          "Print the version and the compiled-in features");
 
     GlobalOptions global;
-    app.add_option("--rules", global.rules_dir,
-                   "Directory of rules files replacing the built-in ones (also $CACHEWISE_RULES)")
-        ->type_name("DIR");
-    app.add_option("--input-format", global.input_format,
-                   "Input format: auto, request, exchange, sse, claude-code, vcr (default auto)")
-        ->type_name("FORMAT");
-    app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
-    app.add_option("--format", global.format,
-                   "Output format (default text): text, json, markdown (analyze, audit), csv "
-                   "(audit), sarif or github (findings of analyze, audit, lint)")
-        ->type_name("FORMAT");
-    app.add_option("--dynamic-fields", global.dynamic_field_files,
-                   "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "
-                   "repeat the option for more files")
-        ->type_name("FILE")
-        ->expected(1)
-        ->allow_extra_args(false)
-        ->take_all();
-    app.add_option("-o,--output", global.output,
-                   "Write the report to FILE instead of standard output, whole or not at all "
-                   "(on an error FILE keeps its old content)")
-        ->type_name("FILE");
-    app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
-    app.add_option("--fail-on", global.fail_on,
-                   "Exit 1 on findings at or above a level (error, warning, info, none) or with "
-                   "these rule ids "
-                   "(CW010,CW012)")
-        ->type_name("LEVEL|IDS");
-    app.add_option("--baseline", global.baseline,
-                   "A previous --format json result: only new findings count (and, for audit, the "
-                   "hit-rate drop)")
-        ->type_name("FILE");
-    app.add_option("--max-regression", global.max_regression,
-                   "With --baseline: exit 1 when audit's token-weighted hit rate falls more than "
-                   "this many points")
-        ->type_name("POINTS");
+    add_global_options(app, global);
 
     ChainOptions chain;
     add_chain_command(app, global, chain);
@@ -356,27 +386,12 @@ run(int argc, char** argv)
     config->add_subcommand("show", "Print every setting and where it came from")
         ->require_subcommand(0);
     config->require_subcommand(1);
-    for (auto* command : app.get_subcommands({})) {
-        clean_help(*command);
-        command->footer("Global options (before or after the command; see cachewise --help): "
-                        "--format, -o FILE, --rules, --input-format, --strict, -q, "
-                        "--dynamic-fields, --fail-on, --baseline, --max-regression");
-    }
-    app.get_formatter()->label("REQUIRED", "(required)");
+    finish_help(app);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const auto known = app.get_subcommands(
-            [&](const CLI::App* sub) { return argc > 1 && sub->check_name(argv[1]); });
-        if (argc > 1 && argv[1][0] != '-' && known.empty()) {
-            fmt::print(stderr,
-                       "cachewise: error: unknown command \"{}\" (expected analyze, audit, chain, "
-                       "lint, suggest, bench or config)\n",
-                       argv[1]);
-            return static_cast<int>(ExitCode::usage);
-        }
-        return parse_error_status(app, e);
+        return parse_error_status(app, e, argc, argv);
     }
 
     const auto dispatch = [&]() -> int {
