@@ -26,12 +26,14 @@ ELLIPSIS = "..."
 
 
 def roff_unescape(line):
+    line = re.sub(r"\\\[u([0-9A-F]{4,5})\]", lambda m: chr(int(m.group(1), 16)), line)
     return (line.replace("\\-", "-").replace("\\e", "\\").replace("\\(aq", "'")
             .replace("\\(dq", '"').replace("\\&", ""))
 
 
 def roff_escape(line):
     line = line.replace("\\", "\\e").replace("-", "\\-")
+    line = "".join(c if ord(c) < 128 else f"\\[u{ord(c):04X}]" for c in line)
     return "\\&" + line if line.startswith((".", "'")) else line
 
 
@@ -175,6 +177,20 @@ def check_roff_quotes():
     return len(problems)
 
 
+def check_groff():
+    """The man page renders without groff warnings (skipped without groff)."""
+    try:
+        done = subprocess.run(["groff", "-man", "-ww", "-z", "man/cachewise.1"], cwd=ROOT,
+                              capture_output=True, text=True)
+    except FileNotFoundError:
+        print("groff not found: the man page's rendering is not checked")
+        return 0
+    warnings = [w for w in done.stderr.splitlines() if w.strip()]
+    for w in warnings:
+        print(w)
+    return len(warnings)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -216,7 +232,7 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines))
     severities = check_rule_severities(binary)
-    failed += severities + check_roff_quotes()
+    failed += severities + check_roff_quotes() + check_groff()
     print(f"{checked} examples checked, {failed} {'left to fix' if update else 'differ'}"
           f" (rule severities: {severities} wrong)")
     return 1 if failed else 0
