@@ -8,6 +8,8 @@ find_package(simdjson 3.0 CONFIG REQUIRED)
 find_package(fmt 9 CONFIG REQUIRED)
 find_package(CURL REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto) # SHA-256 of tokenizer vocabularies
+find_package(yaml-cpp 0.7 CONFIG REQUIRED) # VCR cassettes
+find_package(ZLIB REQUIRED)                # their gzip'd bodies
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash>=0.8)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc) # NFC for Qwen's tokenizer
@@ -29,4 +31,6 @@ set(CACHEWISE_DEP_VERSIONS
   "fmt ${fmt_VERSION}"
   "xxhash ${XXHASH_VERSION}"
   "re2 ${re2_shown_version}"
-  "libcurl ${CURL_VERSION_STRING}")
+  "libcurl ${CURL_VERSION_STRING}"
+  "yaml-cpp ${yaml-cpp_VERSION}"
+  "zlib ${ZLIB_VERSION_STRING}")

@@ -5,6 +5,7 @@
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/rule_catalogue.hpp"
 #include "analysis/segment_text.hpp"
+#include "ingest/file_kind.hpp"
 #include "ingest/loader.hpp"
 #include "model/breakpoints.hpp"
 #include "model/tokens.hpp"
@@ -56,17 +57,26 @@ public:
     {}
 
     void
-    file(const std::string& path, std::vector<Finding>& out)
+    file(const std::string& path, std::vector<Finding>& out, std::vector<std::string>& warnings)
     {
         model::TextStore texts;
-        ingest::LoadOptions options;
-        options.format = ingest::InputFormat::request;
-        options.text_store = &texts;
-        options.model_override = m_options.model;
-        ingest::Loader loader(m_rules, options);
         std::vector<Request> requests;
-        const auto load =
-            loader.load({path}, [&](Request&& r) { requests.push_back(std::move(r)); });
+        auto load = load_one(path, texts, m_options.model, requests);
+        if (load.error_count == 1 && load.errors.front().field == "model" &&
+            m_options.model.empty()) {
+            // A template without a model: the strictest minimum, so that no
+            // breakpoint passes that a listed model would reject.
+            const auto strictest = strictest_model(m_rules, "anthropic");
+            if (strictest) {
+                texts = model::TextStore{};
+                requests.clear();
+                load = load_one(path, texts, strictest->pattern.text(), requests);
+                warnings.push_back(fmt::format(
+                    "{}: no model (give --model M or set \"model\" in .cachewise.json): linted "
+                    "against the strictest minimum, {} tokens ({})",
+                    path, group_digits(strictest->tokens), strictest->pattern.text()));
+            }
+        }
         if (load.error_count > 0 || requests.size() != 1) {
             throw Error(load.errors.empty() ? fmt::format("{}: expected one request body", path)
                                             : load.errors.front().str());
@@ -82,6 +92,33 @@ public:
     }
 
 private:
+    ingest::LoadSummary
+    load_one(const std::string& path, model::TextStore& texts, const std::string& model,
+             std::vector<Request>& requests)
+    {
+        ingest::LoadOptions options;
+        options.format = ingest::InputFormat::request;
+        options.text_store = &texts;
+        options.model_override = model;
+        ingest::Loader loader(m_rules, options);
+        return loader.load({path}, [&](Request&& r) { requests.push_back(std::move(r)); });
+    }
+
+    // The listed model (a pattern that is a plain name) with the largest minimum.
+    static const ruleset::MinimumRule*
+    strictest_model(const ruleset::Rules& rules, std::string_view provider)
+    {
+        const ruleset::MinimumRule* best = nullptr;
+        for (const auto& rule : rules.provider(provider).minimums) {
+            const bool plain =
+                rule.pattern.text().find_first_of("()[]|?*+\\.^$") == std::string::npos;
+            if (plain && (best == nullptr || rule.tokens > best->tokens)) {
+                best = &rule;
+            }
+        }
+        return best;
+    }
+
     Finding
     make(std::string_view rule, const Request& r, const Segment* s,
          std::optional<std::size_t> offset)
@@ -367,9 +404,20 @@ lint(const std::vector<std::string>& files, const ruleset::Rules& rules, const L
     const auto matcher = template_matcher(rules, options.placeholders);
     Linter linter(rules, options, *matcher);
     LintResult result;
-    for (const auto& file : ingest::expand_inputs(files)) {
+    for (const auto& file : ingest::expand_inputs(files, &result.notes)) {
+        // A folder holds logs beside templates: those are skipped, said so;
+        // a file named by itself must be a template.
+        const std::string text = value_or_throw(read_file(file), "");
+        const std::string kind = ingest::describe_non_template(text, file);
+        if (!kind.empty()) {
+            if (std::find(files.begin(), files.end(), file) != files.end()) {
+                throw Error(fmt::format("{}: not a request body or template: {}", file, kind));
+            }
+            result.skipped.push_back(fmt::format("{}: {}", file, kind));
+            continue;
+        }
         ++result.files;
-        linter.file(file, result.findings);
+        linter.file(file, result.findings, result.warnings);
     }
     return result;
 }

@@ -28,6 +28,9 @@ struct LintOptions {
 struct LintResult {
     std::vector<analysis::Finding> findings; // in file order, then position
     std::size_t files = 0;
+    std::vector<std::string> skipped;  // "path: what it is: the command that reads it"
+    std::vector<std::string> notes;    // what each folder walk matched
+    std::vector<std::string> warnings; // "path: what was assumed"
 };
 
 // The dynamic-field matcher of the rules plus template placeholders (kind

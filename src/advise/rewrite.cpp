@@ -175,6 +175,139 @@ lines_of(std::string_view text)
     return out;
 }
 
+// A diff line of a long record (a 30 KB system prompt on one line) is shown
+// around what changed, `from` to `to`, with 40 bytes of context and the
+// bytes left out counted, never whole.
+constexpr std::size_t k_long_line = 200;
+constexpr std::size_t k_line_context = 40;
+
+std::size_t
+char_boundary(std::string_view line, std::size_t at)
+{
+    while (at < line.size() && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80) {
+        ++at;
+    }
+    return at;
+}
+
+std::string
+shortened(std::string_view line, std::size_t from, std::size_t to)
+{
+    if (line.size() <= k_long_line) {
+        return std::string(line);
+    }
+    from = std::min(from, line.size());
+    to = std::clamp(to, from, std::min(line.size(), from + k_long_line));
+    const std::size_t begin =
+        char_boundary(line, from > k_line_context ? from - k_line_context : 0);
+    const std::size_t end = char_boundary(line, std::min(line.size(), to + k_line_context));
+    std::string out = begin > 0 ? fmt::format("…[{} bytes]…", begin) : "";
+    out += line.substr(begin, end - begin);
+    if (end < line.size()) {
+        out += fmt::format("…[{} bytes]…", line.size() - end);
+    }
+    return out;
+}
+
+// Where `line` parts from the most similar line of the other side of its
+// change: [from, to) in `line`.
+std::pair<std::size_t, std::size_t>
+changed_region(std::string_view line, const std::vector<std::string_view>& others)
+{
+    std::size_t best_prefix = 0;
+    std::string_view partner;
+    for (const auto other : others) {
+        std::size_t p = 0;
+        while (p < line.size() && p < other.size() && line[p] == other[p]) {
+            ++p;
+        }
+        if (p >= best_prefix) {
+            best_prefix = p;
+            partner = other;
+        }
+    }
+    if (partner.data() == nullptr) {
+        return {0, 0};
+    }
+    std::size_t suffix = 0;
+    while (suffix < line.size() - best_prefix && suffix < partner.size() - best_prefix &&
+           line[line.size() - 1 - suffix] == partner[partner.size() - 1 - suffix]) {
+        ++suffix;
+    }
+    return {best_prefix, line.size() - suffix};
+}
+
+// The JSON path of byte `offset` of `text`, or of byte `column` of `line`
+// when the text is not one JSON value (an exchange log, one record a line).
+std::string
+path_of_change(const std::optional<SourceMap>& whole, std::string_view text, std::string_view line,
+               std::size_t column)
+{
+    if (whole) {
+        return whole->path_at(static_cast<std::size_t>(line.data() - text.data()) + column);
+    }
+    const auto record = SourceMap::build(line);
+    return record ? record->path_at(column) : std::string();
+}
+
+// The source map of the text before the rewrite, built when a long line
+// first needs it (logs are not one JSON value: then it stays empty).
+struct DocumentMap {
+    std::string_view text;
+    std::optional<SourceMap> map;
+    bool built = false;
+
+    const std::optional<SourceMap>&
+    get()
+    {
+        if (!built) {
+            map = SourceMap::build(text);
+            built = true;
+        }
+        return map;
+    }
+};
+
+struct DiffLine {
+    char kind; // ' ', '-', '+'
+    std::string_view text;
+};
+
+// One hunk: its header, with the JSON path of a change in a long line, and
+// its lines, long ones shown around their change.
+std::string
+render_hunk(const std::vector<DiffLine>& hunk, std::size_t a_start, std::size_t b_start,
+            DocumentMap& document)
+{
+    std::vector<std::string_view> removed;
+    std::vector<std::string_view> added;
+    for (const auto& l : hunk) {
+        if (l.kind == '-') {
+            removed.push_back(l.text);
+        } else if (l.kind == '+') {
+            added.push_back(l.text);
+        }
+    }
+    const std::size_t a_count = hunk.size() - added.size();
+    const std::size_t b_count = hunk.size() - removed.size();
+    std::string where;
+    if (!removed.empty() && removed.front().size() > k_long_line) {
+        const auto [from, to] = changed_region(removed.front(), added);
+        where = path_of_change(document.get(), document.text, removed.front(), from);
+    }
+    std::string out = fmt::format("@@ -{},{} +{},{} @@{}{}\n", a_start, a_count, b_start, b_count,
+                                  where.empty() ? "" : " ", where);
+    for (const auto& l : hunk) {
+        const auto [from, to] = l.kind == ' '
+                                    ? std::pair<std::size_t, std::size_t>{0, 0}
+                                    : changed_region(l.text, l.kind == '+' ? removed : added);
+        out += l.kind;
+        out += shortened(l.text, from, to);
+        out += '\n';
+    }
+    return out;
+}
+
 } // namespace
 
 std::string
@@ -226,6 +359,8 @@ unified_diff(std::string_view before, std::string_view after, std::string_view n
         }
     }
     std::string out;
+    DocumentMap document;
+    document.text = before;
     constexpr std::size_t k_context = 3;
     std::size_t k = 0;
     bool header = false;
@@ -256,20 +391,11 @@ unified_diff(std::string_view before, std::string_view after, std::string_view n
             out += fmt::format("--- {}\n+++ {}\n", name_before, name_after);
             header = true;
         }
-        std::size_t a_count = 0;
-        std::size_t b_count = 0;
+        std::vector<DiffLine> hunk;
         for (std::size_t x = start; x < end; ++x) {
-            a_count += ops[x].kind != '+' ? 1 : 0;
-            b_count += ops[x].kind != '-' ? 1 : 0;
+            hunk.push_back({ops[x].kind, ops[x].kind == '+' ? b[ops[x].b] : a[ops[x].a]});
         }
-        out += fmt::format("@@ -{},{} +{},{} @@\n", ops[start].a + 1, a_count, ops[start].b + 1,
-                           b_count);
-        for (std::size_t x = start; x < end; ++x) {
-            const auto& op = ops[x];
-            out += op.kind;
-            out += std::string(op.kind == '+' ? b[op.b] : a[op.a]);
-            out += '\n';
-        }
+        out += render_hunk(hunk, ops[start].a + 1, ops[start].b + 1, document);
         k = end;
     }
     return out;

@@ -185,6 +185,21 @@ SourceMap::find(const std::string& path) const
     return it == m_spans.end() ? nullptr : &it->second;
 }
 
+std::string
+SourceMap::path_at(std::size_t offset) const
+{
+    const std::string* best = nullptr;
+    std::size_t best_size = 0;
+    for (const auto& [path, span] : m_spans) {
+        const std::size_t size = span.end - span.begin;
+        if (span.begin <= offset && offset < span.end && (best == nullptr || size < best_size)) {
+            best = &path;
+            best_size = size;
+        }
+    }
+    return best != nullptr ? *best : std::string();
+}
+
 std::optional<std::size_t>
 SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
 {

@@ -26,6 +26,10 @@ public:
 
     [[nodiscard]] const Span* find(const std::string& path) const;
 
+    // The path of the innermost value that holds byte `offset` ("" for the
+    // root, or when no value holds it).
+    [[nodiscard]] std::string path_at(std::size_t offset) const;
+
     // Byte offset in the document of the character at `char_offset` of the
     // unescaped string value at `path`.
     [[nodiscard]] std::optional<std::size_t> string_offset(const std::string& path,

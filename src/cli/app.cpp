@@ -1,17 +1,30 @@
 #include "cli/app.hpp"
 
 #include "cli/options.hpp"
+#include "cli/output.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
+#include "util/file.hpp"
+#include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 namespace cachewise::cli {
+
+namespace {
+
+// Reported ÷ estimated input tokens beyond which (or below 1/x) a request's
+// usage is suspect: the estimator's error band is ±20%, not ×10.
+constexpr double k_suspect_scale = 10.0;
+
+} // namespace
 
 ingest::InputFormat
 GlobalOptions::parsed_input_format() const
@@ -20,7 +33,7 @@ GlobalOptions::parsed_input_format() const
         return *f;
     }
     throw Error(fmt::format("--input-format: unknown format \"{}\" (expected auto, request, "
-                            "exchange, sse or claude-code)",
+                            "exchange, sse, claude-code or vcr)",
                             input_format));
 }
 
@@ -59,7 +72,12 @@ print_findings_format(report::Format format, const std::vector<analysis::Finding
         return true;
     }
     if (format == report::Format::github) {
-        report::print_github(findings, std::cout);
+        // Annotations name files from the checkout's root, else from here.
+        const char* workspace = std::getenv("GITHUB_WORKSPACE");
+        report::print_github(findings, std::cout,
+                             workspace != nullptr && *workspace != '\0'
+                                 ? std::string(workspace)
+                                 : std::filesystem::current_path().string());
         return true;
     }
     return false;
@@ -97,6 +115,9 @@ report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summa
     if (global.quiet) {
         return;
     }
+    for (const auto& note : summary.notes) {
+        fmt::print(stderr, "cachewise: {}\n", note);
+    }
     for (const auto& e : summary.errors) {
         fmt::print(stderr, "cachewise: skipped {}\n", e.str());
     }
@@ -112,15 +133,29 @@ load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary
     if (summary.requests == 0) {
         fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
                    summary.error_count > 0
-                       ? fmt::format(" ({} broken records)", summary.error_count)
+                       ? fmt::format(" ({} broken record{})", summary.error_count,
+                                     summary.error_count == 1 ? "" : "s")
                        : "");
         return static_cast<int>(ExitCode::usage);
     }
     if (global.strict && summary.error_count > 0) {
-        fmt::print(stderr, "cachewise: error: {} broken records (--strict)\n", summary.error_count);
+        fmt::print(stderr, "cachewise: error: {} broken record{} (--strict)\n", summary.error_count,
+                   summary.error_count == 1 ? "" : "s");
         return static_cast<int>(ExitCode::usage);
     }
     return 0;
+}
+
+void
+keep_stdin(const std::vector<std::string>& inputs, bool keep)
+{
+    const auto named = std::count(inputs.begin(), inputs.end(), "-");
+    if (named > 1) {
+        throw Error("- (standard input) is given more than once");
+    }
+    if (named == 1 && keep) {
+        value_or_throw(read_file("-"), "");
+    }
 }
 
 LoadedLog
@@ -128,41 +163,106 @@ load_log(const GlobalOptions& global, const ruleset::Rules& rules,
          const std::vector<std::string>& inputs, ingest::LoadOptions options,
          const ingest::Loader::RequestCallback& on_request)
 {
+    keep_stdin(inputs, false);
     options.format = global.parsed_input_format();
     TokenizerHook tokenizer(global, options);
     ingest::Loader loader(rules, options);
     LoadedLog out;
-    out.summary = loader.load(inputs, tokenizer.wrap(on_request));
+    // Usage ten times above or below what the logged text can hold is
+    // usually another request's: said once, with the first such request.
+    std::size_t off_scale = 0;
+    std::string first_off;
+    const auto checked = [&](model::Request&& r) {
+        if (r.token_scale >= k_suspect_scale || r.token_scale <= 1 / k_suspect_scale) {
+            if (off_scale++ == 0) {
+                first_off = fmt::format("{} reports {}× the tokens its logged text holds", r.id,
+                                        r.token_scale >= 1 ? fmt::format("{:.0f}", r.token_scale)
+                                                           : fmt::format("{:.3f}", r.token_scale));
+            }
+        }
+        on_request(std::move(r));
+    };
+    out.summary = loader.load(inputs, tokenizer.wrap(checked));
+    if (off_scale > 0) {
+        fmt::print(stderr,
+                   "cachewise: warning: {} request{} with usage an order of magnitude off the "
+                   "estimate of the logged prompt ({}): is the usage attached to the right "
+                   "request? Token positions are scaled by it.\n",
+                   off_scale, off_scale == 1 ? "" : "s", first_off);
+    }
     report_load_errors(global, out.summary);
+    const auto& s = out.summary;
+    if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
+        // A window that selects nothing is an answer, not an input error.
+        std::string why;
+        if (s.filtered > 0) {
+            why = fmt::format("{} request{} outside it", s.filtered, s.filtered == 1 ? "" : "s");
+        }
+        if (s.files_skipped > 0) {
+            why += fmt::format("{}{} file{} last written before it", why.empty() ? "" : ", ",
+                               s.files_skipped, s.files_skipped == 1 ? "" : "s");
+        }
+        fmt::print("0 requests in [{}, {}) ({})\n",
+                   options.since ? format_rfc3339(*options.since) : "the start",
+                   options.until ? format_rfc3339(*options.until) : "the end", why);
+        out.status = -1;
+        return out;
+    }
     out.status = load_exit_status(global, out.summary);
     return out;
 }
 
-int
-run(int argc, char** argv)
-{
-    CLI::App app{"cachewise: find why LLM prompt caches miss, what it costs, and how to fix it",
-                 "cachewise"};
-    app.require_subcommand(0, 1);
-    app.fallthrough(); // global options may follow the command
-    app.set_version_flag("--version", version_text(),
-                         "Print the version and the compiled-in features");
+namespace {
 
-    GlobalOptions global;
+// A command line CLI11 rejected: "cachewise: error: ..." and a pointer to the
+// help, exit 2; --help and --version print to standard output, exit 0.
+int
+parse_error_status(CLI::App& app, const CLI::ParseError& e, int argc, char** argv)
+{
+    const auto known = app.get_subcommands(
+        [&](const CLI::App* sub) { return argc > 1 && sub->check_name(argv[1]); });
+    if (argc > 1 && argv[1][0] != '-' && known.empty()) {
+        fmt::print(stderr,
+                   "cachewise: error: unknown command \"{}\" (expected analyze, audit, chain, "
+                   "lint, suggest, bench or config)\n",
+                   argv[1]);
+        return static_cast<int>(ExitCode::usage);
+    }
+    if (e.get_exit_code() == 0) {
+        (void)app.exit(e);
+        return Output(std::nullopt).finish(0);
+    }
+    fmt::print(stderr, "cachewise: error: {}\n", e.what());
+    fmt::print(stderr, "Run `cachewise --help` or `cachewise COMMAND --help` for the options.\n");
+    return static_cast<int>(ExitCode::usage);
+}
+
+// The options every command takes, before or after the command's name.
+void
+add_global_options(CLI::App& app, GlobalOptions& global)
+{
     app.add_option("--rules", global.rules_dir,
                    "Directory of rules files replacing the built-in ones (also $CACHEWISE_RULES)")
         ->type_name("DIR");
     app.add_option("--input-format", global.input_format,
-                   "Input format: auto, request, exchange, sse, claude-code (default auto)")
+                   "Input format: auto, request, exchange, sse, claude-code, vcr (default auto)")
         ->type_name("FORMAT");
     app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
     app.add_option("--format", global.format,
-                   "Output format: text, json or markdown (default text); html for audit "
-                   "and analyze")
+                   "Output format (default text): text, json, markdown (analyze, audit), csv "
+                   "(audit), sarif or github (findings of analyze, audit, lint), html (analyze, "
+                   "audit)")
         ->type_name("FORMAT");
     app.add_option("--dynamic-fields", global.dynamic_field_files,
                    "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "
-                   "repeatable")
+                   "repeat the option for more files")
+        ->type_name("FILE")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->take_all();
+    app.add_option("-o,--output", global.output,
+                   "Write the report to FILE instead of standard output, whole or not at all "
+                   "(on an error FILE keeps its old content)")
         ->type_name("FILE");
     app.add_option("--prices", global.price_files,
                    "A price file (format of rules/pricing.json) laid over the built-in prices: "
@@ -189,6 +289,101 @@ run(int argc, char** argv)
                    "With --baseline: exit 1 when audit's token-weighted hit rate falls more than "
                    "this many points")
         ->type_name("POINTS");
+}
+
+// Positionals show their name only ("LOG ...", not CLI11's "LOG TEXT ..."),
+// in the command and in its own commands (bench prefill).
+void
+clean_help(CLI::App& command)
+{
+    for (auto* option : command.get_options({})) {
+        if (option->get_positional()) {
+            option->type_name("");
+        }
+    }
+    for (auto* sub : command.get_subcommands({})) {
+        clean_help(*sub);
+    }
+}
+
+// -o naming one of the command's own files would replace an input (a log, a
+// baseline) with the report: refused before anything is read.
+void
+check_output_not_input(const std::optional<std::string>& output, int argc, char** argv)
+{
+    std::error_code ec;
+    if (!output || *output == "-" || !std::filesystem::exists(*output, ec)) {
+        return;
+    }
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        const std::string_view before = i > 1 ? argv[i - 1] : "";
+        if (before == "-o" || before == "--output" || arg.rfind("-o", 0) == 0 ||
+            arg.rfind("--output=", 0) == 0) {
+            continue; // the -o value itself
+        }
+        if (std::filesystem::equivalent(std::string(arg), *output, ec)) {
+            throw Error(fmt::format("-o {}: is also an input of the command; the report would "
+                                    "replace it",
+                                    *output));
+        }
+    }
+}
+
+// Each command's help names the global options, and none shows CLI11's
+// "TEXT" or "REQUIRED".
+void
+finish_help(CLI::App& app)
+{
+    for (auto* command : app.get_subcommands({})) {
+        clean_help(*command);
+        command->footer("Global options (before or after the command; see cachewise --help): "
+                        "--format, -o FILE, --rules, --input-format, --strict, -q, "
+                        "--dynamic-fields, --fail-on, --baseline, --max-regression");
+    }
+    app.get_formatter()->label("REQUIRED", "(required)");
+}
+
+// --baseline must be a result of the command it gates: checked before the
+// run, so that a long audit does not end on a baseline it cannot use.
+void
+check_baseline_command(const std::optional<std::string>& baseline, const std::string& command)
+{
+    if (!baseline) {
+        return;
+    }
+    const auto text = read_file(*baseline);
+    if (!text) {
+        throw Error(fmt::format("--baseline {}", text.error()));
+    }
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("command") || !j["command"].is_string()) {
+        throw Error(fmt::format("--baseline {}: not a cachewise --format json result (expected "
+                                "the output of `cachewise {} --format json`)",
+                                *baseline, command));
+    }
+    const auto made_by = j["command"].get<std::string>();
+    if (made_by != command) {
+        throw Error(fmt::format("--baseline {}: a result of `{}`; `{}` needs a result of "
+                                "`cachewise {} --format json`",
+                                *baseline, made_by, command, command));
+    }
+}
+
+} // namespace
+
+int
+run(int argc, char** argv)
+{
+    CLI::App app{"cachewise: find why LLM prompt caches miss, what it costs, and how to fix it",
+                 "cachewise"};
+    app.require_subcommand(0, 1);
+    app.fallthrough(); // global options may follow the command
+    app.set_version_flag("--version", version_text(),
+                         "Print the version and the compiled-in features");
+
+    GlobalOptions global;
+    add_global_options(app, global);
 
     ChainOptions chain;
     add_chain_command(app, global, chain);
@@ -211,17 +406,20 @@ run(int argc, char** argv)
     config->add_subcommand("show", "Print every setting and where it came from")
         ->require_subcommand(0);
     config->require_subcommand(1);
+    finish_help(app);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        // CLI11 returns 0 for --help and --version; every real parse error is a usage error.
-        return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+        return parse_error_status(app, e, argc, argv);
     }
 
-    try {
-        global.config = load_project_config(std::filesystem::current_path());
+    const auto dispatch = [&]() -> int {
+        for (const char* gated : {"lint", "analyze", "audit"}) {
+            if (app.got_subcommand(gated)) {
+                check_baseline_command(global.baseline, gated);
+            }
+        }
         if (app.got_subcommand("config")) {
             return run_config_show(global);
         }
@@ -251,11 +449,22 @@ run(int argc, char** argv)
         }
         std::cout << app.help();
         return static_cast<int>(ExitCode::usage);
+    };
+    try {
+        global.config = load_project_config(std::filesystem::current_path());
+        check_output_not_input(global.output, argc, argv);
+        Output output(global.output);
+        return output.finish(dispatch());
     } catch (const Error& e) {
         fmt::print(stderr, "cachewise: error: {}\n", e.what());
         return static_cast<int>(e.code());
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "cachewise: error: out of memory\n");
+        return static_cast<int>(ExitCode::usage);
+    } catch (const std::exception& e) {
+        // A failure no layer turned into an Error (a file system call, a
+        // library): still one line and status 2, never an abort.
+        fmt::print(stderr, "cachewise: error: {}\n", e.what());
         return static_cast<int>(ExitCode::usage);
     }
 }

@@ -55,7 +55,7 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
             analyzer.add(std::move(r));
         });
     if (status != 0) {
-        return status;
+        return status < 0 ? 0 : status;
     }
     const auto result = analyzer.finish();
     const Gate gate = global.gate("none");

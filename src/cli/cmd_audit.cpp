@@ -2,6 +2,7 @@
 #include "advise/suggest.hpp"
 #include "analysis/miss_diagnosis.hpp"
 #include "cli/options.hpp"
+#include "cli/validators.hpp"
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
 #include "report/diagnosis_printer.hpp"
@@ -67,7 +68,7 @@ add_audit_command(CLI::App& app, AuditOptions& options)
         ->type_name("T");
     cmd->add_option("--by", options.by, "A table of totals by day, stream or model")
         ->type_name("day|stream|model")
-        ->check(CLI::IsMember({"day", "stream", "model"}));
+        ->check(one_of({"day", "stream", "model"}));
     cmd->add_flag("--details", options.details,
                   "One line per request: reported and expected split, cost, findings");
     cmd->add_option("--window", options.window, "How far back a partner may be (default 1h)")
@@ -86,22 +87,22 @@ add_audit_command(CLI::App& app, AuditOptions& options)
                     "anthropic, bedrock, openai, deepseek, gemini, or the serving engines vllm "
                     "and sglang")
         ->type_name("NAME")
-        ->check(CLI::IsMember(std::vector<std::string>(std::begin(ruleset::k_provider_names),
-                                                       std::end(ruleset::k_provider_names))));
+        ->check(one_of(std::vector<std::string>(std::begin(ruleset::k_provider_names),
+                                                std::end(ruleset::k_provider_names))));
     cmd->add_option("--block-size", options.block_size,
                     "Tokens per KV block (vllm, default 16) or page (sglang, default 1); tokens "
                     "per storage unit (deepseek, default 64)")
         ->type_name("N")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least(1));
     cmd->add_option("--capacity-blocks", options.capacity_blocks,
                     "KV cache capacity in blocks for vllm and sglang (default: unbounded); the "
                     "least recently used blocks are evicted")
         ->type_name("N")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least(1));
     cmd->add_option("--interval-tokens", options.interval_tokens,
                     "DeepSeek's fixed persistence interval (unpublished; default from rules)")
         ->type_name("N")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least(1));
     cmd->add_option("--latency", options.latency,
                     "Seconds after its start when a request's cache entry becomes visible, when "
                     "the log has no "
@@ -172,7 +173,7 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
             requests.push_back(std::move(r));
         });
     if (status != 0) {
-        return status;
+        return status < 0 ? 0 : status;
     }
     std::optional<report::PlacementReplay> placement;
     if (format == report::Format::html) {

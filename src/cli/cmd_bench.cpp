@@ -1,7 +1,9 @@
 #include "cli/options.hpp"
+#include "cli/validators.hpp"
 #include "prefill/flop_model.hpp"
 #include "prefill/gpu_bench.hpp"
 #include "prefill/modelled.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
 
@@ -49,20 +51,26 @@ parse_tokens(const std::string& text)
     return out;
 }
 
+// One row per length; "TFLOP/model" is F(n), what a cached prefix of n
+// tokens saves (the FLOP model, the same for a measured run).
 void
-print_profile(const prefill::Profile& p, std::ostream& out)
+print_profile(const prefill::Profile& p, const ruleset::ModelShape& model, std::ostream& out)
 {
+    const prefill::FlopModel flops(model);
     fmt::print(out, "{} prefill of {} ({}, {} layers) on {}{}\n",
                p.measured ? "measured" : "modelled, not measured:", p.model, p.dtype,
                p.model_layers, p.gpu, p.driver.empty() ? "" : " (driver " + p.driver + ")");
-    fmt::print(out, "  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>8}\n", "tokens", "s/layer",
-               "s/model", "proj s/layer", "attn s/layer", "TFLOP/s", "of peak");
+    fmt::print(out, "  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>8}  {:>12}\n", "tokens",
+               "s/layer", "s/model", "proj s/layer", "attn s/layer", "TFLOP/s", "of peak",
+               "TFLOP/model");
     for (const auto& x : p.points) {
         fmt::print(out,
-                   "  {:>8}  {:>12.6f}  {:>12.4f}  {:>12.6f}  {:>12.6f}  {:>10.1f}  {:>7.1f}%\n",
+                   "  {:>8}  {:>12.6f}  {:>12.4f}  {:>12.6f}  {:>12.6f}  {:>10.1f}  {:>7.1f}%  "
+                   "{:>12.1f}\n",
                    static_cast<long long>(x.tokens), x.seconds_per_layer,
                    x.seconds_per_layer * p.model_layers, x.projection_seconds, x.attention_seconds,
-                   x.tflops, 100 * x.fraction_of_peak);
+                   x.tflops, 100 * x.fraction_of_peak,
+                   flops.flops(static_cast<double>(x.tokens)) / 1e12);
     }
     fmt::print(out, "  fit: seconds per layer = {:.4g} + {:.4g}·n + {:.4g}·n²\n", p.fit_c, p.fit_a,
                p.fit_b);
@@ -86,7 +94,7 @@ add_bench_command(CLI::App& app, BenchCliOptions& options)
     prefill->add_option("--tokens", options.tokens, "Prompt lengths (default 512,1k,4k,16k,32k)")
         ->type_name("N,...");
     prefill->add_option("--dtype", options.dtype, "bf16 or fp16 (default bf16)")
-        ->check(CLI::IsMember({"bf16", "fp16"}))
+        ->check(one_of({"bf16", "fp16"}))
         ->type_name("TYPE");
     prefill->add_option("--layers", options.layers, "Layers run per measurement (default 1)")
         ->type_name("K");
@@ -159,7 +167,7 @@ run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options)
         profile =
             prefill::modelled_profile(*model, *gpu, bf16, rules->assumed_utilization.value, tokens);
     }
-    print_profile(profile, std::cout);
+    print_profile(profile, *model, std::cout);
     if (!profile.measured) {
         fmt::print("  modelled at {:.0f}% of the {} dense {} peak ({} TFLOP/s): an assumption "
                    "(rules/gpus.json), not "
@@ -168,11 +176,7 @@ run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options)
                    bf16 ? gpu->bf16_tflops : gpu->fp16_tflops);
     }
     if (options.out) {
-        std::ofstream out(*options.out, std::ios::binary);
-        if (!out) {
-            throw Error(fmt::format("--out {}: cannot be written", *options.out));
-        }
-        out << profile.to_json() << "\n";
+        value_or_throw(write_file_atomically(*options.out, profile.to_json() + "\n"), "--out");
     }
     return 0;
 }

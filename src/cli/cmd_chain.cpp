@@ -72,7 +72,7 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
     report_load_errors(global, summary);
     const int status = load_exit_status(global, summary);
     if (status != 0) {
-        return status;
+        return status < 0 ? 0 : status;
     }
     if (options.request && printed == 0) {
         throw Error(fmt::format("--request {}: no such request ({} requests read)",

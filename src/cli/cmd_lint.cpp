@@ -25,9 +25,15 @@ add_lint_command(CLI::App& app, LintCliOptions& options)
     cmd->add_option("--placeholder", options.placeholders,
                     "An RE2 pattern of template placeholders (repeatable; default {{name}}, "
                     "${name}, {name})")
-        ->type_name("PATTERN");
+        ->type_name("PATTERN")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->take_all();
     cmd->add_option("--disable", options.disable, "A rule id not to report (repeatable)")
-        ->type_name("ID");
+        ->type_name("ID")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->take_all();
     cmd->add_flag("--exact-tokens", options.exact_tokens,
                   "Count the prefixes a minimum check depends on with the provider's "
                   "count_tokens endpoint (cached on disk)");
@@ -72,6 +78,7 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
         lint_options.counter = &*counter;
     }
     const Gate gate = global.gate("error");
+    keep_stdin(options.inputs); // a template is read twice: its request, then its bytes
     const auto result = advise::lint(options.inputs, *rules, lint_options);
     const std::string exact =
         counter ? fmt::format(" · exact counts: {} prefix{}, {} call{} to count tokens, {} from "
@@ -79,6 +86,21 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
                               counter->prefixes(), counter->prefixes() == 1 ? "" : "es",
                               counter->calls(), counter->calls() == 1 ? "" : "s", counter->cached())
                 : std::string();
+    if (!global.quiet) {
+        for (const auto& note : result.notes) {
+            fmt::print(stderr, "cachewise: {}\n", note);
+        }
+    }
+    for (const auto& warning : result.warnings) {
+        fmt::print(stderr, "cachewise: warning: {}\n", warning);
+    }
+    for (const auto& skipped : result.skipped) {
+        fmt::print(stderr, "cachewise: skipped {}\n", skipped);
+    }
+    if (result.files == 0) {
+        throw Error(fmt::format("no request body or template to lint ({} file{} skipped)",
+                                result.skipped.size(), result.skipped.size() == 1 ? "" : "s"));
+    }
     const auto counted = new_findings(result.findings, gate);
 
     if (!print_findings_format(format, result.findings)) {

@@ -4,7 +4,9 @@
 #include "advise/suggest.hpp"
 #include "cli/options.hpp"
 #include "live/exact_pin.hpp"
+#include "cli/validators.hpp"
 #include "report/request_json.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
@@ -14,14 +16,92 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <fstream>
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
 
 namespace cachewise::cli {
 
-namespace {} // namespace
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where --write puts the rewrite of `file`: OUT itself for one input, or,
+// when OUT is a folder, the file's path under the folder it was found in (its
+// name for a file given by itself).
+std::string
+write_target(const std::string& out, const std::string& file,
+             const std::vector<std::string>& inputs, bool to_folder)
+{
+    if (!to_folder) {
+        return out;
+    }
+    for (const auto& input : inputs) {
+        std::error_code ec;
+        if (input != "-" && fs::is_directory(input, ec)) {
+            const auto relative = fs::path(file).lexically_relative(input);
+            if (!relative.empty() && *relative.begin() != "..") {
+                return (fs::path(out) / relative).string();
+            }
+        }
+    }
+    return (fs::path(out) / fs::path(file == "-" ? "stdin.json" : file).filename()).string();
+}
+
+// --write and --diff: every input file rewritten with the suggested markers,
+// checked before anything is written; each target is replaced atomically.
+void
+write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& suggestion, bool single)
+{
+    for (const auto& f : suggestion.families) {
+        if (!f.placeable) {
+            throw Error(fmt::format("--write and --diff place cache_control breakpoints, which "
+                                    "{} does not take: it caches automatically",
+                                    f.provider));
+        }
+    }
+    const auto files = ingest::expand_inputs(options.inputs);
+    std::error_code ec;
+    const bool to_folder =
+        options.write && *options.write != "-" && fs::is_directory(*options.write, ec);
+    if (options.write && files.size() > 1 && !to_folder) {
+        throw Error(fmt::format("--write {}: {} input files need --write DIR, an existing folder "
+                                "that receives each rewritten file",
+                                *options.write, files.size()));
+    }
+    if (options.write && !to_folder && options.write->back() == '/') {
+        throw Error(fmt::format("--write {}: no such folder", *options.write));
+    }
+    std::map<std::string, std::string> rewritten; // target -> bytes, all made before any write
+    for (const auto& file : files) {
+        const std::string before = value_or_throw(read_file(file), "");
+        const std::string after = advise::rewrite_input(file, before, suggestion, single);
+        const std::string target =
+            options.write ? write_target(*options.write, file, options.inputs, to_folder) : "";
+        if (options.diff) {
+            std::cout << advise::unified_diff(before, after, file,
+                                              options.write ? target : file + " (suggested)");
+        }
+        if (options.write && !rewritten.emplace(target, after).second) {
+            throw Error(fmt::format("--write {}: two inputs would be written to {}", *options.write,
+                                    target));
+        }
+    }
+    for (const auto& [target, bytes] : rewritten) {
+        if (target == "-") {
+            std::cout << bytes;
+            continue;
+        }
+        if (to_folder) {
+            fs::create_directories(fs::path(target).parent_path(), ec);
+        }
+        value_or_throw(write_file_atomically(target, bytes), "--write");
+    }
+}
+
+} // namespace
 
 void
 add_suggest_command(CLI::App& app, SuggestCliOptions& options)
@@ -37,8 +117,8 @@ add_suggest_command(CLI::App& app, SuggestCliOptions& options)
                     "Replay a log with this cache instead of each request's provider's "
                     "(breakpoints are placed for anthropic and bedrock only)")
         ->type_name("NAME")
-        ->check(CLI::IsMember(std::vector<std::string>(std::begin(ruleset::k_provider_names),
-                                                       std::end(ruleset::k_provider_names))));
+        ->check(one_of(std::vector<std::string>(std::begin(ruleset::k_provider_names),
+                                                std::end(ruleset::k_provider_names))));
     cmd->add_option("--write", options.write,
                     "Write the input with the suggested markers (- for standard output)")
         ->type_name("OUT");
@@ -55,6 +135,9 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
         throw Error(fmt::format("suggest: --format {} is not offered (text or json)",
                                 report::to_string(format)));
     }
+    if (options.write || options.diff) {
+        keep_stdin(options.inputs); // read again for the rewrite
+    }
     model::TextStore texts;
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
@@ -64,10 +147,18 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
         load_log(global, *rules, options.inputs, load_options,
                  [&](model::Request&& r) { requests.push_back(std::move(r)); });
     if (status != 0) {
-        return status;
+        return status < 0 ? 0 : status;
     }
     // One request without usage is a template: place by its stable prefix.
     const bool single = requests.size() == 1 && !requests.front().usage;
+    const bool templates =
+        std::none_of(requests.begin(), requests.end(),
+                     [](const model::Request& r) { return r.usage.has_value(); });
+    if ((options.write || options.diff) && !single && templates) {
+        throw Error(fmt::format("--write and --diff take one template at a time ({} were given); "
+                                "a log is rewritten whole",
+                                requests.size()));
+    }
     const std::vector<std::string> placeholders = global.config.placeholders.value.empty()
                                                       ? advise::LintOptions{}.placeholders
                                                       : global.config.placeholders.value;
@@ -200,34 +291,7 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
     }
 
     if (options.write || options.diff) {
-        if (options.inputs.size() != 1 || options.inputs.front() == "-") {
-            throw Error("--write and --diff take exactly one input file");
-        }
-        const std::string& path = options.inputs.front();
-        for (const auto& f : suggestion.families) {
-            if (!f.placeable) {
-                throw Error(fmt::format("--write and --diff place cache_control breakpoints, which "
-                                        "{} does not take: it caches automatically",
-                                        f.provider));
-            }
-        }
-        const std::string before = value_or_throw(read_file(path), "");
-        const std::string after = advise::rewrite_input(path, before, suggestion, single);
-        if (options.diff) {
-            std::cout << advise::unified_diff(
-                before, after, path, options.write ? *options.write : path + " (suggested)");
-        }
-        if (options.write) {
-            if (*options.write == "-") {
-                std::cout << after;
-            } else {
-                std::ofstream out(*options.write, std::ios::binary);
-                if (!out) {
-                    throw Error(fmt::format("--write {}: cannot be written", *options.write));
-                }
-                out << after;
-            }
-        }
+        write_rewrites(options, suggestion, single);
     }
     return 0;
 }

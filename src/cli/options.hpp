@@ -32,6 +32,7 @@ struct GlobalOptions {
     std::optional<double> max_regression;
     bool tokenize = false;                    // --tokenize (src/tokenize/)
     std::optional<std::string> tokenizer_dir; // --tokenizer-dir
+    std::optional<std::string> output;        // -o FILE: the report, written atomically
     ProjectConfig config;                     // .cachewise.json, loaded before the command runs
 
     // The CI gate with flags over the config; `fallback` is the command's
@@ -92,11 +93,14 @@ int load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& sum
 // loading calls for (0 when the command can go on).
 struct LoadedLog {
     ingest::LoadSummary summary;
-    int status = 0;
+    int status = 0; // -1: nothing in --since/--until, said so; the command exits 0
 };
 LoadedLog load_log(const GlobalOptions& global, const ruleset::Rules& rules,
                    const std::vector<std::string>& inputs, ingest::LoadOptions options,
                    const ingest::Loader::RequestCallback& on_request);
+// Refuses "-" given twice; with `keep`, reads standard input into memory now,
+// for a command that reads its inputs twice (lint, suggest --write).
+void keep_stdin(const std::vector<std::string>& inputs, bool keep = true);
 void report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summary);
 
 struct LintCliOptions {

@@ -5,6 +5,7 @@
 #include "ingest/bedrock_request.hpp"
 #include "ingest/claude_code.hpp"
 #include "ingest/field_error.hpp"
+#include "ingest/file_kind.hpp"
 #include "ingest/gemini_request.hpp"
 #include "ingest/ondemand.hpp"
 #include "ingest/openai_chat_request.hpp"
@@ -12,6 +13,7 @@
 #include "ingest/otel_spans.hpp"
 #include "ingest/response_parser.hpp"
 #include "ingest/trajectory.hpp"
+#include "ingest/vcr_cassette.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
@@ -21,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -44,6 +47,8 @@ to_string(InputFormat format)
         return "sse";
     case InputFormat::claude_code:
         return "claude-code";
+    case InputFormat::vcr:
+        return "vcr";
     }
     return "?";
 }
@@ -52,7 +57,7 @@ std::optional<InputFormat>
 parse_input_format(std::string_view name)
 {
     for (auto f : {InputFormat::auto_detect, InputFormat::request, InputFormat::exchange,
-                   InputFormat::sse, InputFormat::claude_code}) {
+                   InputFormat::sse, InputFormat::claude_code, InputFormat::vcr}) {
         if (to_string(f) == name) {
             return f;
         }
@@ -68,8 +73,53 @@ InputError::str() const
                          : fmt::format("{}: {}: {}", where, field, reason);
 }
 
+namespace {
+
+constexpr std::array<std::string_view, 6> k_walked = {".json", ".jsonl", ".ndjson",
+                                                      ".sse",  ".yaml",  ".yml"};
+
+bool
+is_walked(const std::string& ext)
+{
+    return std::find(k_walked.begin(), k_walked.end(), ext) != k_walked.end();
+}
+
+bool
+is_yaml_name(const std::string& path)
+{
+    const auto ext = fs::path(path).extension().string();
+    return ext == ".yaml" || ext == ".yml";
+}
+
+} // namespace
+
+std::string
+shown_path(const std::string& file)
+{
+    if (file.empty() || file.front() != '/') {
+        return file;
+    }
+    std::error_code ec;
+    const auto here = fs::current_path(ec);
+    if (ec) {
+        return file;
+    }
+    const auto relative = fs::path(file).lexically_normal().lexically_relative(here);
+    return relative.empty() || *relative.begin() == ".." ? file : relative.string();
+}
+
+std::string
+walked_extensions()
+{
+    std::string out;
+    for (const auto ext : k_walked) {
+        out += fmt::format("{}*{}", out.empty() ? "" : ", ", ext);
+    }
+    return out;
+}
+
 std::vector<std::string>
-expand_inputs(const std::vector<std::string>& inputs)
+expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* notes)
 {
     std::vector<std::string> files;
     for (const auto& input : inputs) {
@@ -87,19 +137,33 @@ expand_inputs(const std::vector<std::string>& inputs)
             continue;
         }
         std::vector<std::string> found;
+        std::size_t others = 0;
         for (auto it = fs::recursive_directory_iterator(
                  input, fs::directory_options::skip_permission_denied, ec);
              !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
             if (!it->is_regular_file(ec)) {
                 continue;
             }
-            const auto ext = it->path().extension().string();
-            if (ext == ".json" || ext == ".jsonl" || ext == ".ndjson" || ext == ".sse") {
+            if (is_walked(it->path().extension().string())) {
                 found.push_back(it->path().string());
+            } else {
+                ++others;
             }
         }
         if (ec) {
             throw Error(fmt::format("{}: cannot list directory: {}", input, ec.message()));
+        }
+        if (found.empty()) {
+            throw Error(fmt::format("{}: no file to read in this folder ({} other file{}; a folder "
+                                    "is read for {})",
+                                    input, others, others == 1 ? "" : "s", walked_extensions()));
+        }
+        if (notes != nullptr) {
+            notes->push_back(fmt::format(
+                "{}: {} file{} matched ({}){}", input, found.size(), found.size() == 1 ? "" : "s",
+                walked_extensions(),
+                others > 0 ? fmt::format(", {} other{} left aside", others, others == 1 ? "" : "s")
+                           : ""));
         }
         std::sort(found.begin(), found.end());
         files.insert(files.end(), found.begin(), found.end());
@@ -129,6 +193,9 @@ struct Loader::Impl {
     // What the records of the current file are (see record()).
     enum class Shape { body, otlp, span, trajectory } m_shape = Shape::body;
     std::optional<model::ApiFormat> m_file_format;
+    std::string m_not_json; // what the current file looks like when it is not JSON
+    // Leading lines that are not JSON after which a file is "not JSON" as a whole.
+    static constexpr std::size_t k_not_json_lines = 20;
     // Gemini explicit caches created by records read so far, by name.
     std::map<std::string, std::vector<model::Segment>> m_created_caches;
 
@@ -442,6 +509,9 @@ struct Loader::Impl {
                 session = string_member(v, "session");
             } else if (key == "workspace") {
                 request.workspace = string_member(v, "workspace");
+            } else if (key == "provider" && v.type().value_unsafe() == od::json_type::object) {
+                // OpenRouter's routing preferences in a bare body: not the
+                // provider whose cache serves the request.
             } else if (key == "provider") {
                 provider = string_member(v, "provider");
                 if (!rules.providers.count(provider)) {
@@ -511,7 +581,7 @@ struct Loader::Impl {
                              "missing (expected {\"request\": {...}, \"response\": {...}} "
                              "or a request body of a known API)");
         }
-        request.id = id.empty() ? fmt::format("{}:{}", file, line) : id;
+        request.id = id.empty() ? fmt::format("{}:{}", shown_path(file), line) : id;
         if (!session.empty()) {
             request.stream = session;
         }
@@ -691,13 +761,22 @@ struct Loader::Impl {
     exchange_file(LineReader& reader, const std::string& file)
     {
         LineReader::Line line;
+        // A file that does not start like JSON is one error for the file,
+        // unless JSON lines follow within the first lines (a log whose first
+        // line was cut by rotation): then each leading line is an error.
+        bool undecided = !m_not_json.empty();
+        std::vector<std::uint64_t> leading;
         for (;;) {
             auto more = reader.next(line);
             if (!more) {
                 error(file, 0, "", more.error());
                 return;
             }
-            if (!*more) {
+            if (!*more || (undecided && leading.size() == k_not_json_lines)) {
+                if (undecided) {
+                    ++summary.records;
+                    error(file, 0, "", fmt::format("not JSON: {}", m_not_json));
+                }
                 return;
             }
             if (line.too_long) {
@@ -710,6 +789,19 @@ struct Loader::Impl {
             if (line.text.find_first_not_of(" \t") == std::string_view::npos) {
                 ++summary.skipped;
                 continue;
+            }
+            if (undecided) {
+                const auto start = line.text.find_first_not_of(" \t\xEF\xBB\xBF");
+                if (start == std::string_view::npos ||
+                    (line.text[start] != '{' && line.text[start] != '[')) {
+                    leading.push_back(line.number);
+                    continue;
+                }
+                undecided = false;
+                for (const auto n : leading) {
+                    ++summary.records;
+                    error(file, n, "", "not JSON: the line does not start with { or [");
+                }
             }
             json_line(line.text, file, line.number);
         }
@@ -756,7 +848,7 @@ struct Loader::Impl {
         model::Request request;
         request.file = file;
         request.line = first_line;
-        request.id = fmt::format("{}:{}", file, first_line);
+        request.id = fmt::format("{}:{}", shown_path(file), first_line);
         request.model = info.model;
         request.usage = info.usage;
         if (request.usage) {
@@ -826,6 +918,34 @@ struct Loader::Impl {
         progress_calls.clear();
     }
 
+    // A VCR cassette: each recorded model call is read as an exchange record.
+    void
+    cassette_file(LineReader& reader, const std::string& file)
+    {
+        auto text = reader.rest();
+        if (!text) {
+            error(file, 0, "", text.error());
+            return;
+        }
+        const auto problem = CassetteReader::read(
+            std::string(*text),
+            [&](std::string_view json, std::uint64_t line) {
+                std::string padded(json);
+                padded.append(LineReader::k_padding, ' ');
+                m_file_format.reset(); // one cassette may call several APIs
+                json_line(std::string_view(padded.data(), json.size()), file, line);
+            },
+            [&] { ++summary.skipped; },
+            [&](std::uint64_t line, const std::string& reason) {
+                ++summary.records;
+                error(file, line, "", reason);
+            });
+        if (!problem.empty()) {
+            ++summary.records;
+            error(file, 0, "", problem);
+        }
+    }
+
     // Picks a format from the first non-blank line (then rewinds to it).
     InputFormat
     detect(LineReader& reader, const std::string& file)
@@ -851,6 +971,9 @@ struct Loader::Impl {
                 text.front() == ':') {
                 return InputFormat::sse;
             }
+            if (text.rfind("interactions:", 0) == 0) {
+                return InputFormat::vcr;
+            }
             if (text.front() == '{' && looks_like_claude_code(text)) {
                 return InputFormat::claude_code;
             }
@@ -869,7 +992,9 @@ struct Loader::Impl {
                 return InputFormat::request;
             }
             (void)file;
-            return InputFormat::exchange; // the per-line errors will say what is wrong
+            // Not JSON at all: one error for the file, not one per line.
+            m_not_json = describe_non_json(text);
+            return InputFormat::exchange;
         }
     }
 
@@ -898,8 +1023,10 @@ struct Loader::Impl {
             return;
         }
         LineReader& reader = **opened;
-        const InputFormat format =
-            options.format == InputFormat::auto_detect ? detect(reader, path) : options.format;
+        m_not_json.clear();
+        const InputFormat format = options.format != InputFormat::auto_detect ? options.format
+                                   : is_yaml_name(path)                       ? InputFormat::vcr
+                                                        : detect(reader, path);
         switch (format) {
         case InputFormat::request:
             document_file(reader, path);
@@ -909,6 +1036,9 @@ struct Loader::Impl {
             break;
         case InputFormat::claude_code:
             claude_code_file(reader, path);
+            break;
+        case InputFormat::vcr:
+            cassette_file(reader, path);
             break;
         case InputFormat::exchange:
         case InputFormat::auto_detect:
@@ -932,7 +1062,7 @@ Loader::load(const std::vector<std::string>& inputs, const RequestCallback& on_r
     m_impl->summary = LoadSummary{};
     m_impl->on_request = &on_request;
     m_impl->on_error = &on_error;
-    for (const auto& path : expand_inputs(inputs)) {
+    for (const auto& path : expand_inputs(inputs, &m_impl->summary.notes)) {
         m_impl->file(path);
     }
     m_impl->deliver_progress_calls();

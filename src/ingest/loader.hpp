@@ -20,6 +20,7 @@ enum class InputFormat {
     exchange,    // JSONL: {"request": ..., "response": ...} records or bare bodies
     sse,         // an SSE response stream
     claude_code, // Claude Code transcript JSONL
+    vcr,         // a VCR cassette (YAML) of recorded API calls
 };
 std::string_view to_string(InputFormat format);
 std::optional<InputFormat> parse_input_format(std::string_view name);
@@ -56,6 +57,7 @@ struct LoadSummary {
     std::uint64_t files_skipped = 0; // files last modified before --since
     std::uint64_t error_count = 0;
     std::vector<InputError> errors; // the first k_max_kept_errors of them
+    std::vector<std::string> notes; // what each folder walk matched
     static constexpr std::size_t k_max_kept_errors = 1000;
 };
 
@@ -85,8 +87,17 @@ private:
 };
 
 // The files `inputs` expand to: files as given, directories walked for
-// *.json, *.jsonl, *.ndjson and *.sse in name order. Throws Error for a path
-// that does not exist.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs);
+// *.json, *.jsonl, *.ndjson, *.sse, *.yaml and *.yml in name order. Throws
+// Error for a path that does not exist. `notes` (when given) receives, per
+// folder, how many files matched and how many others were left aside.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
+                                       std::vector<std::string>* notes = nullptr);
+
+// A path as ids show it: relative to the current folder when it lies inside
+// it (a request without an id of its own is "file:line").
+std::string shown_path(const std::string& file);
+
+// The extensions a folder walk reads, for messages: "*.json, *.jsonl, ...".
+std::string walked_extensions();
 
 } // namespace cachewise::ingest

@@ -82,6 +82,10 @@ struct Request {
     bool prompt_logged = true;      // false: only a response was logged
     bool breakpoints_logged = true; // false: the log drops cache_control (Claude Code)
     std::vector<std::string> notes;
+    // Reported input ÷ the estimate of the logged text, when the estimates
+    // were scaled to the usage (1: not scaled). Orders of magnitude off
+    // usually means the usage belongs to another request.
+    double token_scale = 1.0;
 
     [[nodiscard]] std::int64_t
     prompt_tokens() const

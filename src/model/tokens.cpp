@@ -286,6 +286,13 @@ assign_tokens(Request& request)
             }
         }
         if (scale && !logged.empty()) {
+            double estimated = 0;
+            for (auto i : logged) {
+                estimated += segs[i].estimate;
+            }
+            if (estimated > 0) {
+                request.token_scale = static_cast<double>(target) / estimated;
+            }
             distribute(segs, logged, target, estimate_of);
         }
     }

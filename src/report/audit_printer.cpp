@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
+
 namespace cachewise::report {
 
 using account::AuditResult;
@@ -157,8 +159,9 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                    pct(t.expected_hit_rate()), group_digits(t.lost_to_granularity),
                    group_digits(t.lost_to_eviction));
     }
-    fmt::print(out, "  cold {} requests, hit rate {} · warm {} requests, hit rate {}\n",
-               r.cold.requests, pct(r.cold.hit_rate()), r.warm.requests, pct(r.warm.hit_rate()));
+    fmt::print(out, "  cold {} request{}, hit rate {} · warm {} request{}, hit rate {}\n",
+               r.cold.requests, r.cold.requests == 1 ? "" : "s", pct(r.cold.hit_rate()),
+               r.warm.requests, r.warm.requests == 1 ? "" : "s", pct(r.warm.hit_rate()));
     if (r.hit_ratio.count > 0) {
         fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
                    pct(r.hit_ratio.p95));
@@ -235,14 +238,19 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     }
     if (o.details) {
         fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh)\n");
-        fmt::print(out, "  {:<28} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", "started",
-                   "status", "reported", "expected", "actual USD", "findings");
+        // The id column is as wide as the longest id: the columns stay aligned.
+        std::size_t id_width = 28;
+        for (const auto& a : r.requests) {
+            id_width = std::max(id_width, a.id.size());
+        }
+        fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", id_width,
+                   "started", "status", "reported", "expected", "actual USD", "findings");
         for (const auto& a : r.requests) {
             std::string rules;
             for (const auto i : a.findings) {
                 rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
             }
-            fmt::print(out, "  {:<28} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id,
+            fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id, id_width,
                        a.started_at ? format_rfc3339(*a.started_at) : "-",
                        analysis::to_string(a.status), a.reported ? split_short(*a.reported) : "-",
                        a.simulated ? split_short(a.expected) : "-",

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #ifndef CACHEWISE_VERSION
 #define CACHEWISE_VERSION "unknown"
 #endif
@@ -30,6 +32,27 @@ sarif_level(Severity s)
         return "note";
     }
     return "none";
+}
+
+// `file` as GitHub wants it in an annotation: relative to the checkout.
+std::string
+relative_to(const std::string& file, const std::string& base)
+{
+    namespace fs = std::filesystem;
+    if (base.empty() || file == "-") {
+        return file;
+    }
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(file, ec);
+    if (ec) {
+        return file;
+    }
+    const fs::path relative =
+        absolute.lexically_normal().lexically_relative(fs::path(base).lexically_normal());
+    if (relative.empty() || *relative.begin() == "..") {
+        return file; // outside the checkout: GitHub cannot place it anyway
+    }
+    return relative.string();
 }
 
 // Workflow-command escaping: data needs %, CR, LF; properties also : and ,.
@@ -139,7 +162,7 @@ print_sarif(const std::vector<Finding>& findings, std::ostream& out)
 }
 
 void
-print_github(const std::vector<Finding>& findings, std::ostream& out)
+print_github(const std::vector<Finding>& findings, std::ostream& out, const std::string& base)
 {
     for (const auto& f : findings) {
         const std::string_view command = f.severity == Severity::error     ? "error"
@@ -147,7 +170,7 @@ print_github(const std::vector<Finding>& findings, std::ostream& out)
                                                                            : "notice";
         std::string properties;
         if (!f.file.empty()) {
-            properties += fmt::format("file={}", escape(f.file, true));
+            properties += fmt::format("file={}", escape(relative_to(f.file, base), true));
             if (f.line > 0) {
                 properties += fmt::format(",line={}", f.line);
             }

@@ -14,7 +14,10 @@ namespace cachewise::report {
 void print_sarif(const std::vector<analysis::Finding>& findings, std::ostream& out);
 
 // GitHub Actions workflow commands: ::warning file=F,line=L,col=C,title=T::message
-void print_github(const std::vector<analysis::Finding>& findings, std::ostream& out);
+// GitHub workflow annotations; files are named relative to `base` (the
+// checkout, $GITHUB_WORKSPACE) when they lie inside it.
+void print_github(const std::vector<analysis::Finding>& findings, std::ostream& out,
+                  const std::string& base = "");
 
 // A stable identity for a finding, independent of request ids and line
 // numbers that shift between runs: rule, file, path, kind and the changed

@@ -1,5 +1,7 @@
 #include "util/line_reader.hpp"
 
+#include "util/file.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -19,6 +21,10 @@ Expected<std::unique_ptr<LineReader>>
 LineReader::open(const std::string& path, std::size_t max_line)
 {
     if (path == "-") {
+        // Standard input a command already kept (read_file) is read again from memory.
+        if (const int kept = kept_stdin_fd(); kept >= 0) {
+            return std::unique_ptr<LineReader>(new LineReader(kept, true, "-", max_line));
+        }
         return std::unique_ptr<LineReader>(new LineReader(STDIN_FILENO, false, "-", max_line));
     }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -6,6 +6,8 @@
 #   # args: chain samples/agent-session.jsonl
 #   # status: 0
 #   # stderr-contains: skipped      (optional, repeatable)
+#   # stderr-first-line: cachewise: error: ...   (optional: the exact first line)
+#   # stdin: samples/x.json         (optional: standard input; else /dev/null)
 #   # stdout:
 #   ...
 # The binary runs from the current directory (the source root) with the
@@ -18,6 +20,8 @@ update=${3:-}
 args=$(sed -n 's/^# args: //p' "$case_file" | head -1)
 want_status=$(sed -n 's/^# status: //p' "$case_file" | head -1)
 mapfile -t stderr_needles < <(sed -n 's/^# stderr-contains: //p' "$case_file")
+want_first_err=$(sed -n 's/^# stderr-first-line: //p' "$case_file" | head -1)
+stdin_file=$(sed -n 's/^# stdin: //p' "$case_file" | head -1)
 header=$(sed -n '1,/^# stdout:$/p' "$case_file")
 out=$(mktemp)
 err=$(mktemp)
@@ -25,7 +29,7 @@ expected=$(mktemp)
 trap 'rm -f "$out" "$err" "$expected"' EXIT
 sed -n '/^# stdout:$/,$p' "$case_file" | tail -n +2 >"$expected"
 # shellcheck disable=SC2086
-"$binary" $args >"$out" 2>"$err"
+"$binary" $args <"${stdin_file:-/dev/null}" >"$out" 2>"$err"
 status=$?
 
 if [ "$update" = "--update" ]; then
@@ -47,6 +51,11 @@ for needle in "${stderr_needles[@]}"; do
     failed=1
   fi
 done
+if [ -n "$want_first_err" ] && [ "$(head -1 "$err")" != "$want_first_err" ]; then
+  echo "FAIL: first line of standard error: $(head -1 "$err")"
+  echo "      expected:                     $want_first_err"
+  failed=1
+fi
 if ! diff -u "$expected" "$out" >/dev/null; then
   echo "FAIL: standard output differs (- expected, + actual):"
   diff -u "$expected" "$out" | head -80

@@ -136,4 +136,17 @@ TEST_SUITE("advise::rewrite")
         CHECK(diff == "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
         CHECK(advise::unified_diff("same\n", "same\n", "x", "y").empty());
     }
+
+    TEST_CASE("a change in a long line is shown around the change, with its JSON path")
+    {
+        const std::string text(30000, 'a');
+        const std::string before = R"({"system": [{"type": "text", "text": ")" + text + R"("}]})";
+        const std::string after = R"({"system": [{"type": "text", "text": ")" + text +
+                                  R"(", "cache_control": {"type": "ephemeral"}}]})";
+        const std::string diff = advise::unified_diff(before + "\n", after + "\n", "x", "y");
+        CHECK(diff.find("@@ -1,1 +1,1 @@ system[0]") != std::string::npos);
+        CHECK(diff.find("\"cache_control\": {\"type\": \"ephemeral\"}") != std::string::npos);
+        CHECK(diff.find("…[") != std::string::npos);
+        CHECK(diff.size() < 600);
+    }
 }

@@ -1,0 +1,126 @@
+#include "ingest/file_kind.hpp"
+
+#include "ingest/claude_code.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace cachewise::ingest {
+
+namespace {
+
+bool
+ends_with(std::string_view s, std::string_view tail)
+{
+    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+// A `key:` or `- ` at the start of a line: YAML's block mappings and lists.
+bool
+yaml_like(std::string_view line)
+{
+    if (line.rfind("---", 0) == 0 || line.rfind("- ", 0) == 0 || line.rfind("%YAML", 0) == 0) {
+        return true;
+    }
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+        return false;
+    }
+    for (std::size_t i = 0; i < colon; ++i) {
+        const char c = line[i];
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+              c == '"' || c == '\'')) {
+            return false;
+        }
+    }
+    return colon + 1 == line.size() || line[colon + 1] == ' ';
+}
+
+std::string_view
+first_line(std::string_view text)
+{
+    const auto start = text.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos) {
+        return {};
+    }
+    text.remove_prefix(start);
+    return text.substr(0, text.find('\n'));
+}
+
+} // namespace
+
+std::string
+describe_non_json(std::string_view line)
+{
+    line = first_line(line);
+    if (line.empty()) {
+        return "the file is empty";
+    }
+    if (line.size() >= 2 && static_cast<unsigned char>(line[0]) == 0x1f &&
+        static_cast<unsigned char>(line[1]) == 0x8b) {
+        return "looks like gzip data (decompress it first)";
+    }
+    if (line.find('\0') != std::string_view::npos) {
+        return "looks like binary data";
+    }
+    if (line.rfind("interactions:", 0) == 0) {
+        return "looks like a VCR cassette (YAML)";
+    }
+    if (yaml_like(line)) {
+        return "looks like YAML";
+    }
+    if (line.front() == '<') {
+        return "looks like HTML or XML";
+    }
+    if (line.front() == '#') {
+        return "looks like Markdown";
+    }
+    return "looks like plain text";
+}
+
+std::string
+describe_non_template(std::string_view text, std::string_view path)
+{
+    const std::string_view line = first_line(text);
+    const std::string reads = ": use analyze or audit";
+    if (ends_with(path, ".traj.json")) {
+        return "an agent trajectory" + reads;
+    }
+    if (line.empty()) {
+        return "an empty file";
+    }
+    if (line.rfind("event:", 0) == 0 || line.rfind("data:", 0) == 0) {
+        return "an SSE response stream" + reads;
+    }
+    if (line.front() != '{' && line.front() != '[') {
+        if (line.rfind("interactions:", 0) == 0) {
+            return "a VCR cassette" + reads;
+        }
+        return "not JSON (" + describe_non_json(line) + ")";
+    }
+    if (line.front() == '{' && looks_like_claude_code(line)) {
+        return "a Claude Code transcript" + reads;
+    }
+    const auto whole = nlohmann::json::parse(text, nullptr, false);
+    if (whole.is_discarded()) {
+        const auto head = nlohmann::json::parse(line, nullptr, false);
+        return head.is_discarded() ? "" : "an exchange log (one record a line)" + reads;
+    }
+    if (whole.is_array()) {
+        return "an array of records" + reads;
+    }
+    if (!whole.is_object()) {
+        return "";
+    }
+    if (whole.contains("trajectory_format") || whole.contains("trajectory")) {
+        return "an agent trajectory" + reads;
+    }
+    if (whole.contains("resourceSpans") || whole.contains("traceId")) {
+        return "an OpenTelemetry export" + reads;
+    }
+    if (whole.contains("request") && whole.contains("response")) {
+        return "an exchange record (request and response)" + reads;
+    }
+    return "";
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cachewise::ingest {
+
+// What a text that is not JSON looks like, from its first non-blank line:
+// "looks like YAML", "looks like HTML or XML", "looks like Markdown",
+// "looks like plain text" (an empty text: "the file is empty").
+std::string describe_non_json(std::string_view first_line);
+
+// What a file given to `lint` or `suggest` as a template is, when it is not
+// one request body: "an exchange log: use analyze or audit", "a Claude Code
+// transcript: ...", "an agent trajectory: ...". Empty for a request body
+// (or a template that does not parse: the request reader says why).
+std::string describe_non_template(std::string_view text, std::string_view path);
+
+} // namespace cachewise::ingest

@@ -1,0 +1,334 @@
+#include "ingest/vcr_cassette.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <yaml-cpp/yaml.h>
+#include <zlib.h>
+
+namespace cachewise::ingest {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view k_binary_tag = "tag:yaml.org,2002:binary";
+
+// A plain scalar as YAML 1.1 types it (vcrpy writes with PyYAML): null,
+// booleans, integers and floats; quoted scalars stay strings.
+Json
+plain_scalar(const std::string& s)
+{
+    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") {
+        return nullptr;
+    }
+    if (s == "true" || s == "True" || s == "TRUE") {
+        return true;
+    }
+    if (s == "false" || s == "False" || s == "FALSE") {
+        return false;
+    }
+    const bool numeric = std::isdigit(static_cast<unsigned char>(s.back())) != 0 &&
+                         s.find_first_not_of("+-0123456789.eE") == std::string::npos;
+    if (numeric) {
+        char* end = nullptr;
+        if (s.find_first_of(".eE") == std::string::npos) {
+            const long long i = std::strtoll(s.c_str(), &end, 10);
+            if (end == s.c_str() + s.size()) {
+                return i;
+            }
+        }
+        const double d = std::strtod(s.c_str(), &end);
+        if (end == s.c_str() + s.size()) {
+            return d;
+        }
+    }
+    return s;
+}
+
+Json
+to_json(const YAML::Node& node)
+{
+    switch (node.Type()) {
+    case YAML::NodeType::Map: {
+        Json object = Json::object();
+        for (const auto& kv : node) {
+            object[kv.first.as<std::string>()] = to_json(kv.second);
+        }
+        return object;
+    }
+    case YAML::NodeType::Sequence: {
+        Json array = Json::array();
+        for (const auto& item : node) {
+            array.push_back(to_json(item));
+        }
+        return array;
+    }
+    case YAML::NodeType::Scalar:
+        if (node.Tag() == k_binary_tag) {
+            const auto bytes = node.as<YAML::Binary>();
+            return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        }
+        return node.Tag() == "?" ? plain_scalar(node.Scalar()) : Json(node.Scalar());
+    default:
+        return nullptr;
+    }
+}
+
+// The bytes of a `body` (a string, !!binary, or vcrpy's {string: ...}).
+std::optional<std::string>
+body_bytes(const YAML::Node& body)
+{
+    if (!body || body.IsNull()) {
+        return std::nullopt;
+    }
+    if (body.IsMap()) {
+        return body_bytes(body["string"]);
+    }
+    if (!body.IsScalar()) {
+        return std::nullopt;
+    }
+    if (body.Tag() == k_binary_tag) {
+        const auto bytes = body.as<YAML::Binary>();
+        return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+    return body.Scalar();
+}
+
+// A request or response body as JSON: parsed_body, else body parsed as JSON;
+// a body that is not JSON (an SSE stream) stays a string, which the response
+// reader takes as a stream.
+std::optional<Json>
+body_of(const YAML::Node& message, std::string& error)
+{
+    if (const auto parsed = message["parsed_body"]; parsed && !parsed.IsNull()) {
+        return to_json(parsed);
+    }
+    auto bytes = body_bytes(message["body"]);
+    if (!bytes || bytes->empty()) {
+        return std::nullopt;
+    }
+    if (!gunzip_if_compressed(*bytes, error)) {
+        return std::nullopt;
+    }
+    auto json = Json::parse(*bytes, nullptr, false);
+    if (json.is_discarded()) {
+        return Json(*bytes);
+    }
+    return json;
+}
+
+std::string
+first_header(const YAML::Node& headers, std::string_view name)
+{
+    if (!headers || !headers.IsMap()) {
+        return "";
+    }
+    for (const auto& kv : headers) {
+        std::string key = kv.first.as<std::string>();
+        for (auto& c : key) {
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        if (key != name) {
+            continue;
+        }
+        if (kv.second.IsSequence() && kv.second.size() > 0) {
+            return kv.second[0].as<std::string>();
+        }
+        if (kv.second.IsScalar()) {
+            return kv.second.as<std::string>();
+        }
+    }
+    return "";
+}
+
+// A model call's endpoint, and for Bedrock the model id the URL names.
+struct Endpoint {
+    bool model_call = false;
+    std::string bedrock_model;
+};
+
+std::string
+percent_decoded(std::string_view s)
+{
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size()) {
+            out += static_cast<char>(
+                std::strtol(std::string(s.substr(i + 1, 2)).c_str(), nullptr, 16));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+Endpoint
+endpoint_of(std::string_view uri)
+{
+    Endpoint e;
+    const auto query = uri.find('?');
+    const std::string_view path = uri.substr(0, query);
+    const auto ends = [&](std::string_view tail) {
+        return path.size() >= tail.size() && path.substr(path.size() - tail.size()) == tail;
+    };
+    if (const auto at = path.find("/model/"); at != std::string_view::npos) {
+        const auto begin = at + 7;
+        const auto slash = path.find('/', begin);
+        if (slash != std::string_view::npos) {
+            e.bedrock_model = percent_decoded(path.substr(begin, slash - begin));
+            const auto action = path.substr(slash + 1);
+            e.model_call = action == "invoke" || action == "invoke-with-response-stream" ||
+                           action == "converse" || action == "converse-stream";
+            return e;
+        }
+    }
+    e.model_call = ends("/messages") || ends("/chat/completions") || ends("/responses") ||
+                   ends(":generateContent") || ends(":streamGenerateContent") ||
+                   ends("/cachedContents");
+    return e;
+}
+
+// One interaction as an exchange record; nothing for a call that is not a
+// model request. Throws std::runtime_error for a broken one.
+std::optional<Json>
+record_of(const YAML::Node& interaction)
+{
+    const auto request = interaction["request"];
+    const auto response = interaction["response"];
+    if (!request || !request.IsMap()) {
+        throw std::runtime_error("expected a `request` map");
+    }
+    const std::string uri = request["uri"] ? request["uri"].as<std::string>() : "";
+    const std::string method = request["method"] ? request["method"].as<std::string>() : "POST";
+    const Endpoint endpoint = endpoint_of(uri);
+    if (method != "POST" || !endpoint.model_call) {
+        return std::nullopt;
+    }
+    std::string error;
+    auto body = body_of(request, error);
+    if (!error.empty()) {
+        throw std::runtime_error("request body: " + error);
+    }
+    if (!body) {
+        throw std::runtime_error("a model call without a request body");
+    }
+    if (!body->is_object()) {
+        throw std::runtime_error("request body: not a JSON object");
+    }
+    Json record = Json::object();
+    if (!endpoint.bedrock_model.empty()) {
+        if (!body->contains("model") && !body->contains("modelId")) {
+            (*body)["model"] = endpoint.bedrock_model;
+        }
+        record["provider"] = "bedrock";
+    }
+    record["request"] = std::move(*body);
+    if (response && response.IsMap()) {
+        auto answer = body_of(response, error);
+        if (!error.empty()) {
+            throw std::runtime_error("response body: " + error);
+        }
+        if (answer) {
+            record["response"] = std::move(*answer);
+        }
+        const auto date = http_date_to_rfc3339(first_header(response["headers"], "date"));
+        if (!date.empty()) {
+            record["started_at"] = date;
+        }
+    }
+    return record;
+}
+
+} // namespace
+
+bool
+gunzip_if_compressed(std::string& bytes, std::string& error)
+{
+    if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f ||
+        static_cast<unsigned char>(bytes[1]) != 0x8b) {
+        return true;
+    }
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+        error = "gzip: cannot start inflating";
+        return false;
+    }
+    z.next_in = reinterpret_cast<Bytef*>(bytes.data());
+    z.avail_in = static_cast<uInt>(bytes.size());
+    std::string out;
+    std::array<char, 1 << 16> chunk{};
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef*>(chunk.data());
+        z.avail_out = static_cast<uInt>(chunk.size());
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(chunk.data(), chunk.size() - z.avail_out);
+        if (rc == Z_BUF_ERROR && z.avail_in == 0) {
+            break;
+        }
+    }
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        error = fmt::format("gzip: broken stream ({})", z.msg != nullptr ? z.msg : "truncated");
+        return false;
+    }
+    bytes = std::move(out);
+    return true;
+}
+
+std::string
+http_date_to_rfc3339(std::string_view date)
+{
+    // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
+    static constexpr std::array<std::string_view, 12> k_months = {
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    if (date.size() != 29 || date.substr(25) != " GMT") {
+        return "";
+    }
+    const auto month = std::find(k_months.begin(), k_months.end(), date.substr(8, 3));
+    if (month == k_months.end()) {
+        return "";
+    }
+    return fmt::format("{}-{:02}-{}T{}Z", date.substr(12, 4), month - k_months.begin() + 1,
+                       date.substr(5, 2), date.substr(17, 8));
+}
+
+std::string
+CassetteReader::read(const std::string& text, const RecordCallback& on_record,
+                     const SkipCallback& on_skip, const ErrorCallback& on_error)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        return fmt::format("not a VCR cassette: YAML error at line {}: {}", e.mark.line + 1, e.msg);
+    }
+    const auto interactions = root.IsMap() ? root["interactions"] : YAML::Node();
+    if (!interactions || !interactions.IsSequence()) {
+        return "not a VCR cassette: no `interactions` list";
+    }
+    for (const auto& interaction : interactions) {
+        const std::uint64_t line = static_cast<std::uint64_t>(interaction.Mark().line) + 1;
+        try {
+            const auto record = record_of(interaction);
+            if (!record) {
+                on_skip();
+                continue;
+            }
+            on_record(record->dump(-1, ' ', false, Json::error_handler_t::replace), line);
+        } catch (const std::exception& e) {
+            on_error(line, e.what());
+        }
+    }
+    return "";
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,65 @@
+#include "helpers.hpp"
+#include "ingest/file_kind.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+
+TEST_SUITE("ingest::file_kind")
+{
+    TEST_CASE("text that is not JSON is named by what it looks like")
+    {
+        CHECK(ingest::describe_non_json("owner: team\n") == "looks like YAML");
+        CHECK(ingest::describe_non_json("interactions:\n- request:") ==
+              "looks like a VCR cassette (YAML)");
+        CHECK(ingest::describe_non_json("<html>") == "looks like HTML or XML");
+        CHECK(ingest::describe_non_json("# Notes") == "looks like Markdown");
+        CHECK(ingest::describe_non_json("hello there") == "looks like plain text");
+        CHECK(ingest::describe_non_json("\n  \n") == "the file is empty");
+        CHECK(ingest::describe_non_json(std::string("\x1f\x8b\x08\0", 4)) ==
+              "looks like gzip data (decompress it first)");
+        CHECK(ingest::describe_non_json(std::string("ELF\0\x01", 5)) == "looks like binary data");
+    }
+
+    TEST_CASE("files that are not templates say which command reads them")
+    {
+        CHECK(ingest::describe_non_template(
+                  "{\"request\": {}, \"response\": {}}\n{\"request\": {}}\n", "log.jsonl") ==
+              "an exchange log (one record a line): use analyze or audit");
+        CHECK(
+            ingest::describe_non_template(R"({"parentUuid": null, "sessionId": "s"})", "t.jsonl") ==
+            "a Claude Code transcript: use analyze or audit");
+        CHECK(ingest::describe_non_template("{}", "run.traj.json") ==
+              "an agent trajectory: use analyze or audit");
+        CHECK(ingest::describe_non_template("key: value\n", "notes.yaml") ==
+              "not JSON (looks like YAML)");
+    }
+
+    TEST_CASE("a request body or template is not described")
+    {
+        CHECK(ingest::describe_non_template(R"({"model": "m", "messages": []})", "t.json").empty());
+        CHECK(ingest::describe_non_template(
+                  "{\n  \"model\": \"{{model}}\",\n  \"messages\": []\n}\n", "t.json")
+                  .empty());
+    }
+
+    TEST_CASE("a text file is one error for the file, not one per line")
+    {
+        const auto loaded = test::load_text("# Notes\n\nline two\nline three\n",
+                                            ingest::InputFormat::auto_detect, "notes.txt");
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line == 0);
+        CHECK(loaded.summary.errors[0].reason == "not JSON: looks like Markdown");
+    }
+
+    TEST_CASE("a log whose first line was cut keeps its records")
+    {
+        const std::string record =
+            R"({"request": {"model": "claude-sonnet-4-5", "max_tokens": 8, "messages": )"
+            R"([{"role": "user", "content": "Hi"}]}})";
+        const auto loaded = test::load_text("ed_tokens\": 12}}}\n" + record + "\n" + record + "\n");
+        CHECK(loaded.requests.size() == 2);
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line == 1);
+    }
+}

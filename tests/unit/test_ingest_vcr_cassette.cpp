@@ -1,0 +1,82 @@
+#include "helpers.hpp"
+#include "ingest/vcr_cassette.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace cachewise;
+
+namespace {
+
+const std::string k_cassette =
+    std::string(CACHEWISE_SOURCE_DIR) + "/tests/cli/data/inputs/vcr/support-chat.yaml";
+
+} // namespace
+
+TEST_SUITE("ingest::CassetteReader")
+{
+    TEST_CASE("model calls become requests with their usage and recorded date")
+    {
+        const auto loaded = test::load_paths({k_cassette});
+        REQUIRE(loaded.summary.errors.empty());
+        REQUIRE(loaded.requests.size() == 2);
+        CHECK(loaded.summary.skipped == 1); // count_tokens is not a model call
+        const auto& first = loaded.requests[0];
+        CHECK(first.model == "claude-sonnet-4-5");
+        REQUIRE(first.usage);
+        CHECK(first.usage->cache_write == 1843);
+        REQUIRE(first.started_at);
+        CHECK(format_rfc3339(*first.started_at).rfind("2026-11-20T14:03:15", 0) == 0);
+        // The second response was recorded gzip'd and base64'd.
+        const auto& second = loaded.requests[1];
+        REQUIRE(second.usage);
+        CHECK(second.usage->cache_read == 1843);
+    }
+
+    TEST_CASE("a Bedrock invoke names its model in the URL only")
+    {
+        const std::string yaml = R"(interactions:
+- request:
+    body: '{"anthropic_version": "bedrock-2023-05-31", "max_tokens": 64, "messages": [{"role": "user", "content": "Hello"}]}'
+    method: POST
+    uri: https://bedrock-runtime.eu-central-1.amazonaws.com/model/eu.anthropic.claude-haiku-4-5-20251001-v1%3A0/invoke
+  response:
+    body:
+      string: '{"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "Hi"}], "usage": {"input_tokens": 8, "output_tokens": 2}}'
+    status:
+      code: 200
+version: 1
+)";
+        const auto loaded = test::load_text(yaml, ingest::InputFormat::auto_detect, "call.yaml");
+        REQUIRE(loaded.summary.errors.empty());
+        REQUIRE(loaded.requests.size() == 1);
+        CHECK(loaded.requests[0].model == "eu.anthropic.claude-haiku-4-5-20251001-v1:0");
+        CHECK(loaded.requests[0].provider == "bedrock");
+    }
+
+    TEST_CASE("a YAML file that is not a cassette is one error for the file")
+    {
+        const auto loaded = test::load_text("owner: prompts\nreview: weekly\n",
+                                            ingest::InputFormat::auto_detect, "notes.yaml");
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line == 0);
+        CHECK(loaded.summary.errors[0].reason == "not a VCR cassette: no `interactions` list");
+    }
+
+    TEST_CASE("a broken gzip body is an error of its interaction")
+    {
+        std::string bytes = "\x1f\x8b\x08\x00garbage";
+        std::string error;
+        CHECK_FALSE(ingest::gunzip_if_compressed(bytes, error));
+        CHECK(error.rfind("gzip: broken stream", 0) == 0);
+        std::string plain = "{\"a\": 1}";
+        CHECK(ingest::gunzip_if_compressed(plain, error));
+        CHECK(plain == "{\"a\": 1}");
+    }
+
+    TEST_CASE("HTTP dates become RFC 3339")
+    {
+        CHECK(ingest::http_date_to_rfc3339("Fri, 20 Nov 2026 14:03:15 GMT") ==
+              "2026-11-20T14:03:15Z");
+        CHECK(ingest::http_date_to_rfc3339("yesterday").empty());
+    }
+}
