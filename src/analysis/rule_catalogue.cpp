@@ -100,6 +100,12 @@ rule_catalogue()
          "reported cache reads or writes differ from what the provider's documented cache "
          "should have done, beyond the token-estimate tolerance",
          "see the attributed cause in the finding's kind"},
+        {"CW040", "secret-in-prompt", Severity::error,
+         "a credential (API key, token, password, private key) is part of the prompt: it is "
+         "sent to the provider with every request, and rotating it changes the prefix and "
+         "busts the cache",
+         "take the credential out of the prompt; give the model a reference to it, and let the "
+         "tool that needs it read it from the environment"},
     };
     return rules;
 }

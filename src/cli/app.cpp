@@ -3,6 +3,7 @@
 #include "cli/options.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -225,10 +226,15 @@ run(int argc, char** argv)
         std::cout << app.help();
         return static_cast<int>(ExitCode::usage);
     } catch (const Error& e) {
-        fmt::print(stderr, "cachewise: error: {}\n", e.what());
+        // Messages may quote an input: printed escaped and redacted.
+        fmt::print(stderr, "cachewise: error: {}\n", safe_text(e.what()));
         return static_cast<int>(e.code());
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "cachewise: error: out of memory\n");
+        return static_cast<int>(ExitCode::usage);
+    } catch (const std::exception& e) {
+        // A bug, but never an abort: say what and exit like a bad input.
+        fmt::print(stderr, "cachewise: error: internal error: {}\n", safe_text(e.what()));
         return static_cast<int>(ExitCode::usage);
     }
 }

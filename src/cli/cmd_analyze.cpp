@@ -1,6 +1,8 @@
 #include "analysis/analyzer.hpp"
+#include "analysis/secrets.hpp"
 #include "cli/options.hpp"
 #include "report/analysis_printer.hpp"
+#include "report/printable.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 
@@ -46,12 +48,21 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
     analysis::Analyzer analyzer(*rules, analyze_options, texts);
-    const auto [load, status] = load_log(global, *rules, options.inputs, load_options,
-                                         [&](model::Request&& r) { analyzer.add(std::move(r)); });
+    analysis::SecretScanner secrets(texts);
+    const auto [load, status] =
+        load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
+            secrets.add(r);
+            analyzer.add(std::move(r));
+        });
     if (status != 0) {
         return status;
     }
-    const auto result = analyzer.finish();
+    auto result = analyzer.finish();
+    // A credential spoils the prompt after it when rotated: listed with the dynamic fields.
+    result.dynamic_fields.insert(result.dynamic_fields.end(), secrets.findings().begin(),
+                                 secrets.findings().end());
+    report::make_printable(result.findings);
+    report::make_printable(result.dynamic_fields);
     const Gate gate = global.gate("none");
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), result.dynamic_fields.begin(), result.dynamic_fields.end());

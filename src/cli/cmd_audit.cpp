@@ -1,7 +1,9 @@
 #include "account/auditor.hpp"
+#include "analysis/secrets.hpp"
 #include "cli/options.hpp"
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
+#include "report/printable.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/time.hpp"
@@ -144,13 +146,19 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         load_options.until = parse_bound(*options.until, "--until");
     }
     std::vector<model::Request> requests;
+    analysis::SecretScanner secrets(texts);
     const auto [load, status] =
-        load_log(global, *rules, options.inputs, load_options,
-                 [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
+            secrets.add(r);
+            requests.push_back(std::move(r));
+        });
     if (status != 0) {
         return status;
     }
-    const auto result = account::audit(std::move(requests), texts, *rules, audit_options);
+    auto result = account::audit(std::move(requests), texts, *rules, audit_options);
+    result.findings.insert(result.findings.end(), secrets.findings().begin(),
+                           secrets.findings().end());
+    report::make_printable(result.findings);
     const Gate gate = global.gate("none");
     if (!print_findings_format(format, result.findings)) {
         report::print_audit(result, load, {format, options.details, options.by}, std::cout);

@@ -1,6 +1,7 @@
 #include "advise/lint.hpp"
 #include "cli/options.hpp"
 #include "report/finding_json.hpp"
+#include "report/printable.hpp"
 #include "report/request_json.hpp"
 #include "util/error.hpp"
 
@@ -51,7 +52,8 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
     lint_options.disabled.insert(options.disable.begin(), options.disable.end());
 
     const Gate gate = global.gate("error");
-    const auto result = advise::lint(options.inputs, *rules, lint_options);
+    auto result = advise::lint(options.inputs, *rules, lint_options);
+    report::make_printable(result.findings);
     const auto counted = new_findings(result.findings, gate);
 
     if (!print_findings_format(format, result.findings)) {

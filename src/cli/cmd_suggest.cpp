@@ -5,6 +5,7 @@
 #include "cli/options.hpp"
 #include "report/request_json.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
 #include "util/line_reader.hpp"
@@ -164,7 +165,7 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
                        f.current.priced ? "" : " (some requests unpriced)");
         }
         for (const auto& a : suggestion.advice) {
-            fmt::print("advice: {}\n", a);
+            fmt::print("advice: {}\n", safe_text(a));
         }
     }
 
@@ -183,8 +184,9 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
         const std::string before = value_or_throw(read_file(path), "");
         const std::string after = advise::rewrite_input(path, before, suggestion, single);
         if (options.diff) {
-            std::cout << advise::unified_diff(
-                before, after, path, options.write ? *options.write : path + " (suggested)");
+            // The diff quotes the input's lines: escaped and redacted.
+            std::cout << safe_lines(advise::unified_diff(
+                before, after, path, options.write ? *options.write : path + " (suggested)"));
         }
         if (options.write) {
             if (*options.write == "-") {

@@ -86,7 +86,9 @@ private:
 
 // The files `inputs` expand to: files as given, directories walked for
 // *.json, *.jsonl, *.ndjson and *.sse in name order. Throws Error for a path
-// that does not exist.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs);
+// that does not exist. A folder inside that cannot be listed goes to
+// `unreadable` when given, else it is an Error too.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
+                                       std::vector<InputError>* unreadable = nullptr);
 
 } // namespace cachewise::ingest
