@@ -335,7 +335,8 @@ Analyzer::Impl::run()
         for (std::size_t f = 0; f < result.findings.size(); ++f) {
             by_place[{result.findings[f].stream, result.findings[f].location.path}].push_back(f);
         }
-        for (auto& [place, list] : by_place) {
+        for (auto& entry : by_place) {
+            auto& list = entry.second; // not a structured binding: clang 14 cannot capture one
             std::size_t run_start = 0;
             for (std::size_t i = 1; i <= list.size(); ++i) {
                 const auto pos = [&](std::size_t j) {

@@ -252,7 +252,7 @@ struct Loader::Impl {
                                return static_cast<unsigned char>(c) < 0x20 || c == 0x7f ||
                                       (c & 0x80) != 0;
                            }) ||
-               !find_secrets(s).empty();
+               s.find("::") != std::string_view::npos || !find_secrets(s).empty();
     }
 
     // Runs one record's parse, turning every failure into a reported error.

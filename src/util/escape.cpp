@@ -43,6 +43,14 @@ escape_control(std::string_view text)
 {
     std::string out;
     out.reserve(text.size());
+    // Printed first on a line (a table's first column), "::" would still be a
+    // workflow command: the runner trims leading blanks.
+    const std::size_t lead = std::min(text.find_first_not_of(" \t"), text.size());
+    if (text.substr(lead, 2) == "::") {
+        out.append(text.substr(0, lead));
+        out += "\\u003a";
+        text.remove_prefix(lead + 1);
+    }
     for (std::size_t i = 0; i < text.size();) {
         unsigned code = 0;
         const std::size_t n = escapable(text, i, code);

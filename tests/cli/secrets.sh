@@ -33,6 +33,8 @@ record() { # id, started_at, user text, cache read
   record r1 2026-11-25T09:00:00Z "question one, token=$github" 0 1200
   record r2 2026-11-25T09:01:00Z "question two" 1200 0
   record r3 2026-11-25T09:02:00Z "question three" 0 1200
+  # Workflow commands and escape sequences in strings that are printed.
+  printf '{"id":"::error file=x.py::injected","session":"\\u001b]0;title\\u0007::warning::s","request":{"model":"claude-sonnet-4-5","system":"::error::sys\\n::error::line","messages":[{"role":"user","content":"x"}]},"response":{"usage":{"input_tokens":20,"output_tokens":3}}}\n'
   # A key in a field of the wrong type: reported, masked.
   printf '{"id":"r4","provider":{"x-api-key":"%s"},"request":{"model":"claude-sonnet-4-5","messages":[]}}\n' "$anthropic"
   printf '{"id":"r5","started_at":"%s","request":{"model":"claude-sonnet-4-5","messages":[]}}\n' "$openai"
@@ -61,6 +63,17 @@ run() { # label, args...
   "$binary" "$@" >out.txt 2>err.txt
   runs=$((runs + 1))
   check "$label" out.txt err.txt
+  # No line may be started by log text: only our own workflow commands
+  # begin with "::", and no escape character is printed.
+  if grep -hvE '^::(error|warning|notice) (file=|title=)' out.txt err.txt | grep -qE '^[[:space:]]*::'; then
+    echo "FAIL: $label: a line begins with log text \"::\""
+    grep -hvE '^::(error|warning|notice) (file=|title=)' out.txt err.txt | grep -E '^[[:space:]]*::' | head -3
+    failed=1
+  fi
+  if grep -q $'\x1b' out.txt err.txt; then
+    echo "FAIL: $label: an escape character is printed"
+    failed=1
+  fi
 }
 
 failed=0

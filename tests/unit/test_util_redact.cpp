@@ -117,5 +117,7 @@ TEST_SUITE("util::escape")
         CHECK(shown.find('\n') == std::string::npos);
         CHECK(shown == "x\\n::error file=a.py::owned");
         CHECK(safe_lines("a\n\x1b[2Jb\n") == "a\n\\u001b[2Jb\n");
+        CHECK(escape_control("  ::error file=x::y") == "  \\u003a:error file=x::y");
+        CHECK(escape_control("std::string") == "std::string");
     }
 }
