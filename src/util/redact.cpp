@@ -134,9 +134,20 @@ pem_at(std::string_view text, std::size_t i)
 }
 
 // A shape known by its prefix, starting at the word text[i, j).
+// Could a known shape start with this character? (Most words are ruled out
+// by their first character: the scan stays cheap on ordinary text.)
+bool
+may_start_shape(char c)
+{
+    return c == 's' || c == 'A' || c == 'g' || c == 'x' || c == 'e' || c == '-';
+}
+
 std::optional<SecretMatch>
 shape_at(std::string_view text, std::size_t i, std::size_t j)
 {
+    if (i >= j || !may_start_shape(text[i])) {
+        return std::nullopt;
+    }
     const std::string_view word = text.substr(i, j - i);
     if (starts_with(word, "sk-ant-")) {
         return word.size() >= 7 + 8 ? std::optional(make(i, j, 7, "anthropic-key")) : std::nullopt;
@@ -182,6 +193,11 @@ names_secret(std::string_view word)
 {
     static constexpr std::array<std::string_view, 7> k_names = {
         "key", "token", "secret", "password", "passwd", "pwd", "credential"};
+    // Each name ends in one of these: most words stop here.
+    if (word.empty() ||
+        std::string_view("yntdl").find(lower(word.back())) == std::string_view::npos) {
+        return false;
+    }
     if (word.size() >= 9 && iequals(word.substr(word.size() - 9), "cache_key")) {
         return false; // prompt_cache_key: a routing key, not a credential
     }
@@ -274,7 +290,7 @@ find_secrets(std::string_view text)
                 m = shape_at(text, k, j);
             }
         }
-        if (!m && iequals(word, "bearer")) {
+        if (!m && word.size() == 6 && iequals(word, "bearer")) {
             m = bearer_at(text, j);
         }
         if (!m && names_secret(word)) {
