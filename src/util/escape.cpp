@@ -46,12 +46,13 @@ escape_control(std::string_view text)
     // Printed first on a line (a table's first column), "::" would still be a
     // workflow command: the runner trims leading blanks.
     const std::size_t lead = std::min(text.find_first_not_of(" \t"), text.size());
-    if (text.substr(lead, 2) == "::") {
-        out.append(text.substr(0, lead));
-        out += "\\u003a";
-        text.remove_prefix(lead + 1);
-    }
+    const std::size_t colon = text.substr(lead, 2) == "::" ? lead : std::string_view::npos;
     for (std::size_t i = 0; i < text.size();) {
+        if (i == colon) {
+            out += "\\u003a";
+            ++i;
+            continue;
+        }
         unsigned code = 0;
         const std::size_t n = escapable(text, i, code);
         if (n == 0) {

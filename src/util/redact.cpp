@@ -226,6 +226,14 @@ skip_quotes(std::string_view text, std::size_t p)
     return p;
 }
 
+// A run that ends where a mask's "…" begins is what is left of a masked
+// secret: not a value of its own (redacting twice changes nothing).
+bool
+followed_by_mask(std::string_view text, std::size_t end)
+{
+    return text.substr(end, 3) == "…";
+}
+
 // name: value / name=value / "name": "value", the value long and random.
 std::optional<SecretMatch>
 named_at(std::string_view text, std::size_t j)
@@ -236,7 +244,7 @@ named_at(std::string_view text, std::size_t j)
     }
     p = skip_quotes(text, p + 1);
     const std::size_t end = run(text, p, is_value);
-    if (end - p < 12) {
+    if (end - p < 12 || followed_by_mask(text, end)) {
         return std::nullopt;
     }
     const std::size_t word_end = run(text, p, is_word);
@@ -260,7 +268,7 @@ bearer_at(std::string_view text, std::size_t j)
         return std::nullopt;
     }
     const std::size_t end = run(text, p, is_value);
-    if (end - p < 12) {
+    if (end - p < 12 || followed_by_mask(text, end)) {
         return std::nullopt;
     }
     return make(p, end, 0, "bearer-token");
@@ -289,6 +297,9 @@ find_secrets(std::string_view text)
             if (after_joint || dashes) {
                 m = shape_at(text, k, j);
             }
+        }
+        if (const std::size_t k = word.find("-----BEGIN"); !m && k != 0 && k != word.npos) {
+            m = shape_at(text, i + k, j); // a header after more dashes
         }
         if (!m && word.size() == 6 && iequals(word, "bearer")) {
             m = bearer_at(text, j);
