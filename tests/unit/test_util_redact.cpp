@@ -78,6 +78,10 @@ TEST_SUITE("util::redact")
     {
         const std::string once = redact("a " + k_anthropic + " b " + k_aws);
         CHECK(redact(once) == once);
+        const std::string named =
+            redact("x-api-key:x-apix-ant/--sk-ant---------------x-api-keypi01");
+        CHECK(named == "x-api-key:x-apix-ant/--sk-ant-…01");
+        CHECK(redact(named) == named);
         const auto found = find_secrets("a " + k_anthropic + " b " + k_aws);
         REQUIRE(found.size() == 2);
         CHECK(found[0].kind == "anthropic-key");
@@ -119,5 +123,6 @@ TEST_SUITE("util::escape")
         CHECK(safe_lines("a\n\x1b[2Jb\n") == "a\n\\u001b[2Jb\n");
         CHECK(escape_control("  ::error file=x::y") == "  \\u003a:error file=x::y");
         CHECK(escape_control("std::string") == "std::string");
+        CHECK(escape_control("\t::x") == "\\t\\u003a:x");
     }
 }
