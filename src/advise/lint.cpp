@@ -4,6 +4,7 @@
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/rule_catalogue.hpp"
+#include "analysis/secrets.hpp"
 #include "analysis/segment_text.hpp"
 #include "ingest/file_kind.hpp"
 #include "ingest/loader.hpp"
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 namespace cachewise::advise {
 
@@ -281,8 +283,14 @@ private:
         const analysis::DivergenceContext context{m_rules, *m_texts, m_matcher, m_estimator};
         const auto dynamic = analysis::scan_dynamic_fields(r, context, true);
         std::optional<std::size_t> first_dynamic;
+        std::unordered_map<std::string, std::size_t> index_of; // path -> segment
+        for (std::size_t i = 0; i < r.segments.size(); ++i) {
+            index_of.try_emplace(r.segments[i].path.str(), i);
+        }
         for (const auto& d : dynamic) {
-            const auto k = segment_index(r, d.location.path);
+            const auto found = index_of.find(d.location.path);
+            const auto k = found == index_of.end() ? std::optional<std::size_t>()
+                                                   : std::optional<std::size_t>(found->second);
             if (!k) {
                 continue;
             }
@@ -325,6 +333,21 @@ private:
             }
         }
 
+        // CW040: a credential in the template is sent with every request.
+        for (const auto& s : r.segments) {
+            const auto raw = m_texts->get(s.content);
+            const std::string text = raw ? analysis::display_text(*raw, s.kind) : std::string();
+            const auto matches = find_secrets(text);
+            const auto chars = analysis::char_offsets(text, matches);
+            for (std::size_t i = 0; i < matches.size(); ++i) {
+                const auto& match = matches[i];
+                Finding f = make("CW040", r, &s, chars[i]);
+                f.tokens_lost = r.prompt_tokens() - (s.cumulative_tokens - s.tokens);
+                analysis::describe_secret(f, text, match);
+                emit(out, std::move(f));
+            }
+        }
+
         // CW011: a cacheable stable prefix and no breakpoint at all (OpenAI:
         // explicit mode without one; implicit mode marks the end itself).
         if (bps.empty() && (anthropic || (openai_breakpoints && r.explicit_mode))) {
@@ -350,17 +373,6 @@ private:
                 emit(out, std::move(f));
             }
         }
-    }
-
-    static std::optional<std::size_t>
-    segment_index(const Request& r, const std::string& path)
-    {
-        for (std::size_t i = 0; i < r.segments.size(); ++i) {
-            if (r.segments[i].path.str() == path) {
-                return i;
-            }
-        }
-        return std::nullopt;
     }
 
     const ruleset::Rules& m_rules;

@@ -207,9 +207,15 @@ SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
     if (span == nullptr || m_text[span->begin] != '"') {
         return std::nullopt;
     }
-    // Walk the escaped text, counting the characters it decodes to.
+    // Walk the escaped text, counting the characters it decodes to; from
+    // where the last question on this string stopped when it lies before,
+    // so that findings in order cost one walk in all.
     std::size_t pos = span->begin + 1;
     std::size_t chars = 0;
+    if (m_string_cursor.span == span->begin && m_string_cursor.chars <= char_offset) {
+        pos = m_string_cursor.pos;
+        chars = m_string_cursor.chars;
+    }
     while (pos < span->end - 1 && chars < char_offset) {
         if (m_text[pos] == '\\') {
             const bool unicode = pos + 1 < m_text.size() && m_text[pos + 1] == 'u';
@@ -224,6 +230,7 @@ SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
         }
         ++chars;
     }
+    m_string_cursor = StringCursor{span->begin, chars, pos};
     return pos;
 }
 
@@ -231,7 +238,12 @@ SourceMap::LineColumn
 SourceMap::line_column(std::size_t byte_offset) const
 {
     LineColumn lc;
-    for (std::size_t i = 0; i < byte_offset && i < m_text.size(); ++i) {
+    std::size_t i = 0;
+    if (m_line_cursor.byte <= byte_offset) { // continue the last walk
+        i = m_line_cursor.byte;
+        lc = m_line_cursor.lc;
+    }
+    for (; i < byte_offset && i < m_text.size(); ++i) {
         if (m_text[i] == '\n') {
             ++lc.line;
             lc.column = 1;
@@ -239,6 +251,7 @@ SourceMap::line_column(std::size_t byte_offset) const
             ++lc.column;
         }
     }
+    m_line_cursor = LineCursor{i, lc};
     return lc;
 }
 

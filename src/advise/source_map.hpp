@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,18 @@ public:
 private:
     std::string_view m_text;
     std::unordered_map<std::string, Span> m_spans;
+    // Where the last walks stopped (questions come in document order).
+    struct StringCursor {
+        std::size_t span = SIZE_MAX; // the string's first byte
+        std::size_t chars = 0;
+        std::size_t pos = 0;
+    };
+    struct LineCursor {
+        std::size_t byte = 0;
+        LineColumn lc;
+    };
+    mutable StringCursor m_string_cursor;
+    mutable LineCursor m_line_cursor;
 };
 
 } // namespace cachewise::advise

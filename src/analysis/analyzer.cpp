@@ -259,6 +259,9 @@ Analyzer::Impl::run()
     std::vector<std::size_t> position_in_stream(requests.size(), 0);
     std::vector<std::size_t> finding_request; // request index of each finding
     std::size_t inferred = 0;
+    // Dynamic fields already found, by path, offset and excerpt: a lookup,
+    // not a search, so thousands of values stay linear.
+    std::unordered_map<std::string, std::size_t> dynamic_index;
 
     for (std::size_t index = 0; index < requests.size(); ++index) {
         Request& r = requests[index];
@@ -351,14 +354,14 @@ Analyzer::Impl::run()
                 r.stream = fmt::format("inferred-{}", ++inferred);
             }
             for (auto& f : scan_dynamic_fields(r, context, false, branch ? lo : 0)) {
-                const auto same = std::find_if(result.dynamic_fields.begin(),
-                                               result.dynamic_fields.end(), [&](const Finding& g) {
-                                                   return g.location.path == f.location.path &&
-                                                          g.location.offset == f.location.offset &&
-                                                          g.excerpt->now == f.excerpt->now;
-                                               });
-                if (same != result.dynamic_fields.end()) {
-                    ++same->occurrences;
+                const std::string key = fmt::format(
+                    "{}\x1f{}\x1f{}", f.location.path,
+                    f.location.offset ? static_cast<std::int64_t>(*f.location.offset) : -1,
+                    f.excerpt->now);
+                const auto [it, fresh] =
+                    dynamic_index.try_emplace(key, result.dynamic_fields.size());
+                if (!fresh) {
+                    ++result.dynamic_fields[it->second].occurrences;
                 } else {
                     result.dynamic_fields.push_back(std::move(f));
                 }
@@ -425,7 +428,8 @@ Analyzer::Impl::run()
         for (std::size_t f = 0; f < result.findings.size(); ++f) {
             by_place[{result.findings[f].stream, result.findings[f].location.path}].push_back(f);
         }
-        for (auto& [place, list] : by_place) {
+        for (auto& entry : by_place) {
+            auto& list = entry.second; // not a structured binding: clang 14 cannot capture one
             std::size_t run_start = 0;
             for (std::size_t i = 1; i <= list.size(); ++i) {
                 const auto pos = [&](std::size_t j) {

@@ -4,6 +4,7 @@
 #include "analysis/segment_text.hpp"
 #include "model/breakpoints.hpp"
 #include "model/chain.hpp"
+#include "util/redact.hpp"
 
 #include <fmt/format.h>
 
@@ -85,15 +86,17 @@ excerpt(std::string_view text, std::size_t begin, std::size_t end)
     std::size_t from = begin > k_context_chars ? utf8_floor(text, begin - k_context_chars) : 0;
     std::size_t to = std::min(text.size(), end + k_context_chars);
     to = to < text.size() ? utf8_floor(text, to) : to;
+    // A credential the window cuts is masked whole, not shown in part.
+    WindowRedactor redact(text, from, to);
     std::string out;
     if (from > 0) {
         out += "…";
     }
-    out += printable(text.substr(from, begin - from));
+    out += printable(redact.piece(from, begin));
     out += "«";
-    out += printable(text.substr(begin, end - begin));
+    out += printable(redact.piece(begin, end));
     out += "»";
-    out += printable(text.substr(end, to - end));
+    out += printable(redact.piece(end, to));
     if (to < text.size()) {
         out += "…";
     }
@@ -145,6 +148,52 @@ token_at(const Request& r, std::size_t k, std::string_view text, std::size_t off
     }
     return tokens_before(r, k) + std::min<std::int64_t>(s.tokens, std::llround(inside));
 }
+
+// Character and token positions of increasing byte offsets in one segment's
+// text. The first k_exact are measured from the segment's start; later ones
+// continue from the previous offset, so that a text holding thousands of
+// values costs time linear in its size (a continued token estimate may
+// differ from a fresh one by a token at each cut: within the estimate's band).
+class PositionCursor {
+public:
+    PositionCursor(const Request& r, std::size_t k, std::string_view text,
+                   const model::TokenEstimator& estimator)
+        : m_r(r), m_k(k), m_text(text), m_estimator(estimator)
+    {}
+
+    std::pair<std::size_t, std::int64_t>
+    at(std::size_t offset)
+    {
+        static constexpr std::size_t k_exact = 64;
+        if (m_calls++ < k_exact || offset < m_offset) {
+            m_offset = offset;
+            m_chars = utf8_length(m_text, offset);
+            m_estimate = m_estimator.text(m_text.substr(0, offset));
+        } else {
+            const std::string_view piece = m_text.substr(m_offset, offset - m_offset);
+            m_chars += utf8_length(piece, piece.size());
+            m_estimate += m_estimator.text(piece);
+            m_offset = offset;
+        }
+        const Segment& s = m_r.segments[m_k];
+        double inside = m_estimate;
+        if (s.estimate > 0) {
+            inside *= static_cast<double>(s.tokens) / static_cast<double>(s.estimate);
+        }
+        return {m_chars,
+                tokens_before(m_r, m_k) + std::min<std::int64_t>(s.tokens, std::llround(inside))};
+    }
+
+private:
+    const Request& m_r;
+    std::size_t m_k;
+    std::string_view m_text;
+    const model::TokenEstimator& m_estimator;
+    std::size_t m_calls = 0;
+    std::size_t m_offset = 0;
+    std::size_t m_chars = 0;
+    double m_estimate = 0;
+};
 
 std::string
 describe_param(const model::Param& p)
@@ -520,11 +569,13 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         }
         const std::string text = display_text(*raw, s.kind);
         std::size_t covered = 0; // matches are sorted by start, widest first
+        PositionCursor cursor(request, k, text, context.estimator);
         for (const auto& m : context.matcher.find(text)) {
             if (m.begin < covered) {
                 continue; // inside a wider match: the same value
             }
             covered = m.end;
+            const auto [chars, token] = cursor.at(m.begin);
             Finding f = make_finding("CW010");
             f.request = request.id;
             f.stream = request.stream;
@@ -532,8 +583,8 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             f.line = request.line;
             f.kind = m.kind;
             f.location.path = s.path.str();
-            f.location.offset = utf8_length(text, m.begin);
-            f.location.token = token_at(request, k, text, m.begin, context.estimator);
+            f.location.offset = chars;
+            f.location.token = token;
             f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end)};
             // The block is hashed whole: the entry spoils from its start.
             f.tokens_lost = cached_end - tokens_before(request, k);

@@ -120,11 +120,16 @@ DynamicFieldMatcher::find(std::string_view text) const
             }
         }
         if (out[i].announces) {
-            const bool value_follows =
-                std::any_of(out.begin(), out.end(), [&](const DynamicMatch& v) {
-                    return !v.announces && v.begin >= out[i].begin &&
-                           v.begin <= out[i].end + k_announce_reach;
-                });
+            // Sorted by start: only the matches starting in the reach are
+            // looked at, so many announcements stay linear.
+            const auto from = std::lower_bound(
+                out.begin(), out.end(), out[i].begin,
+                [](const DynamicMatch& m, std::size_t at) { return m.begin < at; });
+            bool value_follows = false;
+            for (auto it = from; it != out.end() && it->begin <= out[i].end + k_announce_reach;
+                 ++it) {
+                value_follows = value_follows || !it->announces;
+            }
             if (value_follows) {
                 continue;
             }

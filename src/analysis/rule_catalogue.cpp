@@ -105,6 +105,12 @@ rule_catalogue()
          "than cachewise found",
          "read both: either the simulation is wrong or the provider's cache behaved otherwise "
          "than documented; the finding's kind is the provider's reason"},
+        {"CW040", "secret-in-prompt", Severity::error,
+         "a credential (API key, token, password, private key) is part of the prompt: it is "
+         "sent to the provider with every request, and rotating it changes the prefix and "
+         "busts the cache",
+         "take the credential out of the prompt; give the model a reference to it, and let the "
+         "tool that needs it read it from the environment"},
     };
     return rules;
 }

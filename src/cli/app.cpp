@@ -6,6 +6,7 @@
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/time.hpp"
+#include "util/escape.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -456,15 +457,16 @@ run(int argc, char** argv)
         Output output(global.output);
         return output.finish(dispatch());
     } catch (const Error& e) {
-        fmt::print(stderr, "cachewise: error: {}\n", e.what());
+        // Messages may quote an input: printed escaped and redacted.
+        fmt::print(stderr, "cachewise: error: {}\n", safe_text(e.what()));
         return static_cast<int>(e.code());
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "cachewise: error: out of memory\n");
         return static_cast<int>(ExitCode::usage);
     } catch (const std::exception& e) {
         // A failure no layer turned into an Error (a file system call, a
-        // library): still one line and status 2, never an abort.
-        fmt::print(stderr, "cachewise: error: {}\n", e.what());
+        // library, a bug): still one line and status 2, never an abort.
+        fmt::print(stderr, "cachewise: error: {}\n", safe_text(e.what()));
         return static_cast<int>(ExitCode::usage);
     }
 }

@@ -1,8 +1,10 @@
 #include "analysis/analyzer.hpp"
 #include "analysis/miss_diagnosis.hpp"
+#include "analysis/secrets.hpp"
 #include "cli/options.hpp"
 #include "report/analysis_printer.hpp"
 #include "report/diagnosis_printer.hpp"
+#include "report/printable.hpp"
 #include "util/error.hpp"
 #include "util/time.hpp"
 
@@ -49,18 +51,27 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     load_options.text_store = &texts;
     analysis::Analyzer analyzer(*rules, analyze_options, texts);
     analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
+    analysis::SecretScanner secrets(texts);
     const auto [load, status] =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
             diagnoses.note(r);
+            secrets.add(r);
             analyzer.add(std::move(r));
         });
     if (status != 0) {
         return status < 0 ? 0 : status;
     }
-    const auto result = analyzer.finish();
+    auto result = analyzer.finish();
+    // A credential spoils the prompt after it when rotated: listed with the dynamic fields.
+    result.dynamic_fields.insert(result.dynamic_fields.end(), secrets.findings().begin(),
+                                 secrets.findings().end());
+    report::make_printable(result.findings);
+    report::make_printable(result.dynamic_fields);
+    report::make_printable(result.latent);
     const Gate gate = global.gate("none");
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), result.dynamic_fields.begin(), result.dynamic_fields.end());
+    findings.insert(findings.end(), result.latent.begin(), result.latent.end());
     const auto diagnosis = diagnoses.compare(result);
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     if (!print_findings_format(format, findings)) {

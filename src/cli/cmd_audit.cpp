@@ -1,11 +1,13 @@
 #include "account/auditor.hpp"
 #include "advise/suggest.hpp"
 #include "analysis/miss_diagnosis.hpp"
+#include "analysis/secrets.hpp"
 #include "cli/options.hpp"
 #include "cli/validators.hpp"
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
 #include "report/diagnosis_printer.hpp"
+#include "report/printable.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/time.hpp"
@@ -167,9 +169,11 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     }
     std::vector<model::Request> requests;
     analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
+    analysis::SecretScanner secrets(texts);
     const auto [load, status] =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
             diagnoses.note(r);
+            secrets.add(r);
             requests.push_back(std::move(r));
         });
     if (status != 0) {
@@ -179,7 +183,10 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     if (format == report::Format::html) {
         placement = replay_placement(requests, texts, *rules, audit_options.policy);
     }
-    const auto result = account::audit(std::move(requests), texts, *rules, audit_options);
+    auto result = account::audit(std::move(requests), texts, *rules, audit_options);
+    result.findings.insert(result.findings.end(), secrets.findings().begin(),
+                           secrets.findings().end());
+    report::make_printable(result.findings);
     const auto diagnosis = diagnoses.compare(result.analysis);
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
 
 namespace cachewise::cli {
@@ -43,7 +44,12 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
     if (options.request && !options.request->empty() &&
         std::all_of(options.request->begin(), options.request->end(),
                     [](char c) { return c >= '0' && c <= '9'; })) {
-        index = std::stoull(*options.request);
+        // A number too large for any log is an id no request has, not a crash.
+        std::uint64_t n = 0;
+        const auto& text = *options.request;
+        if (std::from_chars(text.data(), text.data() + text.size(), n).ec == std::errc()) {
+            index = n;
+        }
     }
     std::uint64_t seen = 0;
     std::uint64_t printed = 0;

@@ -2,6 +2,7 @@
 #include "cli/options.hpp"
 #include "live/exact_counter.hpp"
 #include "report/finding_json.hpp"
+#include "report/printable.hpp"
 #include "report/request_json.hpp"
 #include "util/error.hpp"
 
@@ -79,7 +80,8 @@ run_lint(const GlobalOptions& global, const LintCliOptions& options)
     }
     const Gate gate = global.gate("error");
     keep_stdin(options.inputs); // a template is read twice: its request, then its bytes
-    const auto result = advise::lint(options.inputs, *rules, lint_options);
+    auto result = advise::lint(options.inputs, *rules, lint_options);
+    report::make_printable(result.findings);
     const std::string exact =
         counter ? fmt::format(" · exact counts: {} prefix{}, {} call{} to count tokens, {} from "
                               "the cache",

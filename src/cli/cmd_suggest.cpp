@@ -8,6 +8,7 @@
 #include "report/request_json.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
 #include "util/line_reader.hpp"
@@ -81,8 +82,9 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
         const std::string target =
             options.write ? write_target(*options.write, file, options.inputs, to_folder) : "";
         if (options.diff) {
-            std::cout << advise::unified_diff(before, after, file,
-                                              options.write ? target : file + " (suggested)");
+            // The diff quotes the input's lines: escaped and redacted.
+            std::cout << safe_lines(advise::unified_diff(
+                before, after, file, options.write ? target : file + " (suggested)"));
         }
         if (options.write && !rewritten.emplace(target, after).second) {
             throw Error(fmt::format("--write {}: two inputs would be written to {}", *options.write,
@@ -286,7 +288,7 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
             }
         }
         for (const auto& a : suggestion.advice) {
-            fmt::print("advice: {}\n", a);
+            fmt::print("advice: {}\n", safe_text(a));
         }
     }
 

@@ -33,6 +33,70 @@ read_baseline(const std::string& path)
     return j;
 }
 
+// A member of a baseline finding that must be a string (or, when `nullable`,
+// null or absent).
+std::string
+string_at(const nlohmann::json& object, const char* key, const std::string& path, bool nullable)
+{
+    const auto it = object.find(key);
+    if (it == object.end() || (nullable && it->is_null())) {
+        if (nullable) {
+            return {};
+        }
+        throw Error(fmt::format("{}.{}: missing (a string is expected)", path, key));
+    }
+    if (!it->is_string()) {
+        throw Error(fmt::format("{}.{}: expected a string{}, found {}", path, key,
+                                nullable ? " or null" : "", it->type_name()));
+    }
+    return it->get<std::string>();
+}
+
+// The findings of a baseline, checked like a log: a member of the wrong type
+// is an input error that names its path.
+std::vector<Finding>
+baseline_findings(const nlohmann::json& baseline, const std::string& file)
+{
+    std::vector<Finding> out;
+    const auto list = baseline.find("findings");
+    if (list == baseline.end()) {
+        return out;
+    }
+    const std::string where = fmt::format("--baseline {}: findings", file);
+    if (!list->is_array()) {
+        throw Error(fmt::format("{}: expected an array, found {}", where, list->type_name()));
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const auto& j = (*list)[i];
+        const std::string path = fmt::format("{}[{}]", where, i);
+        if (!j.is_object()) {
+            throw Error(
+                fmt::format("{}: expected a finding object, found {}", path, j.type_name()));
+        }
+        Finding f;
+        f.rule = string_at(j, "rule", path, false);
+        f.file = string_at(j, "file", path, true);
+        f.kind = string_at(j, "kind", path, true);
+        if (const auto loc = j.find("location"); loc != j.end() && !loc->is_null()) {
+            if (!loc->is_object()) {
+                throw Error(fmt::format("{}.location: expected an object, found {}", path,
+                                        loc->type_name()));
+            }
+            f.location.path = string_at(*loc, "path", path + ".location", true);
+        }
+        if (const auto ex = j.find("excerpt"); ex != j.end() && !ex->is_null()) {
+            if (!ex->is_object()) {
+                throw Error(fmt::format("{}.excerpt: expected an object or null, found {}", path,
+                                        ex->type_name()));
+            }
+            f.excerpt = analysis::Excerpt{string_at(*ex, "was", path + ".excerpt", true),
+                                          string_at(*ex, "now", path + ".excerpt", true)};
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 std::vector<std::string>
 split(const std::string& text)
 {
@@ -79,23 +143,9 @@ new_findings(const std::vector<Finding>& findings, const Gate& gate)
     if (!gate.baseline) {
         return findings;
     }
-    const auto baseline = read_baseline(*gate.baseline);
     std::set<std::string> known;
-    if (baseline.contains("findings") && baseline["findings"].is_array()) {
-        for (const auto& j : baseline["findings"]) {
-            Finding f;
-            f.rule = j.value("rule", "");
-            f.file = j.value("file", "");
-            f.kind = j["kind"].is_string() ? j["kind"].get<std::string>() : "";
-            if (j.contains("location") && j["location"].is_object()) {
-                f.location.path = j["location"].value("path", "");
-            }
-            if (j.contains("excerpt") && j["excerpt"].is_object()) {
-                f.excerpt =
-                    analysis::Excerpt{j["excerpt"].value("was", ""), j["excerpt"].value("now", "")};
-            }
-            known.insert(report::fingerprint(f));
-        }
+    for (const auto& f : baseline_findings(read_baseline(*gate.baseline), *gate.baseline)) {
+        known.insert(report::fingerprint(f));
     }
     std::vector<Finding> out;
     for (const auto& f : findings) {

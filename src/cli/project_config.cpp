@@ -1,6 +1,7 @@
 #include "cli/project_config.hpp"
 
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/file.hpp"
 
 #include <fmt/format.h>
@@ -50,24 +51,26 @@ load_project_config(const fs::path& start)
     if (j.is_discarded() || !j.is_object()) {
         throw Error(fmt::format("{}: not a JSON object", name));
     }
-    const auto bad = [&](const std::string& key, const char* expected) {
-        throw Error(fmt::format("{}: {}: expected {}", name, key, expected));
+    const auto bad = [&](const std::string& path, const char* expected, const json& found) {
+        throw Error(
+            fmt::format("{}: {}: expected {}, found {}", name, path, expected, found.type_name()));
     };
     for (const auto& [key, value] : j.items()) {
         if (key == "model" || key == "fail_on" || key == "window") {
             if (!value.is_string()) {
-                bad(key, "a string");
+                bad(key, "a string", value);
             }
             auto& s = key == "model" ? c.model : key == "fail_on" ? c.fail_on : c.window;
             s = {value.get<std::string>(), name};
         } else if (key == "placeholders" || key == "dynamic_fields" || key == "disabled_rules") {
             if (!value.is_array()) {
-                bad(key, "an array of strings");
+                bad(key, "an array of strings", value);
             }
             std::vector<std::string> items;
-            for (const auto& v : value) {
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                const auto& v = value[i];
                 if (!v.is_string()) {
-                    bad(key, "an array of strings");
+                    bad(fmt::format("{}[{}]", key, i), "a string", v);
                 }
                 std::string item = v.get<std::string>();
                 if (key == "dynamic_fields" && fs::path(item).is_relative()) {
@@ -81,7 +84,7 @@ load_project_config(const fs::path& start)
             s = {std::move(items), name};
         } else if (key == "max_regression" || key == "latency") {
             if (!value.is_number() || value.get<double>() < 0) {
-                bad(key, "a number >= 0");
+                bad(key, "a number >= 0", value);
             }
             auto& s = key == "max_regression" ? c.max_regression : c.latency;
             s = {value.get<double>(), name};
@@ -100,7 +103,8 @@ describe(const ProjectConfig& c)
 {
     std::string out = fmt::format("config file: {}\n", c.file ? c.file->string() : "(none found)");
     const auto line = [&](const char* key, const std::string& value, const std::string& origin) {
-        out += fmt::format("({}) {} = {}\n", origin, key, value);
+        // A value may hold anything, a pasted key included: shown safe.
+        out += fmt::format("({}) {} = {}\n", origin, key, safe_text(value));
     };
     line("model", c.model.value.empty() ? "(the request's own)" : c.model.value, c.model.origin);
     line("fail_on", c.fail_on.value, c.fail_on.origin);

@@ -48,11 +48,17 @@ constexpr std::array<std::string_view, 16> k_openai_keys = {"max_completion_toke
                                                             "functions",
                                                             "modalities"};
 
+// Whether a string value is one of `expected`. The value is read once: each
+// get_string() copies the string into the parser's buffer again, and a few
+// reads of one long string overflow it (found by fuzz_loader_auto).
 bool
-string_is(od::value& v, std::string_view expected)
+string_in(od::value& v, std::initializer_list<std::string_view> expected)
 {
     std::string_view s;
-    return v.get_string().get(s) == simdjson::SUCCESS && s == expected;
+    if (v.get_string().get(s) != simdjson::SUCCESS) {
+        return false;
+    }
+    return std::find(expected.begin(), expected.end(), s) != expected.end();
 }
 
 } // namespace
@@ -145,8 +151,7 @@ ApiFormatDetector::peek_block(od::value value)
             typed = true;
             od::value v;
             if (field.value().get(v) == simdjson::SUCCESS &&
-                (string_is(v, "image_url") || string_is(v, "input_audio") ||
-                 string_is(v, "refusal"))) {
+                string_in(v, {"image_url", "input_audio", "refusal"})) {
                 ++m_openai;
             }
         } else if (key == "cachePoint" || key == "toolUse" || key == "toolResult" ||
@@ -187,8 +192,7 @@ ApiFormatDetector::peek_messages(od::value value)
                 return;
             }
             if (key == "role") {
-                if (string_is(v, "system") || string_is(v, "developer") || string_is(v, "tool") ||
-                    string_is(v, "function")) {
+                if (string_in(v, {"system", "developer", "tool", "function"})) {
                     m_openai += 2;
                 }
             } else if (key == "tool_calls" || key == "tool_call_id" || key == "name" ||

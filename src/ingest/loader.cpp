@@ -17,7 +17,9 @@
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/line_reader.hpp"
+#include "util/redact.hpp"
 #include "util/time.hpp"
 
 #include <fmt/format.h>
@@ -84,6 +86,42 @@ is_walked(const std::string& ext)
     return std::find(k_walked.begin(), k_walked.end(), ext) != k_walked.end();
 }
 
+// Walks `dir` for log files; a folder that cannot be listed is reported,
+// not skipped in silence. Symbolic links to folders are not followed.
+void
+walk(const fs::path& dir, std::vector<std::string>& found, std::size_t& others,
+     std::vector<InputError>* unreadable)
+{
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    std::vector<fs::path> folders;
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const auto status = it->symlink_status(ec);
+        if (ec) {
+            break;
+        }
+        if (fs::is_directory(status)) {
+            folders.push_back(it->path());
+        } else if (it->is_regular_file(ec)) {
+            if (is_walked(it->path().extension().string())) {
+                found.push_back(it->path().string());
+            } else {
+                ++others;
+            }
+        }
+    }
+    if (ec) {
+        const std::string reason = fmt::format("cannot list directory: {}", ec.message());
+        if (unreadable == nullptr) {
+            throw Error(fmt::format("{}: {}", dir.string(), reason));
+        }
+        unreadable->push_back(InputError{dir.string(), 0, "", reason});
+    }
+    for (const auto& folder : folders) {
+        walk(folder, found, others, unreadable);
+    }
+}
+
 bool
 is_yaml_name(const std::string& path)
 {
@@ -138,21 +176,7 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
         }
         std::vector<std::string> found;
         std::size_t others = 0;
-        for (auto it = fs::recursive_directory_iterator(
-                 input, fs::directory_options::skip_permission_denied, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (!it->is_regular_file(ec)) {
-                continue;
-            }
-            if (is_walked(it->path().extension().string())) {
-                found.push_back(it->path().string());
-            } else {
-                ++others;
-            }
-        }
-        if (ec) {
-            throw Error(fmt::format("{}: cannot list directory: {}", input, ec.message()));
-        }
+        walk(input, found, others, unreadable);
         if (found.empty()) {
             throw Error(fmt::format("{}: no file to read in this folder ({} other file{}; a folder "
                                     "is read for {})",
@@ -184,7 +208,8 @@ struct Loader::Impl {
     OtelSpanReader span_reader;
     ResponseParser response_parser;
     od::parser parser;
-    od::parser detect_parser; // the first look at a record, on a document of its own
+    od::parser detect_parser;  // the first look at a record, on a document of its own
+    od::parser element_parser; // one element of an array of records
     std::unordered_set<std::string> seen_request_ids;
     std::vector<ClaudeCodeReader::ProgressCall> progress_calls;
     LoadSummary summary;
@@ -234,7 +259,9 @@ struct Loader::Impl {
     error(const std::string& file, std::uint64_t line, std::string field, std::string reason)
     {
         ++summary.error_count;
-        InputError e{file, line, std::move(field), std::move(reason)};
+        // The reason may quote the log (a key in a field of the wrong type,
+        // an escape sequence): printed on stderr and in JSON errors[].
+        InputError e{escape_control(file), line, safe_text(field), safe_text(reason)};
         if (on_error != nullptr && *on_error) {
             (*on_error)(e);
         }
@@ -251,8 +278,42 @@ struct Loader::Impl {
             ++summary.filtered;
             return;
         }
+        make_printable(request);
         ++summary.requests;
         (*on_request)(std::move(request));
+    }
+
+    // The strings of a request that printers show, made safe to print:
+    // no control character, no credential. The prompt's text is left as
+    // it is, its bytes are what the cache sees.
+    static void
+    make_printable(model::Request& request)
+    {
+        for (std::string* s : {&request.id, &request.stream, &request.model, &request.served_model,
+                               &request.route, &request.cache_key}) {
+            if (needs_care(*s)) {
+                *s = safe_text(*s);
+            }
+        }
+        for (auto& p : request.params) {
+            if (needs_care(p.value)) {
+                p.value = safe_text(p.value);
+            }
+        }
+        for (auto& note : request.notes) {
+            note = safe_text(note);
+        }
+    }
+
+    static bool
+    needs_care(std::string_view s)
+    {
+        return std::any_of(s.begin(), s.end(),
+                           [](char c) {
+                               return static_cast<unsigned char>(c) < 0x20 || c == 0x7f ||
+                                      (c & 0x80) != 0;
+                           }) ||
+               s.find("::") != std::string_view::npos || !find_secrets(s).empty();
     }
 
     // Runs one record's parse, turning every failure into a reported error.
@@ -385,7 +446,9 @@ struct Loader::Impl {
             return true;
         }
         if (m_shape == Shape::trajectory) {
-            trajectory_reader.read(object, file, deliver_one);
+            trajectory_reader.read(object, file, deliver_one, [&](const FieldError& e) {
+                error(file, line, e.field(), e.reason());
+            });
             return true;
         }
         m_file_format = format;
@@ -727,16 +790,7 @@ struct Loader::Impl {
             m_file_format.reset();
             std::size_t i = 0;
             for (auto element : doc.get_array()) {
-                od::object o;
-                std::string_view raw;
-                if (element.get_object().get(o) || o.raw_json().get(raw) || o.reset().error()) {
-                    throw FieldError(fmt::format("[{}]", i), "expected a record object");
-                }
-                const simdjson::padded_string padded(raw);
-                within("", i, [&] {
-                    record(o, padded, padded.size() + simdjson::SIMDJSON_PADDING, file, line,
-                           false);
-                });
+                array_element(element_json(std::move(element), i), file, line, i);
                 ++i;
             }
             m_file_format.reset();
@@ -755,6 +809,53 @@ struct Loader::Impl {
                                              rest - text.data() + 1));
         }
         return true;
+    }
+
+    // The JSON text of an array element; a syntax error ends the array.
+    static std::string_view
+    element_json(simdjson::simdjson_result<od::value> element, std::size_t index)
+    {
+        od::value v;
+        od::json_type t{};
+        std::string_view raw;
+        bool failed = std::move(element).get(v) || v.type().get(t);
+        if (!failed && t == od::json_type::object) {
+            od::object o;
+            failed = v.get_object().get(o) || o.raw_json().get(raw);
+        } else if (!failed && t == od::json_type::array) {
+            od::array a;
+            failed = v.get_array().get(a) || a.raw_json().get(raw);
+        } else if (!failed) {
+            raw = v.raw_json_token();
+        }
+        if (failed) {
+            throw FieldError(fmt::format("[{}]", index), "not valid JSON");
+        }
+        return raw;
+    }
+
+    // One element of a JSON array of records, parsed on a document of its
+    // own: a broken element costs that element only.
+    void
+    array_element(std::string_view raw, const std::string& file, std::uint64_t line,
+                  std::size_t index)
+    {
+        const simdjson::padded_string padded(raw);
+        try {
+            within("", index, [&] {
+                od::document element;
+                od::object o;
+                if (element_parser.iterate(padded).get(element) || element.get_object().get(o)) {
+                    throw FieldError("", "expected a record object");
+                }
+                record(o, padded, padded.size() + simdjson::SIMDJSON_PADDING, file, line, false);
+            });
+        } catch (const FieldError& e) {
+            error(file, line, e.field(), e.reason());
+        } catch (const simdjson::simdjson_error& e) {
+            error(file, line, fmt::format("[{}]", index),
+                  fmt::format("not valid JSON: {}", e.what()));
+        }
     }
 
     void
@@ -946,56 +1047,94 @@ struct Loader::Impl {
         }
     }
 
-    // Picks a format from the first non-blank line (then rewinds to it).
+    // Picks a format from the first non-blank line (then rewinds to it). A
+    // first line that is not a whole JSON value decides nothing alone: it
+    // may open a document written over many lines, or be a broken record
+    // of a JSONL file, which a record on one of the next lines shows.
     InputFormat
-    detect(LineReader& reader, const std::string& file)
+    detect(LineReader& reader)
     {
         LineReader::Line line;
+        bool marked = false;
+        int looked = 0;
         for (;;) {
             auto more = reader.next(line);
-            if (!more || !*more) {
+            if (!more || !*more || line.too_long) {
+                if (marked) {
+                    reader.rewind();
+                    return InputFormat::request;
+                }
+                if (more && *more) {
+                    reader.unread();
+                }
                 return InputFormat::exchange; // empty or unreadable: reported by the reader
             }
-            if (line.too_long) {
-                reader.unread();
-                return InputFormat::exchange;
-            }
-            const auto start = line.text.find_first_not_of(" \t\xEF\xBB\xBF");
+            const auto start = line.text.find_first_not_of(" \t");
             if (start == std::string_view::npos) {
-                ++summary.skipped;
+                summary.skipped += marked ? 0 : 1;
                 continue;
             }
-            reader.unread();
             const std::string_view text = line.text.substr(start);
+            if (marked) {
+                if (start == 0 && text.front() == '{' && whole_record(line.text)) {
+                    reader.rewind();
+                    return looks_like_claude_code(text) ? InputFormat::claude_code
+                                                        : InputFormat::exchange;
+                }
+                if (++looked >= k_lines_to_decide) {
+                    reader.rewind();
+                    return InputFormat::request;
+                }
+                continue;
+            }
             if (text.rfind("event:", 0) == 0 || text.rfind("data:", 0) == 0 ||
                 text.front() == ':') {
+                reader.unread();
                 return InputFormat::sse;
             }
             if (text.rfind("interactions:", 0) == 0) {
+                reader.unread();
                 return InputFormat::vcr;
             }
-            if (text.front() == '{' && looks_like_claude_code(text)) {
-                return InputFormat::claude_code;
+            if (text.front() != '{' && text.front() != '[') {
+                // Not JSON at all: one error for the file, not one per line.
+                reader.unread();
+                m_not_json = describe_non_json(text);
+                return InputFormat::exchange;
             }
-            if (text.front() == '{' || text.front() == '[') {
-                // One complete JSON value per line, or one document over many?
-                od::document doc;
-                if (parser
-                        .iterate(line.text.data(), line.text.size(),
-                                 line.text.size() + LineReader::k_padding)
-                        .get(doc) == simdjson::SUCCESS) {
-                    std::string_view raw;
-                    if (doc.raw_json().get(raw) == simdjson::SUCCESS) {
-                        return InputFormat::exchange;
-                    }
-                }
-                return InputFormat::request;
+            if (whole_value(line.text)) {
+                reader.unread();
+                return text.front() == '{' && looks_like_claude_code(text)
+                           ? InputFormat::claude_code
+                           : InputFormat::exchange;
             }
-            (void)file;
-            // Not JSON at all: one error for the file, not one per line.
-            m_not_json = describe_non_json(text);
-            return InputFormat::exchange;
+            reader.mark_last_line();
+            marked = true;
         }
+    }
+
+    // How many lines after a broken first one are looked at for a record.
+    static constexpr int k_lines_to_decide = 8;
+
+    // One complete JSON value on this line?
+    bool
+    whole_value(std::string_view text)
+    {
+        od::document doc;
+        std::string_view raw;
+        return parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
+                       .get(doc) == simdjson::SUCCESS &&
+               doc.raw_json().get(raw) == simdjson::SUCCESS;
+    }
+
+    // A record of a JSONL file: an object closed on its own line (inside a
+    // document written over many lines, objects are indented or followed by
+    // a comma).
+    bool
+    whole_record(std::string_view text)
+    {
+        const auto last = text.find_last_not_of(" \t");
+        return last != std::string_view::npos && text[last] == '}' && whole_value(text);
     }
 
     void
@@ -1026,7 +1165,7 @@ struct Loader::Impl {
         m_not_json.clear();
         const InputFormat format = options.format != InputFormat::auto_detect ? options.format
                                    : is_yaml_name(path)                       ? InputFormat::vcr
-                                                        : detect(reader, path);
+                                                                              : detect(reader);
         switch (format) {
         case InputFormat::request:
             document_file(reader, path);
@@ -1062,7 +1201,12 @@ Loader::load(const std::vector<std::string>& inputs, const RequestCallback& on_r
     m_impl->summary = LoadSummary{};
     m_impl->on_request = &on_request;
     m_impl->on_error = &on_error;
-    for (const auto& path : expand_inputs(inputs, &m_impl->summary.notes)) {
+    std::vector<InputError> unreadable;
+    const auto files = expand_inputs(inputs, &m_impl->summary.notes, &unreadable);
+    for (const auto& e : unreadable) {
+        m_impl->error(e.file, 0, "", e.reason);
+    }
+    for (const auto& path : files) {
         m_impl->file(path);
     }
     m_impl->deliver_progress_calls();

@@ -89,9 +89,12 @@ private:
 // The files `inputs` expand to: files as given, directories walked for
 // *.json, *.jsonl, *.ndjson, *.sse, *.yaml and *.yml in name order. Throws
 // Error for a path that does not exist. `notes` (when given) receives, per
-// folder, how many files matched and how many others were left aside.
+// folder, how many files matched and how many others were left aside. A
+// folder inside that cannot be listed goes to `unreadable` when given, else
+// it is an Error too.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
-                                       std::vector<std::string>* notes = nullptr);
+                                       std::vector<std::string>* notes = nullptr,
+                                       std::vector<InputError>* unreadable = nullptr);
 
 // A path as ids show it: relative to the current folder when it lies inside
 // it (a request without an id of its own is "file:line").

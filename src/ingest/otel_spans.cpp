@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <map>
 
 namespace cachewise::ingest {
@@ -47,7 +48,10 @@ scalar(od::value v)
         const std::string_view token = v.raw_json_token();
         a.text = std::string(token.substr(0, token.find_first_of(" \t\r\n,}]")));
         double d = 0;
-        if (v.get_double().get(d) == simdjson::SUCCESS) {
+        // Only a whole number that int64 holds converts (a cast of any other
+        // double is undefined).
+        if (v.get_double().get(d) == simdjson::SUCCESS && d == std::trunc(d) && d >= -9.2e18 &&
+            d <= 9.2e18) {
             a.number = static_cast<std::int64_t>(d);
         }
         break;
@@ -134,11 +138,21 @@ find(const Attrs& a, std::initializer_list<std::string_view> names)
     return nullptr;
 }
 
+// A token count attribute; one that is not a count from 0 to
+// k_max_token_count makes the span a broken record.
 std::optional<std::int64_t>
 count(const Attrs& a, std::initializer_list<std::string_view> names)
 {
     const Attr* v = find(a, names);
-    return v != nullptr ? v->number : std::nullopt;
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (!v->number || *v->number < 0 || *v->number > model::k_max_token_count) {
+        throw FieldError(fmt::format("attributes.{}", *names.begin()),
+                         fmt::format("expected a token count (an integer from 0 to {}), found {}",
+                                     model::k_max_token_count, v->text.substr(0, 40)));
+    }
+    return v->number;
 }
 
 std::string

@@ -10,6 +10,24 @@ namespace cachewise::ingest {
 
 namespace {
 
+std::string_view
+number_text(od::value v)
+{
+    const std::string_view token = v.raw_json_token();
+    return token.substr(0, std::min<std::size_t>(40, token.find_first_of(" \t\r\n,}]")));
+}
+
+std::int64_t
+checked_count(std::int64_t n)
+{
+    if (n < 0 || n > model::k_max_token_count) {
+        throw FieldError("", fmt::format("token count {} is out of range (0 to {}: no model "
+                                         "takes more)",
+                                         n, model::k_max_token_count));
+    }
+    return n;
+}
+
 std::optional<std::int64_t>
 count(od::value v)
 {
@@ -23,9 +41,11 @@ count(od::value v)
     }
     std::int64_t n = 0;
     if (v.get_int64().get(n) != simdjson::SUCCESS) {
-        throw FieldError("", "expected a token count (an integer)");
+        throw FieldError("", fmt::format("expected a token count (an integer from 0 to {}), "
+                                         "found {}",
+                                         model::k_max_token_count, number_text(v)));
     }
-    return n;
+    return checked_count(n);
 }
 
 std::string
@@ -41,7 +61,7 @@ void
 add(std::optional<std::int64_t>& into, const std::optional<std::int64_t>& v)
 {
     if (v) {
-        into = into.value_or(0) + *v;
+        into = checked_count(into.value_or(0) + *v); // each at most k_max_token_count
     }
 }
 

@@ -78,10 +78,33 @@ model_of(od::value info)
 
 } // namespace
 
+// Throws FieldError (with the message's own path) when one message, alone,
+// is not a message the chat parser reads.
 void
-TrajectoryReader::read(od::object document, const std::string& file, const Deliver& deliver)
+TrajectoryReader::check_readable(const std::string& message)
 {
-    std::vector<std::string> raw; // each message's JSON
+    try {
+        model::Request scratch;
+        m_parser->begin(scratch);
+        const simdjson::padded_string padded("{\"messages\":[" + message + "]}");
+        od::document doc = get(m_body_parser.iterate(padded), "a request body");
+        m_parser->members(get(doc.get_object(), "an object"));
+    } catch (const FieldError& e) {
+        std::string_view field = e.field();
+        for (const std::string_view head : {"messages[0]", "."}) {
+            if (field.substr(0, head.size()) == head) {
+                field.remove_prefix(head.size());
+            }
+        }
+        throw FieldError(std::string(field), e.reason());
+    }
+}
+
+void
+TrajectoryReader::read(od::object document, const std::string& file, const Deliver& deliver,
+                       const Report& report)
+{
+    std::vector<std::string> raw; // each readable message's JSON
     std::vector<Call> calls;
     std::string model;
     std::string instance;
@@ -93,20 +116,28 @@ TrajectoryReader::read(od::object document, const std::string& file, const Deliv
                 if (type_of(v) != od::json_type::array) {
                     wrong_type("an array of messages", type_of(v));
                 }
+                std::size_t index = 0;
                 for (auto element : get(v.get_array(), "an array")) {
                     od::value m = get(std::move(element), "a message");
-                    within("", raw.size(), [&] {
-                        if (type_of(m) != od::json_type::object) {
-                            wrong_type("a message object", type_of(m));
-                        }
-                        od::object object = get(m.get_object(), "an object");
-                        raw.emplace_back(get(object.raw_json(), "a message"));
-                        (void)get(object.reset(), "an object");
-                        std::string response = response_of(object);
-                        if (!response.empty()) {
-                            calls.push_back(Call{raw.size() - 1, std::move(response)});
-                        }
-                    });
+                    try {
+                        within("", index, [&] {
+                            if (type_of(m) != od::json_type::object) {
+                                wrong_type("a message object", type_of(m));
+                            }
+                            od::object object = get(m.get_object(), "an object");
+                            std::string text(get(object.raw_json(), "a message"));
+                            (void)get(object.reset(), "an object");
+                            std::string response = response_of(object);
+                            check_readable(text);
+                            raw.push_back(std::move(text));
+                            if (!response.empty()) {
+                                calls.push_back(Call{raw.size() - 1, std::move(response)});
+                            }
+                        });
+                    } catch (const FieldError& e) {
+                        report(FieldError(fmt::format("messages{}", e.field()), e.reason()));
+                    }
+                    ++index;
                 }
             });
         } else if (key == "info") {
@@ -120,43 +151,55 @@ TrajectoryReader::read(od::object document, const std::string& file, const Deliv
                                      "audit in this trajectory");
     }
     std::string body;
-    for (const auto& call : calls) {
+    for (const auto& c : calls) {
         // {"messages": [m_0, ..., m_{k-1}]}: the request of call k.
         body.assign("{\"messages\":[");
-        for (std::size_t i = 0; i < call.messages; ++i) {
+        for (std::size_t i = 0; i < c.messages; ++i) {
             if (i > 0) {
                 body.push_back(',');
             }
             body += raw[i];
         }
         body += "]}";
-        model::Request request;
-        request.file = file;
-        request.line = 1;
-        request.id = fmt::format("{}#{}", file, call.messages);
-        request.stream = instance.empty() ? file : instance;
-        m_parser->begin(request);
-        const simdjson::padded_string padded(body);
-        od::document doc = get(m_body_parser.iterate(padded), "a request body");
-        m_parser->members(get(doc.get_object(), "an object"));
-        const simdjson::padded_string response_text(call.response);
-        od::document rdoc = get(m_response_parser.iterate(response_text), "a response");
-        od::value rvalue = get(rdoc.get_value(), "a response");
-        const ResponseInfo info = within(fmt::format("messages[{}].extra.response", call.messages),
-                                         [&] { return m_responses.parse_value(rvalue); });
-        request.usage = info.usage;
-        request.route = info.route;
-        if (info.created) {
-            if (auto t = from_epoch_seconds(*info.created)) {
-                request.started_at = *t;
-            }
+        try {
+            deliver(call(file, body, c.messages, c.response, model, instance));
+        } catch (const FieldError& e) {
+            report(e);
         }
-        m_parser->finish(model.empty() ? info.model : model);
-        if (!info.model.empty() && info.model != request.model) {
-            request.served_model = info.model;
-        }
-        deliver(std::move(request));
     }
+}
+
+model::Request
+TrajectoryReader::call(const std::string& file, const std::string& body, std::size_t index,
+                       const std::string& response, const std::string& model,
+                       const std::string& instance)
+{
+    model::Request request;
+    request.file = file;
+    request.line = 1;
+    request.id = fmt::format("{}#{}", file, index);
+    request.stream = instance.empty() ? file : instance;
+    m_parser->begin(request);
+    const simdjson::padded_string padded(body);
+    od::document doc = get(m_body_parser.iterate(padded), "a request body");
+    m_parser->members(get(doc.get_object(), "an object"));
+    const simdjson::padded_string response_text(response);
+    od::document rdoc = get(m_response_parser.iterate(response_text), "a response");
+    od::value rvalue = get(rdoc.get_value(), "a response");
+    const ResponseInfo info = within(fmt::format("messages[{}].extra.response", index),
+                                     [&] { return m_responses.parse_value(rvalue); });
+    request.usage = info.usage;
+    request.route = info.route;
+    if (info.created) {
+        if (auto t = from_epoch_seconds(*info.created)) {
+            request.started_at = *t;
+        }
+    }
+    m_parser->finish(model.empty() ? info.model : model);
+    if (!info.model.empty() && info.model != request.model) {
+        request.served_model = info.model;
+    }
+    return request;
 }
 
 } // namespace cachewise::ingest

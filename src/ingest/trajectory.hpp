@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ingest/field_error.hpp"
 #include "ingest/openai_chat_request.hpp"
 #include "ingest/response_parser.hpp"
 #include "model/request.hpp"
@@ -20,13 +21,22 @@ namespace cachewise::ingest {
 class TrajectoryReader {
 public:
     using Deliver = std::function<void(model::Request&&)>;
+    using Report = std::function<void(const FieldError&)>;
 
     explicit TrajectoryReader(OpenAIChatParser& parser) : m_parser(&parser) {}
 
-    // Reads one trajectory document; throws FieldError for a broken one.
-    void read(od::object document, const std::string& file, const Deliver& deliver);
+    // Reads one trajectory document; throws FieldError for a broken one. A
+    // broken message or call is reported and costs itself only: a message
+    // that cannot be read is left out of the history of the calls after it.
+    void read(od::object document, const std::string& file, const Deliver& deliver,
+              const Report& report);
 
 private:
+    void check_readable(const std::string& message);
+    model::Request call(const std::string& file, const std::string& body, std::size_t index,
+                        const std::string& response, const std::string& model,
+                        const std::string& instance);
+
     OpenAIChatParser* m_parser;
     od::parser m_body_parser;
     od::parser m_response_parser;

@@ -10,6 +10,12 @@ namespace cachewise::model {
 
 using ruleset::UsageSchema;
 
+// The largest token count a log may report for one request: ten times the
+// longest context any model accepts (10M tokens). Counts are checked against
+// it where they are read, so that sums of a few of them cannot overflow and
+// no count can drive a long loop.
+inline constexpr std::int64_t k_max_token_count = 100'000'000;
+
 // Token usage as a provider reported it, field by field; account/usage_split
 // turns it into read / write / fresh / output.
 //

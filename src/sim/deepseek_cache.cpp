@@ -108,14 +108,20 @@ DeepSeekCache::simulate(const model::Request& r, std::size_t index)
             persist(segs[*common].chain, scope, shared, true, now, visible, index);
         }
         if (interval > 0) {
-            std::size_t j = 0;
-            for (std::int64_t at = interval; at <= total; at += interval) {
-                while (j < segs.size() && segs[j].cumulative_tokens < at) {
-                    ++j;
+            // A unit every `interval` tokens, kept by the segment that ends
+            // at or after it; of a segment's units the last one counts. The
+            // loop runs over segments, never over tokens: a count in a log
+            // cannot make it long.
+            std::int64_t before = 0;
+            for (const auto& s : segs) {
+                const std::int64_t last =
+                    std::min(s.cumulative_tokens, total) / interval * interval;
+                if (last > before && last >= interval) {
+                    persist(s.chain, scope, last, s.cumulative_tokens == last, now, visible, index);
                 }
-                if (j < segs.size()) {
-                    persist(segs[j].chain, scope, at, segs[j].cumulative_tokens == at, now, visible,
-                            index);
+                before = std::max(before, s.cumulative_tokens);
+                if (before >= total) {
+                    break;
                 }
             }
         }

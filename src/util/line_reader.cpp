@@ -59,11 +59,11 @@ LineReader::ensure_capacity(std::size_t needed)
     std::size_t capacity = std::max(needed, m_capacity * 2);
     // Not value-initialised: zero-filling 4 MiB per file showed in profiles.
     std::unique_ptr<char[]> buffer(new char[capacity + k_padding]);
-    if (m_end > m_begin) {
-        std::memcpy(buffer.get(), m_buffer.get() + m_begin, m_end - m_begin);
+    const std::size_t keep = keep_from();
+    if (m_end > keep) {
+        std::memcpy(buffer.get(), m_buffer.get() + keep, m_end - keep);
     }
-    m_end -= m_begin;
-    m_begin = 0;
+    shift(keep);
     m_buffer = std::move(buffer);
     m_capacity = capacity;
     std::memset(m_buffer.get() + m_capacity, ' ', k_padding);
@@ -77,10 +77,9 @@ LineReader::fill()
     }
     // Slide the unconsumed tail to the front before growing: memory stays
     // proportional to the longest line.
-    if (m_capacity - m_end < k_chunk && m_begin > 0) {
-        std::memmove(m_buffer.get(), m_buffer.get() + m_begin, m_end - m_begin);
-        m_end -= m_begin;
-        m_begin = 0;
+    if (const std::size_t keep = keep_from(); m_capacity - m_end < k_chunk && keep > 0) {
+        std::memmove(m_buffer.get(), m_buffer.get() + keep, m_end - keep);
+        shift(keep);
     }
     if (m_capacity - m_end < k_chunk) {
         ensure_capacity(m_end + k_chunk);
@@ -102,6 +101,83 @@ LineReader::fill()
     }
 }
 
+void
+LineReader::shift(std::size_t by)
+{
+    m_end -= by;
+    m_begin -= by;
+    m_mark_begin = m_mark_begin >= by ? m_mark_begin - by : 0;
+    m_last_begin = m_last_begin >= by ? m_last_begin - by : 0;
+}
+
+void
+LineReader::mark_last_line()
+{
+    m_marked = true;
+    m_mark_begin = m_last_begin;
+    m_mark_consumed = m_last_consumed;
+    m_mark_line = m_last.number > 0 ? m_last.number - 1 : 0;
+}
+
+void
+LineReader::rewind()
+{
+    if (!m_marked) {
+        return;
+    }
+    m_marked = false;
+    m_replay = false;
+    m_begin = m_mark_begin;
+    m_consumed = m_mark_consumed;
+    m_line_number = m_mark_line;
+}
+
+Expected<bool>
+LineReader::skip_bom()
+{
+    m_bom_checked = true;
+    while (m_end - m_begin < 3 && !m_eof) {
+        auto got = fill();
+        if (!got) {
+            return unexpected(got.error());
+        }
+    }
+    if (m_consumed == 0 && m_end - m_begin >= 3 &&
+        std::memcmp(m_buffer.get() + m_begin, "\xEF\xBB\xBF", 3) == 0) {
+        m_begin += 3;
+        m_consumed += 3;
+    }
+    return true;
+}
+
+// The end of the line that starts at m_begin, looking for terminators from
+// `scanned` on: CR, LF or CRLF. nullopt: more bytes are needed to know.
+std::optional<LineReader::LineEnd>
+LineReader::find_end(std::size_t scanned) const
+{
+    const char* base = m_buffer.get();
+    const auto* nl = static_cast<const char*>(std::memchr(base + scanned, '\n', m_end - scanned));
+    const std::size_t limit = nl != nullptr ? static_cast<std::size_t>(nl - base) : m_end;
+    const auto* cr = static_cast<const char*>(std::memchr(base + scanned, '\r', limit - scanned));
+    if (cr != nullptr) {
+        const auto at = static_cast<std::size_t>(cr - base);
+        if (at + 1 < m_end) {
+            return LineEnd{at, base[at + 1] == '\n' ? at + 2 : at + 1};
+        }
+        if (m_eof) {
+            return LineEnd{at, at + 1};
+        }
+        return std::nullopt; // a CR last in the buffer: CRLF or CR, the next read says
+    }
+    if (nl != nullptr) {
+        return LineEnd{limit, limit + 1};
+    }
+    if (m_eof && m_end > m_begin) {
+        return LineEnd{m_end, m_end}; // a last line without a newline is a line
+    }
+    return std::nullopt;
+}
+
 Expected<bool>
 LineReader::next(Line& line)
 {
@@ -110,32 +186,28 @@ LineReader::next(Line& line)
         line = m_last;
         return true;
     }
-    std::size_t scanned = m_begin; // bytes before this were checked for '\n'
+    if (!m_bom_checked) {
+        if (auto ok = skip_bom(); !ok) {
+            return unexpected(ok.error());
+        }
+    }
+    std::size_t scanned = m_begin; // bytes before this hold no line end
     bool skipping = false;         // discarding an over-long line
     std::uint64_t skipped_offset = 0;
     for (;;) {
-        const char* start = m_buffer.get() + scanned;
-        const void* nl = std::memchr(start, '\n', m_end - scanned);
-        if (nl != nullptr || (m_eof && m_end > m_begin)) {
-            const std::size_t stop =
-                nl != nullptr
-                    ? static_cast<std::size_t>(static_cast<const char*>(nl) - m_buffer.get())
-                    : m_end;
+        if (const auto found = find_end(scanned)) {
+            const std::size_t stop = found->stop;
             line.number = ++m_line_number;
             if (skipping) {
                 line.text = {};
                 line.offset = skipped_offset;
                 line.too_long = true;
             } else {
-                std::size_t len = stop - m_begin;
-                if (len > 0 && m_buffer[m_begin + len - 1] == '\r') {
-                    --len;
-                }
-                line.text = std::string_view(m_buffer.get() + m_begin, len);
+                line.text = std::string_view(m_buffer.get() + m_begin, stop - m_begin);
                 line.offset = m_consumed;
                 line.too_long = false;
             }
-            const std::size_t next = nl != nullptr ? stop + 1 : stop;
+            const std::size_t next = found->next;
             m_last = line;
             m_last_begin = m_begin;
             m_last_consumed = m_consumed;
@@ -156,7 +228,12 @@ LineReader::next(Line& line)
             m_consumed += m_end - m_begin;
             m_begin = m_end;
         }
-        const std::size_t keep = m_end - m_begin;
+        // Everything held was scanned, but a CR last in the buffer is
+        // looked at again once the next byte is known.
+        std::size_t keep = m_end - m_begin;
+        if (keep > 0 && m_buffer[m_end - 1] == '\r') {
+            --keep;
+        }
         auto got = fill();
         if (!got) {
             return unexpected(got.error());
@@ -181,6 +258,11 @@ LineReader::next(Line& line)
 Expected<std::string_view>
 LineReader::rest()
 {
+    if (!m_bom_checked) {
+        if (auto ok = skip_bom(); !ok) {
+            return unexpected(ok.error());
+        }
+    }
     if (m_replay) {
         m_replay = false;
         if (!m_last.too_long) {

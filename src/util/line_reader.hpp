@@ -2,9 +2,11 @@
 
 #include "util/expected.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,7 +22,7 @@ public:
     static constexpr std::size_t k_default_max_line = std::size_t{1} << 30; // 1 GiB
 
     struct Line {
-        std::string_view text; // without the '\n' (and a trailing '\r')
+        std::string_view text; // without its end: LF, CRLF or a lone CR
         std::uint64_t number = 0;
         std::uint64_t offset = 0; // byte offset of the line in the file
         bool too_long = false;    // longer than max_line: text is empty, the line was skipped
@@ -43,6 +45,12 @@ public:
         m_replay = true;
     }
 
+    // Marks the start of the last line returned; rewind() goes back to it,
+    // so that a format can be decided on more than one line. Until then
+    // the lines read stay in memory.
+    void mark_last_line();
+    void rewind();
+
     // Reads everything that is left into one padded buffer (for single-document
     // files, which are one record). Fails beyond max_line.
     Expected<std::string_view> rest();
@@ -60,7 +68,19 @@ public:
 
 private:
     LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line);
+    struct LineEnd {
+        std::size_t stop; // one past the line's last byte
+        std::size_t next; // the next line's first byte
+    };
     Expected<std::size_t> fill(); // reads more; returns bytes read (0 at EOF)
+    Expected<bool> skip_bom();    // a UTF-8 byte-order mark is not part of line 1
+    [[nodiscard]] std::optional<LineEnd> find_end(std::size_t scanned) const;
+    void shift(std::size_t by); // the buffer's bytes moved `by` to the front
+    [[nodiscard]] std::size_t
+    keep_from() const
+    {
+        return m_marked ? std::min(m_mark_begin, m_begin) : m_begin;
+    }
     void ensure_capacity(std::size_t needed);
 
     int m_fd;
@@ -79,6 +99,11 @@ private:
     Line m_last;
     std::size_t m_last_begin = 0;
     std::uint64_t m_last_consumed = 0;
+    bool m_bom_checked = false;
+    bool m_marked = false;
+    std::size_t m_mark_begin = 0;
+    std::uint64_t m_mark_consumed = 0;
+    std::uint64_t m_mark_line = 0;
 };
 
 } // namespace cachewise

@@ -39,6 +39,50 @@ TEST_SUITE("cli::config")
                              doctest::Contains("colour: unknown setting"), Error);
     }
 
+    TEST_CASE("a wrong element type names its index and what was found")
+    {
+        test::TempFile config(R"({"placeholders": ["{{name}}", 7]})", ".cachewise.json");
+        CHECK_THROWS_WITH_AS(cli::load_project_config(config.dir()),
+                             doctest::Contains("placeholders[1]: expected a string, found number"),
+                             Error);
+    }
+
+    TEST_CASE("a hostile baseline is an input error with the field's path, never a crash")
+    {
+        analysis::Finding f;
+        f.rule = "CW010";
+        f.kind = "date";
+        const auto gate_for = [](const test::TempFile& file) {
+            cli::Gate g;
+            g.fail_on = "warning";
+            g.baseline = file.path();
+            return g;
+        };
+        test::TempFile not_objects(R"({"findings": [1, "x"]})", "base.json");
+        CHECK_THROWS_WITH_AS(cli::new_findings({f}, gate_for(not_objects)),
+                             doctest::Contains("findings[0]: expected a finding object, found "
+                                               "number"),
+                             Error);
+        test::TempFile rule_type(R"({"findings": [{"rule": {"a": 1}}]})", "base.json");
+        CHECK_THROWS_WITH_AS(cli::new_findings({f}, gate_for(rule_type)),
+                             doctest::Contains("findings[0].rule: expected a string, found object"),
+                             Error);
+        test::TempFile list_type(R"({"findings": {"rule": "CW010"}})", "base.json");
+        CHECK_THROWS_WITH_AS(cli::new_findings({f}, gate_for(list_type)),
+                             doctest::Contains("findings: expected an array, found object"), Error);
+        test::TempFile excerpt(R"({"findings": [{"rule": "CW010", "excerpt": {"now": 5}}]})",
+                               "base.json");
+        CHECK_THROWS_WITH_AS(cli::new_findings({f}, gate_for(excerpt)),
+                             doctest::Contains("findings[0].excerpt.now: expected a string or "
+                                               "null, found number"),
+                             Error);
+        // No kind, no file, no location: a finding with those empty, matched as such.
+        test::TempFile no_kind(R"({"findings": [{"rule": "CW010", "kind": "date"}]})", "base.json");
+        CHECK(cli::new_findings({f}, gate_for(no_kind)).empty());
+        test::TempFile bare(R"({"findings": [{"rule": "CW010"}]})", "base.json");
+        CHECK(cli::new_findings({f}, gate_for(bare)).size() == 1);
+    }
+
     TEST_CASE("gates: levels, rule ids, baselines")
     {
         analysis::Finding warning;

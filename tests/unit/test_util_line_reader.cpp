@@ -100,3 +100,55 @@ TEST_SUITE("util::LineReader")
         CHECK(reader.error().find("/nonexistent/cachewise.jsonl: cannot open") == 0);
     }
 }
+
+TEST_SUITE("util::LineReader on hostile input")
+{
+    TEST_CASE("a byte-order mark is not part of the first line")
+    {
+        test::TempFile f("\xEF\xBB\xBF{\"a\":1}\n{\"b\":2}\n");
+        const auto lines = read_all(f.path(), 1 << 20);
+        CHECK(lines == std::vector<std::string>{"{\"a\":1}", "{\"b\":2}"});
+    }
+
+    TEST_CASE("CR, LF and CRLF all end a line; a last CR ends the last line")
+    {
+        test::TempFile f("one\rtwo\r\nthree\nfour\r");
+        const auto lines = read_all(f.path(), 1 << 20);
+        CHECK(lines == std::vector<std::string>{"one", "two", "three", "four"});
+    }
+
+    TEST_CASE("a CRLF split across two reads is one line end")
+    {
+        // 1 MiB reads: put the CR last in the first read.
+        std::string text(std::size_t{1} << 20, 'x');
+        text[text.size() - 1] = '\r';
+        text += "\nnext\n";
+        test::TempFile f(text);
+        const auto lines = read_all(f.path(), std::size_t{1} << 22);
+        REQUIRE(lines.size() == 2);
+        CHECK(lines[0].size() == (std::size_t{1} << 20) - 1);
+        CHECK(lines[1] == "next");
+    }
+
+    TEST_CASE("mark_last_line and rewind read the lines again, numbers included")
+    {
+        test::TempFile f("a\nb\nc\n");
+        auto opened = LineReader::open(f.path());
+        REQUIRE(opened);
+        LineReader& reader = **opened;
+        LineReader::Line line;
+        REQUIRE(*reader.next(line));
+        REQUIRE(*reader.next(line));
+        CHECK(line.text == "b");
+        reader.mark_last_line();
+        REQUIRE(*reader.next(line));
+        CHECK(line.text == "c");
+        reader.rewind();
+        REQUIRE(*reader.next(line));
+        CHECK(line.text == "b");
+        CHECK(line.number == 2);
+        REQUIRE(*reader.next(line));
+        CHECK(line.text == "c");
+        CHECK(line.number == 3);
+    }
+}

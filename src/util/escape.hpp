@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cachewise {
+
+// Text from a log made safe to print on one line of ours: control characters
+// (C0, DEL, C1) and bidirectional overrides become \n, \t, \r or \u001b-style
+// escapes, so that log text can neither start a line of its own (a GitHub
+// workflow command such as "::error ...") nor drive the terminal; a leading
+// "::" becomes "\u003a:", as the text may be printed first on a line.
+std::string escape_control(std::string_view text);
+
+// escape_control(redact(text)): what every printed piece of log text goes
+// through.
+std::string safe_text(std::string_view text);
+
+// safe_text of each line, the line ends kept: for multi-line output that
+// quotes an input, such as a diff.
+std::string safe_lines(std::string_view text);
+
+} // namespace cachewise

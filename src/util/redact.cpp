@@ -1,0 +1,389 @@
+#include "util/redact.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+
+namespace cachewise {
+
+namespace {
+
+bool
+is_word(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+}
+
+bool
+is_upper_or_digit(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// The characters of a token after "Bearer " or a secret's name (base64,
+// base64url, hex, dotted JWTs).
+bool
+is_value(char c)
+{
+    return is_word(c) || c == '.' || c == '/' || c == '+' || c == '=' || c == '~';
+}
+
+char
+lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool
+starts_with(std::string_view s, std::string_view prefix)
+{
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+bool
+iequals(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (lower(a[i]) != lower(b[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::size_t
+run(std::string_view text, std::size_t from, bool (*pred)(char))
+{
+    std::size_t j = from;
+    while (j < text.size() && pred(text[j])) {
+        ++j;
+    }
+    return j;
+}
+
+// Bits per character: random keys score above 3.5, words and numbers below.
+double
+entropy(std::string_view s)
+{
+    std::array<int, 256> counts{};
+    for (const char c : s) {
+        ++counts[static_cast<unsigned char>(c)];
+    }
+    double h = 0;
+    for (const int n : counts) {
+        if (n > 0) {
+            const double p = static_cast<double>(n) / static_cast<double>(s.size());
+            h -= p * std::log2(p);
+        }
+    }
+    return h;
+}
+
+SecretMatch
+make(std::size_t offset, std::size_t end, std::size_t keep, std::string_view kind)
+{
+    return SecretMatch{offset, end - offset, keep, kind};
+}
+
+// A JWT: three base64url parts joined by dots, the first a JSON header.
+std::optional<SecretMatch>
+jwt_at(std::string_view text, std::size_t i, std::size_t j)
+{
+    if (j - i < 10 || j >= text.size() || text[j] != '.') {
+        return std::nullopt;
+    }
+    const std::size_t k = run(text, j + 1, is_word);
+    if (k - j - 1 < 10 || k >= text.size() || text[k] != '.') {
+        return std::nullopt;
+    }
+    return make(i, run(text, k + 1, is_word), 3, "jwt");
+}
+
+// -----BEGIN ... PRIVATE KEY----- up to its END line, or to the end of the
+// text when the block is cut short.
+std::optional<SecretMatch>
+pem_at(std::string_view text, std::size_t i)
+{
+    // Only a header's length ahead: a text of many BEGINs stays linear.
+    const std::size_t found = text.substr(i + 10, 80).find("-----");
+    if (found == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::size_t header_end = i + 10 + found;
+    const std::string_view label = text.substr(i + 10, header_end - i - 10);
+    const bool plain = std::all_of(label.begin(), label.end(),
+                                   [](char c) { return c == ' ' || (c >= 'A' && c <= 'Z'); });
+    if (!plain || label.find("PRIVATE") == std::string_view::npos) {
+        return std::nullopt;
+    }
+    // The label is shown, not the closing dashes: a mask is no header.
+    const std::size_t keep = header_end - i;
+    std::size_t end = text.find("-----END", header_end + 5);
+    if (end != std::string_view::npos) {
+        const std::size_t close = text.find("-----", end + 8);
+        end = close == std::string_view::npos ? text.size() : close + 5;
+    } else {
+        end = text.size();
+    }
+    return make(i, end, keep, "private-key");
+}
+
+// A shape known by its prefix, starting at the word text[i, j).
+// Could a known shape start with this character? (Most words are ruled out
+// by their first character: the scan stays cheap on ordinary text.)
+bool
+may_start_shape(char c)
+{
+    return c == 's' || c == 'A' || c == 'g' || c == 'x' || c == 'e' || c == '-';
+}
+
+std::optional<SecretMatch>
+shape_at(std::string_view text, std::size_t i, std::size_t j)
+{
+    if (i >= j || !may_start_shape(text[i])) {
+        return std::nullopt;
+    }
+    const std::string_view word = text.substr(i, j - i);
+    if (starts_with(word, "sk-ant-")) {
+        return word.size() >= 7 + 8 ? std::optional(make(i, j, 7, "anthropic-key")) : std::nullopt;
+    }
+    if (starts_with(word, "sk-") && word.size() >= 3 + 20) {
+        const std::size_t keep = starts_with(word, "sk-proj-") ? 8 : 3;
+        return make(i, j, keep, "openai-key");
+    }
+    for (const std::string_view aws : {"AKIA", "ASIA", "AGPA", "AIDA", "AROA"}) {
+        if (starts_with(word, aws) && word.size() == 20 &&
+            run(word, 4, is_upper_or_digit) == word.size()) {
+            return make(i, j, 4, "aws-key");
+        }
+    }
+    if (word.size() >= 4 + 30 && word[0] == 'g' && word[1] == 'h' && word[3] == '_' &&
+        std::string_view("pousr").find(word[2]) != std::string_view::npos) {
+        return make(i, j, 4, "github-token");
+    }
+    if (starts_with(word, "github_pat_") && word.size() >= 11 + 20) {
+        return make(i, j, 11, "github-token");
+    }
+    if (word.size() >= 5 + 10 && starts_with(word, "xox") && word[4] == '-' &&
+        std::string_view("abposr").find(word[3]) != std::string_view::npos) {
+        return make(i, j, 5, "slack-token");
+    }
+    if (starts_with(word, "AIza") && word.size() >= 39) {
+        return make(i, j, 4, "google-key");
+    }
+    if (starts_with(word, "eyJ")) {
+        return jwt_at(text, i, j);
+    }
+    if (starts_with(word, "-----BEGIN")) {
+        return pem_at(text, i);
+    }
+    return std::nullopt;
+}
+
+// Does a word name a secret ("api_key", "x-api-key", "accessToken",
+// "CLIENT_SECRET", "password")? The name must end the word at a part
+// boundary, so that "monkey" and "max_tokens" are not names.
+bool
+names_secret(std::string_view word)
+{
+    static constexpr std::array<std::string_view, 7> k_names = {
+        "key", "token", "secret", "password", "passwd", "pwd", "credential"};
+    // Each name ends in one of these: most words stop here.
+    if (word.empty() ||
+        std::string_view("yntdl").find(lower(word.back())) == std::string_view::npos) {
+        return false;
+    }
+    if (word.size() >= 9 && iequals(word.substr(word.size() - 9), "cache_key")) {
+        return false; // prompt_cache_key: a routing key, not a credential
+    }
+    for (const auto name : k_names) {
+        if (word.size() < name.size() || !iequals(word.substr(word.size() - name.size()), name)) {
+            continue;
+        }
+        const std::size_t at = word.size() - name.size();
+        if (at == 0 || word[at - 1] == '_' || word[at - 1] == '-' ||
+            (word[at] >= 'A' && word[at] <= 'Z')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::size_t
+skip_quotes(std::string_view text, std::size_t p)
+{
+    for (int n = 0; n < 6 && p < text.size(); ++n, ++p) {
+        const char c = text[p];
+        if (c != '"' && c != '\'' && c != '\\' && c != ' ' && c != '\t') {
+            break;
+        }
+    }
+    return p;
+}
+
+// A run that ends where a mask's "…" begins is what is left of a masked
+// secret: not a value of its own (redacting twice changes nothing).
+bool
+followed_by_mask(std::string_view text, std::size_t end)
+{
+    return text.substr(end, 3) == "…";
+}
+
+// name: value / name=value / "name": "value", the value long and random.
+std::optional<SecretMatch>
+named_at(std::string_view text, std::size_t j)
+{
+    std::size_t p = skip_quotes(text, j);
+    if (p >= text.size() || (text[p] != ':' && text[p] != '=')) {
+        return std::nullopt;
+    }
+    p = skip_quotes(text, p + 1);
+    const std::size_t end = run(text, p, is_value);
+    if (end - p < 12 || followed_by_mask(text, end)) {
+        return std::nullopt;
+    }
+    const std::size_t word_end = run(text, p, is_word);
+    if (auto shape = shape_at(text, p, word_end)) {
+        return shape;
+    }
+    if (entropy(text.substr(p, end - p)) < 3.0) {
+        return std::nullopt;
+    }
+    return make(p, end, 0, "named-secret");
+}
+
+std::optional<SecretMatch>
+bearer_at(std::string_view text, std::size_t j)
+{
+    std::size_t p = j;
+    while (p < text.size() && text[p] == ' ') {
+        ++p;
+    }
+    if (p == j) {
+        return std::nullopt;
+    }
+    const std::size_t end = run(text, p, is_value);
+    if (end - p < 12 || followed_by_mask(text, end)) {
+        return std::nullopt;
+    }
+    return make(p, end, 0, "bearer-token");
+}
+
+} // namespace
+
+std::vector<SecretMatch>
+find_secrets(std::string_view text)
+{
+    std::vector<SecretMatch> out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        if (!is_word(text[i])) {
+            ++i;
+            continue;
+        }
+        const std::size_t j = run(text, i, is_word);
+        const std::string_view word = text.substr(i, j - i);
+        std::optional<SecretMatch> m = shape_at(text, i, j);
+        // A key glued to a word by '-' or '_' ("s-AKIA…", "env_ghp_…"), or
+        // a PEM header after an escaped newline ("\n-----BEGIN").
+        for (std::size_t k = i + 1; !m && k < j; ++k) {
+            const bool after_joint = text[k - 1] == '-' || text[k - 1] == '_';
+            const bool dashes = text[k] == '-' && text[k - 1] != '-';
+            if (after_joint || dashes) {
+                m = shape_at(text, k, j);
+            }
+        }
+        if (const std::size_t k = word.find("-----BEGIN"); !m && k != 0 && k != word.npos) {
+            m = shape_at(text, i + k, j); // a header after more dashes
+        }
+        if (!m && word.size() == 6 && iequals(word, "bearer")) {
+            m = bearer_at(text, j);
+        }
+        if (!m && names_secret(word)) {
+            m = named_at(text, j);
+        }
+        if (m) {
+            out.push_back(*m);
+            i = std::max(j, m->offset +
+                                m->length); // every byte is looked at a bounded number of times
+        } else {
+            i = j;
+        }
+    }
+    return out;
+}
+
+std::string
+mask(std::string_view text, const SecretMatch& m)
+{
+    const std::size_t tail = std::min<std::size_t>(2, m.length - m.keep);
+    std::string out(text.substr(m.offset, m.keep));
+    out += "…";
+    out += text.substr(m.offset + m.length - tail, tail);
+    return out;
+}
+
+std::string
+redact(std::string_view text)
+{
+    const auto found = find_secrets(text);
+    if (found.empty()) {
+        return std::string(text);
+    }
+    std::string out;
+    out.reserve(text.size());
+    std::size_t at = 0;
+    for (const auto& m : found) {
+        out.append(text.substr(at, m.offset - at));
+        out.append(mask(text, m));
+        at = m.offset + m.length;
+    }
+    out.append(text.substr(at));
+    return out;
+}
+
+WindowRedactor::WindowRedactor(std::string_view text, std::size_t from, std::size_t to)
+    : m_text(text)
+{
+    const std::size_t lo = from > k_margin_before ? from - k_margin_before : 0;
+    const std::size_t hi = std::min(text.size(), to + k_margin_after);
+    for (auto m : find_secrets(text.substr(lo, hi - lo))) {
+        m.offset += lo;
+        if (m.offset < to && m.offset + m.length > from) {
+            m_secrets.push_back(Secret{m, false});
+        }
+    }
+}
+
+std::string
+WindowRedactor::piece(std::size_t from, std::size_t to)
+{
+    std::string out;
+    std::size_t at = from;
+    for (auto& s : m_secrets) {
+        const std::size_t begin = s.match.offset;
+        const std::size_t end = begin + s.match.length;
+        if (end <= at || begin >= to) {
+            continue;
+        }
+        if (begin > at) {
+            out.append(m_text.substr(at, begin - at));
+        }
+        if (!s.shown) { // shown once, in the first piece it overlaps
+            out += mask(m_text, s.match);
+            s.shown = true;
+        }
+        at = std::min(end, to);
+    }
+    if (at < to) {
+        out.append(m_text.substr(at, to - at));
+    }
+    return out;
+}
+
+} // namespace cachewise

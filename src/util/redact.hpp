@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cachewise {
+
+// A credential found in text: where it is, what shape it has, and how much of
+// its start is a public prefix ("sk-ant-", "AKIA", "Bearer ") that may be
+// shown.
+struct SecretMatch {
+    std::size_t offset = 0;
+    std::size_t length = 0;
+    std::size_t keep = 0;  // leading bytes that may be shown (the shape's prefix)
+    std::string_view kind; // "anthropic-key", "openai-key", "aws-key", ...
+};
+
+// Known key shapes (Anthropic, OpenAI, AWS, GitHub, Slack, Google, JWTs,
+// Bearer tokens, PEM private keys) and high-entropy values after names such
+// as key, token, secret and password. One pass over the text: linear in its
+// size, whatever it holds.
+std::vector<SecretMatch> find_secrets(std::string_view text);
+
+// `text` with every secret masked, keeping its public prefix and its last two
+// characters so that it can still be found: "sk-ant-…8s".
+std::string redact(std::string_view text);
+
+// The mask of one match: its public prefix, "…", its last two characters.
+std::string mask(std::string_view text, const SecretMatch& match);
+
+// Pieces of a window [from, to) of a long text (an excerpt around a change)
+// with every secret that overlaps the window masked whole, even one the
+// window cuts: the secrets are found in the window and a margin around it,
+// so the cost does not grow with the text. A secret spanning several pieces
+// is shown (masked) in the first.
+class WindowRedactor {
+public:
+    WindowRedactor(std::string_view text, std::size_t from, std::size_t to);
+
+    // text[from, to), masked; pieces are asked for in text order.
+    std::string piece(std::size_t from, std::size_t to);
+
+private:
+    static constexpr std::size_t k_margin_before = 2048; // a PEM key's length
+    static constexpr std::size_t k_margin_after = 256;
+    struct Secret {
+        SecretMatch match;
+        bool shown;
+    };
+    std::string_view m_text;
+    std::vector<Secret> m_secrets;
+};
+
+} // namespace cachewise

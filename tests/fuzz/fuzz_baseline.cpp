@@ -1,0 +1,36 @@
+// libFuzzer harness for --baseline: any file is a result or an input error
+// (cachewise::Error), never a crash.
+#include "analysis/rule_catalogue.hpp"
+#include "cli/gate.hpp"
+#include "util/error.hpp"
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+extern "C" int
+LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    using namespace cachewise;
+    static const std::string path = "/tmp/cachewise-fuzz-baseline-" + std::to_string(::getpid());
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    }
+    analysis::Finding f = analysis::make_finding("CW010");
+    f.file = "a.json";
+    f.kind = "date";
+    f.excerpt = analysis::Excerpt{"", "2026-01-01"};
+    cli::Gate gate;
+    gate.fail_on = "warning";
+    gate.baseline = path;
+    gate.max_regression = 1.0;
+    try {
+        const auto fresh = cli::new_findings({f}, gate);
+        (void)cli::gate_status(fresh, gate, 0.5);
+    } catch (const Error&) {
+        // an input error: what a broken baseline must give
+    }
+    return 0;
+}

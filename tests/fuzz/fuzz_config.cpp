@@ -1,0 +1,30 @@
+// libFuzzer harness for .cachewise.json: a setting or an input error, never
+// a crash.
+#include "cli/project_config.hpp"
+#include "util/error.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+extern "C" int
+LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    using namespace cachewise;
+    static const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() /
+        ("cachewise-fuzz-config-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream out(dir / ".cachewise.json", std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    }
+    try {
+        const auto config = cli::load_project_config(dir);
+        (void)cli::describe(config);
+    } catch (const Error&) {
+    }
+    return 0;
+}

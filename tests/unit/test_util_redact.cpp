@@ -1,0 +1,128 @@
+#include "util/escape.hpp"
+#include "util/redact.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+
+using namespace cachewise;
+
+namespace {
+
+// Key shapes built at run time, so that no whole key sits in the sources.
+std::string
+repeat(const std::string& s, int n)
+{
+    std::string out;
+    for (int i = 0; i < n; ++i) {
+        out += s;
+    }
+    return out;
+}
+
+const std::string k_anthropic = "sk-ant-api03-" + repeat("Zq8xY2vB7nLm4Kp9", 5) + "x8s";
+const std::string k_openai = "sk-proj-" + repeat("Ab3dE5gH7jK9mN1p", 3);
+const std::string k_aws = "AKIA" + std::string("Q7X2M4N8P5R3T6V9");
+const std::string k_github = "ghp_" + repeat("a1B2c3D4e5F6", 3);
+const std::string k_slack = "xoxb-" + std::string("1234567890-abcdefghijkl");
+const std::string k_google = "AIza" + repeat("Sy9X8w7V6u5T4s3", 3);
+const std::string k_jwt =
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + repeat("sIgNaTuRe_", 3);
+
+} // namespace
+
+TEST_SUITE("util::redact")
+{
+    TEST_CASE("known key shapes are masked, their prefix and last two characters kept")
+    {
+        CHECK(redact("x-api-key: " + k_anthropic) == "x-api-key: sk-ant-…8s");
+        CHECK(redact("key " + k_openai + " end") == "key sk-proj-…1p end");
+        CHECK(redact(k_aws) == "AKIA…V9");
+        CHECK(redact("(" + k_github + ")") == "(ghp_…F6)");
+        CHECK(redact(k_slack) == "xoxb-…kl");
+        CHECK(redact("?key=" + k_google) == "?key=AIza…s3");
+        CHECK(redact("jwt " + k_jwt) == "jwt eyJ…e_");
+        CHECK(redact("Authorization: Bearer abcDEF123456ghiJKL789") == "Authorization: Bearer …89");
+    }
+
+    TEST_CASE("PEM private keys are masked to the end, or to the end of the text when cut")
+    {
+        const std::string pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" +
+                                repeat("IBAAKCAQEA", 4) + "\n-----END RSA PRIVATE KEY-----";
+        CHECK(redact("k: " + pem + " after") == "k: -----BEGIN RSA PRIVATE KEY…-- after");
+        CHECK(redact("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADAN") == "-----BEGIN PRIVATE KEY…AN");
+        CHECK(redact("-----BEGIN CERTIFICATE-----\nMIIB") == "-----BEGIN CERTIFICATE-----\nMIIB");
+        // In JSON text, after an escaped newline.
+        CHECK(
+            redact(
+                R"(x\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI\n-----END EC PRIVATE KEY-----")") ==
+            R"(x\n-----BEGIN EC PRIVATE KEY…--")");
+        CHECK(redact("stream s-" + k_aws) == "stream s-AKIA…V9");
+    }
+
+    TEST_CASE("high-entropy values after a secret's name; ordinary words stay")
+    {
+        CHECK(redact(R"({"api_key": "f8Kd93LmQz7Xw2Pn"})") == R"({"api_key": "…Pn"})");
+        CHECK(redact("DB_PASSWORD=Tr0ub4dor3xyzzyQ &") == "DB_PASSWORD=…yQ &");
+        CHECK(redact("clientSecret=9a8b7c6d5e4f3a2b1c") == "clientSecret=…1c");
+        CHECK(redact("max_tokens: 4096, monkey: abcdefghijklmnop") ==
+              "max_tokens: 4096, monkey: abcdefghijklmnop");
+        CHECK(redact("prompt_cache_key: user-4711-session-a8f3") ==
+              "prompt_cache_key: user-4711-session-a8f3");
+        CHECK(redact("password: aaaaaaaaaaaaaaaa") == "password: aaaaaaaaaaaaaaaa");
+        CHECK(redact("use scikit-learn and sk-learn") == "use scikit-learn and sk-learn");
+    }
+
+    TEST_CASE("redaction is idempotent and finds kinds")
+    {
+        const std::string once = redact("a " + k_anthropic + " b " + k_aws);
+        CHECK(redact(once) == once);
+        const std::string named =
+            redact("x-api-key:x-apix-ant/--sk-ant---------------x-api-keypi01");
+        CHECK(named == "x-api-key:x-apix-ant/--sk-ant-…01");
+        CHECK(redact(named) == named);
+        const auto found = find_secrets("a " + k_anthropic + " b " + k_aws);
+        REQUIRE(found.size() == 2);
+        CHECK(found[0].kind == "anthropic-key");
+        CHECK(found[1].kind == "aws-key");
+        CHECK(found[0].offset == 2);
+    }
+
+    TEST_CASE("linear time on text built to be slow")
+    {
+        std::string text;
+        for (int i = 0; i < 100000; ++i) {
+            text += "-----BEGIN key=sk- eyJaaaaaaaaaaa. ";
+        }
+        const auto start = std::chrono::steady_clock::now();
+        (void)redact(text);
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        CHECK(std::chrono::duration<double>(elapsed).count() < 1.0);
+    }
+}
+
+TEST_SUITE("util::escape")
+{
+    TEST_CASE("control characters and escape sequences become escapes")
+    {
+        CHECK(escape_control("a\x1b[31mred\x07") == "a\\u001b[31mred\\u0007");
+        CHECK(escape_control("line\nnext\ttab\r") == "line\\nnext\\ttab\\r");
+        CHECK(escape_control("c1 \xC2\x9B"
+                             "31m") == "c1 \\u009b31m");
+        CHECK(escape_control("bidi \xE2\x80\xAE"
+                             "txt") == "bidi \\u202etxt");
+        CHECK(escape_control("plain «ü» 日本") == "plain «ü» 日本");
+    }
+
+    TEST_CASE("log text cannot start a line of its own")
+    {
+        const std::string shown = safe_text("x\n::error file=a.py::owned");
+        CHECK(shown.find('\n') == std::string::npos);
+        CHECK(shown == "x\\n::error file=a.py::owned");
+        CHECK(safe_lines("a\n\x1b[2Jb\n") == "a\n\\u001b[2Jb\n");
+        CHECK(escape_control("  ::error file=x::y") == "  \\u003a:error file=x::y");
+        CHECK(escape_control("std::string") == "std::string");
+        CHECK(escape_control("\t::x") == "\\t\\u003a:x");
+    }
+}
