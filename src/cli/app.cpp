@@ -4,9 +4,9 @@
 #include "cli/output.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/file.hpp"
 #include "util/time.hpp"
-#include "util/escape.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

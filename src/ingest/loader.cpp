@@ -157,7 +157,8 @@ walked_extensions()
 }
 
 std::vector<std::string>
-expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* notes)
+expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* notes,
+              std::vector<InputError>* unreadable)
 {
     std::vector<std::string> files;
     for (const auto& input : inputs) {
