@@ -81,6 +81,16 @@ first_message_segment(const Request& r)
     return std::nullopt;
 }
 
+// Whether segment k of `r` lies in its first message (any of its blocks).
+bool
+in_first_message(const Request& r, std::size_t k)
+{
+    const auto first = first_message_segment(r);
+    return first && k < r.segments.size() && k >= *first &&
+           r.segments[k].path.level == model::Level::messages &&
+           r.segments[k].path.message == r.segments[*first].path.message;
+}
+
 // A cache belongs to a provider, a model and a workspace (provider-rules:
 // caches are per model and per organisation/workspace). A gateway's route is
 // left to the simulators (sim::scope_of): which upstream served a request
@@ -333,8 +343,8 @@ Analyzer::Impl::run()
                 (finding->rule == "CW003" || finding->rule == "CW004" || finding->rule == "CW010");
             // A different first message on an equal head (tools, system) is a
             // new conversation, whatever stream the log put it in.
-            const bool new_first_message = lo == first_message_segment(r) &&
-                                           lo == first_message_segment(*p) &&
+            const bool new_first_message = in_first_message(r, lo) &&
+                                           in_first_message(*p, lo) &&
                                            r.segments[lo].content != p->segments[lo].content;
             branch = lo < r.segments.size() && lo < p->segments.size() &&
                      (!same_conversation(r, *p) || new_first_message) && !template_bug;
@@ -354,12 +364,12 @@ Analyzer::Impl::run()
                 r.stream = fmt::format("inferred-{}", ++inferred);
             }
             for (auto& f : scan_dynamic_fields(r, context, false, branch ? lo : 0)) {
-                const std::string key = fmt::format(
+                const std::string place = fmt::format(
                     "{}\x1f{}\x1f{}", f.location.path,
                     f.location.offset ? static_cast<std::int64_t>(*f.location.offset) : -1,
                     f.excerpt->now);
                 const auto [it, fresh] =
-                    dynamic_index.try_emplace(key, result.dynamic_fields.size());
+                    dynamic_index.try_emplace(place, result.dynamic_fields.size());
                 if (!fresh) {
                     ++result.dynamic_fields[it->second].occurrences;
                 } else {

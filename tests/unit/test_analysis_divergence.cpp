@@ -209,6 +209,23 @@ TEST_SUITE("analysis::divergence")
         CHECK(f.location.path == "tools[0]");
     }
 
+    TEST_CASE("a first message that differs in a later block is a new conversation, not CW001")
+    {
+        // Two recordings of one test that upload different files: the head is
+        // equal, the first user message differs in its second block.
+        const auto first = [](const std::string& file_id) {
+            return fmt::format(
+                R"([{{"role":"user","content":[{{"type":"text","text":"Summarise the attached file."}},{{"type":"text","text":"file {}","cache_control":{{"type":"ephemeral"}}}}]}}])",
+                file_id);
+        };
+        const auto a = analyse(
+            {record("r1", "s", 0, body(k_system, first("file_011CcaGs24UqTfYHgDWn7trH"))),
+             record("r2", "s", 20, body(k_system, first("file_011CcaGpPS2JA1AMya8VxEMh")))});
+        CHECK(a.result.findings.empty());
+        CHECK(a.result.outcomes[1].status == analysis::RequestOutcome::Status::branched);
+        CHECK(a.result.dynamic_fields.empty()); // ids of uploaded files are not dynamic fields
+    }
+
     TEST_CASE("CW005 scope-changed: tool_choice invalidates the messages level only")
     {
         const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
