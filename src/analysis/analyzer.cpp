@@ -343,8 +343,7 @@ Analyzer::Impl::run()
                 (finding->rule == "CW003" || finding->rule == "CW004" || finding->rule == "CW010");
             // A different first message on an equal head (tools, system) is a
             // new conversation, whatever stream the log put it in.
-            const bool new_first_message = in_first_message(r, lo) &&
-                                           in_first_message(*p, lo) &&
+            const bool new_first_message = in_first_message(r, lo) && in_first_message(*p, lo) &&
                                            r.segments[lo].content != p->segments[lo].content;
             branch = lo < r.segments.size() && lo < p->segments.size() &&
                      (!same_conversation(r, *p) || new_first_message) && !template_bug;
