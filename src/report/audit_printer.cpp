@@ -230,7 +230,8 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                    "hit rate", "actual USD", "no-cache USD", "saved USD");
         for (const auto& [key, g] : r.by(*o.by)) {
             // An unpriced group is "unpriced", never 0.000000.
-            const auto money = [&](double v) { return g.priced > 0 ? usd(v) : "unpriced"; };
+            const bool priced = g.priced > 0; // clang 14 captures no structured binding
+            const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
             fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", key, g.requests,
                        pct(g.hit_rate()), money(g.actual.total()), money(g.no_cache.total()),
                        money(g.no_cache.total() - g.actual.total()));
