@@ -52,12 +52,15 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     analysis::Analyzer analyzer(*rules, analyze_options, texts);
     analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
     analysis::SecretScanner secrets(texts);
-    const auto [load, status] =
+    // Named, not a structured binding: lambdas below capture it (clang 14).
+    const LoadedLog loaded =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
             diagnoses.note(r);
             secrets.add(r);
             analyzer.add(std::move(r));
         });
+    const auto& load = loaded.summary;
+    const int status = loaded.status;
     if (status != 0) {
         return status < 0 ? 0 : status;
     }

@@ -170,12 +170,15 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     std::vector<model::Request> requests;
     analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
     analysis::SecretScanner secrets(texts);
-    const auto [load, status] =
+    // Named, not a structured binding: lambdas below capture it (clang 14).
+    const LoadedLog loaded =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
             diagnoses.note(r);
             secrets.add(r);
             requests.push_back(std::move(r));
         });
+    const auto& load = loaded.summary;
+    const int status = loaded.status;
     if (status != 0) {
         return status < 0 ? 0 : status;
     }
