@@ -145,12 +145,10 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
     load_options.text_store = &texts;
     load_options.model_override = options.model ? *options.model : global.config.model.value;
     std::vector<model::Request> requests;
-    // Named, not a structured binding: lambdas below capture it (clang 14).
-    const LoadedLog loaded =
-        load_log(global, *rules, options.inputs, load_options,
-                 [&](model::Request&& r) { requests.push_back(std::move(r)); });
-    const auto& load = loaded.summary;
-    const int status = loaded.status;
+    const int status =
+        load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
+            requests.push_back(std::move(r));
+        }).status;
     if (status != 0) {
         return status < 0 ? 0 : status;
     }
