@@ -330,7 +330,8 @@ private:
             f.location.token = r.segments[segment].cumulative_tokens;
             f.kind = s.minimum_known ? "" : "minimum-assumed";
             const std::string tokens = group_digits(r.segments[segment].cumulative_tokens);
-            const std::string assumed = s.minimum_known ? "" : " (assumed for an unlisted model)";
+            const std::string assumed =
+                s.minimum_known ? "" : " (an assumed minimum: not documented for this model)";
             f.message =
                 s.uses_breakpoints
                     ? fmt::format("the breakpoint at {} caches a prefix of about {} tokens, below "
@@ -338,8 +339,10 @@ private:
                                   f.location.path, tokens, r.model, group_digits(s.minimum_tokens),
                                   assumed)
                     : fmt::format("the prompt of about {} tokens is below the {} minimum of {}{} "
-                                  "for automatic caching: nothing is cached",
-                                  tokens, r.model, group_digits(s.minimum_tokens), assumed);
+                                  "for automatic caching: {}",
+                                  tokens, r.model, group_digits(s.minimum_tokens), assumed,
+                                  s.minimum_known ? "nothing is cached"
+                                                  : "probably nothing is cached");
             add_folded(std::move(f), SIZE_MAX);
         }
         if (s.uses_breakpoints && s.breakpoints.empty() && !s.breakpoints_assumed &&
@@ -456,12 +459,23 @@ private:
         } else if (d_read > tolerance) {
             // The simulation may reach past the analysis partner (DeepSeek's
             // end-of-output units): warmed elsewhere only beyond both.
+            // With explicit breakpoints an entry is something a request wrote:
+            // a read longer than any entry of this prefix in the log was written
+            // by traffic the log does not hold.
+            const bool no_entry_that_long =
+                s.uses_breakpoints && (!s.missed || s.missed->tokens + tolerance < rep.read);
             if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance) {
                 f.kind = "CW025";
                 f.message = fmt::format(
                     "{}: no earlier request in the log shares more than {} tokens (CW025 "
                     "warmed-elsewhere)",
                     numbers, group_digits(a.shared_tokens));
+            } else if (no_entry_that_long) {
+                f.kind = "CW025";
+                f.message = fmt::format(
+                    "{}: no request in the log cached a prefix of {} tokens on this prompt (CW025 "
+                    "warmed-elsewhere)",
+                    numbers, group_digits(rep.read));
             } else if (s.missed && std::abs(rep.read - s.missed->tokens) <= tolerance) {
                 f.kind = std::string(s.missed->reason == sim::MissReason::expired      ? "CW020"
                                      : s.missed->reason == sim::MissReason::concurrent ? "CW021"

@@ -56,19 +56,6 @@ struct Node {
     std::size_t example = 0;
 };
 
-// The first message's content, which names a conversation when the log
-// names no stream.
-std::optional<Hash128>
-first_message(const Request& r)
-{
-    for (const auto& s : r.segments) {
-        if (s.path.level == model::Level::messages) {
-            return s.content;
-        }
-    }
-    return std::nullopt;
-}
-
 // The first segment of the messages: where a conversation's own content begins.
 std::optional<std::size_t>
 first_message_segment(const Request& r)
@@ -79,6 +66,15 @@ first_message_segment(const Request& r)
         }
     }
     return std::nullopt;
+}
+
+// The first message's content, which names a conversation when the log
+// names no stream.
+std::optional<Hash128>
+first_message(const Request& r)
+{
+    const auto k = first_message_segment(r);
+    return k ? std::optional<Hash128>(r.segments[*k].content) : std::nullopt;
 }
 
 // Whether segment k of `r` lies in its first message (any of its blocks).

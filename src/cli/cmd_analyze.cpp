@@ -1,7 +1,6 @@
 #include "analysis/analyzer.hpp"
-#include "analysis/miss_diagnosis.hpp"
-#include "analysis/secrets.hpp"
 #include "cli/options.hpp"
+#include "cli/request_watchers.hpp"
 #include "report/analysis_printer.hpp"
 #include "report/diagnosis_printer.hpp"
 #include "report/printable.hpp"
@@ -50,13 +49,11 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
     analysis::Analyzer analyzer(*rules, analyze_options, texts);
-    analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
-    analysis::SecretScanner secrets(texts);
+    RequestWatchers watch(texts);
     // Named, not a structured binding: lambdas below capture it (clang 14).
     const LoadedLog loaded =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
-            diagnoses.note(r);
-            secrets.add(r);
+            watch.note(r);
             analyzer.add(std::move(r));
         });
     const auto& load = loaded.summary;
@@ -66,8 +63,8 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     }
     auto result = analyzer.finish();
     // A credential spoils the prompt after it when rotated: listed with the dynamic fields.
-    result.dynamic_fields.insert(result.dynamic_fields.end(), secrets.findings().begin(),
-                                 secrets.findings().end());
+    result.dynamic_fields.insert(result.dynamic_fields.end(), watch.secrets.findings().begin(),
+                                 watch.secrets.findings().end());
     report::make_printable(result.findings);
     report::make_printable(result.dynamic_fields);
     report::make_printable(result.latent);
@@ -75,7 +72,7 @@ run_analyze(const GlobalOptions& global, const AnalyzeOptions& options)
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), result.dynamic_fields.begin(), result.dynamic_fields.end());
     findings.insert(findings.end(), result.latent.begin(), result.latent.end());
-    const auto diagnosis = diagnoses.compare(result);
+    const auto diagnosis = watch.diagnoses.compare(result);
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     if (!print_findings_format(format, findings)) {
         report::print_with_diagnosis(

@@ -1,8 +1,7 @@
 #include "account/auditor.hpp"
 #include "advise/suggest.hpp"
-#include "analysis/miss_diagnosis.hpp"
-#include "analysis/secrets.hpp"
 #include "cli/options.hpp"
+#include "cli/request_watchers.hpp"
 #include "cli/validators.hpp"
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
@@ -168,13 +167,11 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         load_options.until = parse_bound(*options.until, "--until");
     }
     std::vector<model::Request> requests;
-    analysis::DiagnosisCollector diagnoses; // the provider's cache_miss_reason, when logged
-    analysis::SecretScanner secrets(texts);
+    RequestWatchers watch(texts);
     // Named, not a structured binding: lambdas below capture it (clang 14).
     const LoadedLog loaded =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
-            diagnoses.note(r);
-            secrets.add(r);
+            watch.note(r);
             requests.push_back(std::move(r));
         });
     const auto& load = loaded.summary;
@@ -187,10 +184,10 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
         placement = replay_placement(requests, texts, *rules, audit_options.policy);
     }
     auto result = account::audit(std::move(requests), texts, *rules, audit_options);
-    result.findings.insert(result.findings.end(), secrets.findings().begin(),
-                           secrets.findings().end());
+    result.findings.insert(result.findings.end(), watch.secrets.findings().begin(),
+                           watch.secrets.findings().end());
     report::make_printable(result.findings);
-    const auto diagnosis = diagnoses.compare(result.analysis);
+    const auto diagnosis = watch.diagnoses.compare(result.analysis);
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate("none");

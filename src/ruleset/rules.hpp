@@ -72,6 +72,14 @@ struct MinimumLookup {
     std::int64_t tokens = 0;
     bool known_model = false; // false: the default for unknown models was used
     const Provenance* provenance = nullptr;
+
+    // A listed model whose minimum is documented or measured exactly, not
+    // assumed, second-hand or a bound.
+    [[nodiscard]] bool
+    certain() const
+    {
+        return known_model && (provenance == nullptr || provenance->certain);
+    }
 };
 
 // How a provider's usage counts cache tokens: outside the input count

@@ -45,7 +45,7 @@ DeepSeekCache::simulate(const model::Request& r, std::size_t index)
         m_options.interval_tokens.value_or(m_rules.integer("interval_tokens"));
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
-    out.minimum_known = minimum.known_model;
+    out.minimum_known = minimum.certain();
     const auto& segs = r.segments;
 
     // The longest unit this request fully matches.

@@ -21,7 +21,7 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
     const std::int64_t total = r.prompt_tokens();
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
-    out.minimum_known = minimum.known_model;
+    out.minimum_known = minimum.certain();
 
     if (r.cache_create) {
         // cachedContents.create: the content is processed once and kept.

@@ -31,7 +31,7 @@ OpenAICache::automatic(const model::Request& r, std::size_t index, std::int64_t 
     SimResult out;
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
-    out.minimum_known = minimum.known_model;
+    out.minimum_known = minimum.certain();
     const std::int64_t total = r.prompt_tokens();
     const std::int64_t step = m_rules.integer("hit_step_tokens");
 
@@ -66,7 +66,7 @@ OpenAICache::breakpoints(const model::Request& r, std::size_t index, std::int64_
     out.uses_breakpoints = true;
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
-    out.minimum_known = minimum.known_model;
+    out.minimum_known = minimum.certain();
     const std::int64_t total = r.prompt_tokens();
     if (r.segments.empty()) {
         return out;

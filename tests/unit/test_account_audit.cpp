@@ -185,6 +185,34 @@ TEST_SUITE("account::audit")
         CHECK(f.kind == "CW025");
     }
 
+    TEST_CASE("a read longer than any entry the log wrote on its prefix is CW025, not 'reads'")
+    {
+        // The first request writes only its system prompt (its message has no
+        // marker); the second extends it and reads the first's whole prompt:
+        // an entry no request of this log wrote.
+        std::string long_system = "\"";
+        for (int i = 0; i < 120; ++i) {
+            long_system += "Answer with exact figures from the ledger and cite each entry. ";
+        }
+        long_system += "\"";
+        const std::string question =
+            R"({"role":"user","content":[{"type":"text","text":"List every payment above 500 EUR made in March to suppliers outside the eurozone, with dates, amounts and the invoice numbers they settle, sorted by amount. Include the supplier's country, the currency paid in, the exchange rate applied on the day and the bank fee charged, and flag every payment that was split across several transfers or reversed later in the month."}]})";
+        const std::string m1 = "[" + question + "]";
+        const std::string m2 =
+            "[" + question +
+            R"(,{"role":"assistant","content":[{"type":"text","text":"Three payments."}]},{"role":"user","content":[{"type":"text","text":"And April?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto result = audit_lines(
+            {exchange("a", 0, test::body(long_system, m1), usage(0, 1800, 0, 200, 10)),
+             exchange("b", 30, test::body(long_system, m2), usage(2000, 40, 0, 3, 10))});
+        REQUIRE(result.requests.size() == 2);
+        CHECK(result.requests[1].expected.read < 1950); // the system entry only
+        const auto& f = result.findings.at(result.requests[1].findings.back());
+        CHECK(f.rule == "CW031");
+        CHECK(f.kind == "CW025");
+        CHECK(f.message.find("no request in the log cached a prefix of 2,000 tokens") !=
+              std::string::npos);
+    }
+
     TEST_CASE("an unknown model is unpriced, never guessed")
     {
         const std::string m1 = R"([{"role":"user","content":"hi"}])";

@@ -163,6 +163,17 @@ TEST_SUITE("ruleset::rules")
         CHECK(!p.starts_after("deepseek-chat", "2025-12-01"));
     }
 
+    TEST_CASE("a minimum that is only a bound or an assumption is not certain")
+    {
+        // Gemini 3 Pro: measured as at most about 2,011 tokens, the exact value
+        // undocumented; CW012 then says "probably".
+        const auto bound = test::rules().provider("gemini").minimum_tokens("gemini-3-pro-preview");
+        CHECK(bound.tokens == 2048);
+        CHECK(!bound.certain());
+        CHECK(test::rules().provider("anthropic").minimum_tokens("claude-haiku-4-5").certain());
+        CHECK(!test::rules().provider("gemini").minimum_tokens("gemini-9-ultra").certain());
+    }
+
     TEST_CASE("a price file laid over the built-in prices replaces the models it matches")
     {
         ruleset::Pricing pricing = test::rules().pricing;
