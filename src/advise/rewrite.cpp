@@ -3,6 +3,7 @@
 #include "advise/source_map.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -190,29 +191,46 @@ char_boundary(std::string_view line, std::size_t at)
     return at;
 }
 
+// A changed stretch of a line: [from, to) in it.
+struct Region {
+    std::size_t from = 0;
+    std::size_t to = 0;
+};
+
+// A long line shown around its changes: each with 40 bytes of context, the
+// bytes between them counted, a change itself cut at 200 bytes.
 std::string
-shortened(std::string_view line, std::size_t from, std::size_t to)
+shortened(std::string_view line, const std::vector<Region>& regions)
 {
-    if (line.size() <= k_long_line) {
+    if (line.size() <= k_long_line || regions.empty()) {
         return std::string(line);
     }
-    from = std::min(from, line.size());
-    to = std::clamp(to, from, std::min(line.size(), from + k_long_line));
-    const std::size_t begin =
-        char_boundary(line, from > k_line_context ? from - k_line_context : 0);
-    const std::size_t end = char_boundary(line, std::min(line.size(), to + k_line_context));
-    std::string out = begin > 0 ? fmt::format("…[{} bytes]…", begin) : "";
-    out += line.substr(begin, end - begin);
-    if (end < line.size()) {
-        out += fmt::format("…[{} bytes]…", line.size() - end);
+    std::string out;
+    std::size_t shown = 0; // bytes of `line` accounted for so far
+    for (const auto& r : regions) {
+        const std::size_t from = std::min(r.from, line.size());
+        const std::size_t to = std::clamp(r.to, from, std::min(line.size(), from + k_long_line));
+        const std::size_t begin =
+            char_boundary(line, std::max(shown, from > k_line_context ? from - k_line_context : 0));
+        const std::size_t end = char_boundary(line, std::min(line.size(), to + k_line_context));
+        if (begin > shown) {
+            out += fmt::format("…[{} bytes]…", begin - shown);
+        }
+        if (end > begin) {
+            out += line.substr(begin, end - begin);
+        }
+        shown = std::max(shown, end);
+    }
+    if (shown < line.size()) {
+        out += fmt::format("…[{} bytes]…", line.size() - shown);
     }
     return out;
 }
 
-// Where `line` parts from the most similar line of the other side of its
-// change: [from, to) in `line`.
-std::pair<std::size_t, std::size_t>
-changed_region(std::string_view line, const std::vector<std::string_view>& others)
+// The line of `others` that shares the longest prefix with `line`: the other
+// side of its change.
+std::string_view
+closest_line(std::string_view line, const std::vector<std::string_view>& others)
 {
     std::size_t best_prefix = 0;
     std::string_view partner;
@@ -226,15 +244,102 @@ changed_region(std::string_view line, const std::vector<std::string_view>& other
             partner = other;
         }
     }
-    if (partner.data() == nullptr) {
-        return {0, 0};
+    return partner;
+}
+
+// Walks Myers' trace back from its end on diagonal k and returns the stretches of the
+// first text that an edit touches (an insertion is an empty stretch where it
+// goes), adjacent edits joined, shifted by `base`.
+std::vector<Region>
+backtrack_regions(const std::vector<std::vector<int>>& trace, int k, int offset, std::size_t base)
+{
+    std::vector<Region> edits;
+    for (int d = static_cast<int>(trace.size()) - 1; d > 0; --d) {
+        const auto& v = trace[static_cast<std::size_t>(d)];
+        const auto at = [&](int kk) { return v[static_cast<std::size_t>(kk + offset)]; };
+        const bool down = k == -d || (k != d && at(k - 1) < at(k + 1));
+        const int prev_k = down ? k + 1 : k - 1;
+        const int prev_x = at(prev_k);
+        const auto p = base + static_cast<std::size_t>(prev_x);
+        edits.push_back(down ? Region{p, p} : Region{p, p + 1});
+        k = prev_k;
+    }
+    std::reverse(edits.begin(), edits.end());
+    std::vector<Region> out;
+    for (const auto& e : edits) {
+        if (!out.empty() && e.from <= out.back().to) {
+            out.back().to = std::max(out.back().to, e.to);
+        } else {
+            out.push_back(e);
+        }
+    }
+    return out;
+}
+
+// Where `a` and `b` differ, as stretches of `a`, by Myers' O(ND) byte diff
+// (rewrites add or move a few markers in a long line, so D stays small).
+// Past k_max_edits edits, one stretch from the first to the last difference.
+constexpr int k_max_edits = 1024;
+
+std::vector<Region>
+diff_regions(std::string_view a, std::string_view b)
+{
+    std::size_t prefix = 0;
+    while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) {
+        ++prefix;
     }
     std::size_t suffix = 0;
-    while (suffix < line.size() - best_prefix && suffix < partner.size() - best_prefix &&
-           line[line.size() - 1 - suffix] == partner[partner.size() - 1 - suffix]) {
+    while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+           a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix]) {
         ++suffix;
     }
-    return {best_prefix, line.size() - suffix};
+    const Region whole{prefix, a.size() - suffix};
+    const std::string_view x = a.substr(prefix, a.size() - prefix - suffix);
+    const std::string_view y = b.substr(prefix, b.size() - prefix - suffix);
+    const int n = static_cast<int>(x.size());
+    const int m = static_cast<int>(y.size());
+    if (n + m == 0) {
+        return {};
+    }
+    const int max_d = std::min(n + m, k_max_edits);
+    const int offset = max_d + 1;
+    std::vector<int> v(static_cast<std::size_t>(2 * offset + 1), 0);
+    std::vector<std::vector<int>> trace;
+    for (int d = 0; d <= max_d; ++d) {
+        trace.push_back(v);
+        for (int k = -d; k <= d; k += 2) {
+            const auto at = [&](int kk) -> int& {
+                return v[static_cast<std::size_t>(kk + offset)];
+            };
+            int i = (k == -d || (k != d && at(k - 1) < at(k + 1))) ? at(k + 1) : at(k - 1) + 1;
+            int j = i - k;
+            while (i < n && j < m &&
+                   x[static_cast<std::size_t>(i)] == y[static_cast<std::size_t>(j)]) {
+                ++i;
+                ++j;
+            }
+            at(k) = i;
+            if (i >= n && j >= m) {
+                return backtrack_regions(trace, k, offset, prefix);
+            }
+        }
+    }
+    return {whole};
+}
+
+// Where `line` differs from the other side of its change; its head when it
+// has none (a line only added or only removed).
+std::vector<Region>
+changed_regions(std::string_view line, const std::vector<std::string_view>& others)
+{
+    if (line.size() <= k_long_line) {
+        return {};
+    }
+    const std::string_view partner = closest_line(line, others);
+    if (partner.data() == nullptr) {
+        return {Region{}};
+    }
+    return diff_regions(line, partner);
 }
 
 // The JSON path of byte `offset` of `text`, or of byte `column` of `line`
@@ -292,17 +397,22 @@ render_hunk(const std::vector<DiffLine>& hunk, std::size_t a_start, std::size_t 
     const std::size_t b_count = hunk.size() - removed.size();
     std::string where;
     if (!removed.empty() && removed.front().size() > k_long_line) {
-        const auto [from, to] = changed_region(removed.front(), added);
-        where = path_of_change(document.get(), document.text, removed.front(), from);
+        // Every change of the line is named: "tools[0], system[1]".
+        for (const auto& r : changed_regions(removed.front(), added)) {
+            const auto path =
+                path_of_change(document.get(), document.text, removed.front(), r.from);
+            if (!path.empty() && where.find(path) == std::string::npos) {
+                where += where.empty() ? path : ", " + path;
+            }
+        }
     }
     std::string out = fmt::format("@@ -{},{} +{},{} @@{}{}\n", a_start, a_count, b_start, b_count,
                                   where.empty() ? "" : " ", where);
     for (const auto& l : hunk) {
-        const auto [from, to] = l.kind == ' '
-                                    ? std::pair<std::size_t, std::size_t>{0, 0}
-                                    : changed_region(l.text, l.kind == '+' ? removed : added);
         out += l.kind;
-        out += shortened(l.text, from, to);
+        out += l.kind == ' '
+                   ? shortened(l.text, {Region{}})
+                   : shortened(l.text, changed_regions(l.text, l.kind == '+' ? removed : added));
         out += '\n';
     }
     return out;

@@ -149,4 +149,42 @@ TEST_SUITE("advise::rewrite")
         CHECK(diff.find("…[") != std::string::npos);
         CHECK(diff.size() < 600);
     }
+
+    TEST_CASE("every change in a long line is shown and named, the bytes between them counted")
+    {
+        const std::string a(5000, 'a');
+        const std::string b(5000, 'b');
+        const std::string before = R"({"system": [{"type": "text", "text": ")" + a +
+                                   R"("}, {"type": "text", "text": ")" + b + R"("}]})";
+        const std::string marker = R"(, "cache_control": {"type": "ephemeral"})";
+        const std::string after = R"({"system": [{"type": "text", "text": ")" + a + "\"" + marker +
+                                  R"(}, {"type": "text", "text": ")" + b + "\"" + marker + "}]}";
+        const std::string diff = advise::unified_diff(before + "\n", after + "\n", "x", "y");
+        CHECK(diff.find("@@ -1,1 +1,1 @@ system[0], system[1]\n") != std::string::npos);
+        // Both markers on the + line, none of the 10,000 bytes around them whole.
+        const auto plus = diff.substr(diff.find("\n+…") + 1);
+        const auto first = plus.find("cache_control");
+        REQUIRE(first != std::string::npos);
+        CHECK(plus.find("cache_control", first + 1) != std::string::npos);
+        // Two gaps: before the first change and between the two (the line ends
+        // within the second one's context).
+        std::size_t gaps = 0;
+        for (auto at = plus.find("…["); at < plus.find('\n'); at = plus.find("…[", at + 1)) {
+            ++gaps;
+        }
+        CHECK(gaps == 2);
+        CHECK(diff.size() < 1000);
+    }
+
+    TEST_CASE("a long line rewritten beyond the edit limit still shows where it starts to differ")
+    {
+        std::string before(4000, 'x');
+        std::string after = before;
+        for (std::size_t i = 100; i < after.size(); i += 2) {
+            after[i] = 'y'; // 1,950 scattered edits: past the byte diff's limit
+        }
+        const std::string diff = advise::unified_diff(before + "\n", after + "\n", "x", "y");
+        CHECK(diff.find("-…[60 bytes]…") != std::string::npos);
+        CHECK(diff.size() < 1000);
+    }
 }
