@@ -5,6 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace cachewise::analysis {
 
 namespace {
@@ -21,7 +28,179 @@ char_start(std::string_view text, std::size_t at)
     return at;
 }
 
+char
+lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool
+is_word(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+}
+
+bool
+has_at(std::string_view text, std::size_t at, std::string_view needle)
+{
+    return text.substr(at, needle.size()) == needle;
+}
+
+bool
+has_at_nocase(std::string_view text, std::size_t at, std::string_view needle)
+{
+    if (text.size() - at < needle.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < needle.size(); ++i) {
+        if (lower(text[at + i]) != needle[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// A secret's name (find_secrets: names_secret) ends a word and is followed,
+// after at most six quotes, backslashes or blanks, by ':' or '='. In the
+// rendering each of those six may be escaped ("\"", "\t"): twelve bytes.
+bool
+name_then_assignment(std::string_view text, std::size_t end)
+{
+    if (end < text.size() && is_word(text[end])) {
+        return false;
+    }
+    std::size_t p = end;
+    for (int n = 0; n < 12 && p < text.size(); ++n, ++p) {
+        const char c = text[p];
+        if (c != '"' && c != '\'' && c != '\\' && c != ' ' && c != '\t' && c != 't') {
+            break;
+        }
+    }
+    return p < text.size() && (text[p] == ':' || text[p] == '=');
+}
+
+// Does something find_secrets reacts to start at `at` of a rendering?
+// `joins` is true where display_text concatenates text blocks (a
+// tool_result): two blocks meet at "},{", and a key could span them.
+bool
+anchor_at(std::string_view text, std::size_t at, bool joins)
+{
+    static constexpr std::array<std::string_view, 6> k_prefixes = {"AKIA", "ASIA", "AGPA",
+                                                                   "AIDA", "AROA", "AIza"};
+    static constexpr std::array<std::string_view, 7> k_names = {
+        "key", "token", "secret", "password", "passwd", "pwd", "credential"};
+    const char c = text[at];
+    if (c == '\\') {
+        // The renderer escapes only control characters as \u00XX; any other
+        // \u escape could hide a key's letters.
+        return has_at(text, at + 1, "u") &&
+               !(text.substr(at + 2, 2) == "00" && text.size() > at + 4 &&
+                 (text[at + 4] == '0' || text[at + 4] == '1'));
+    }
+    if (c == '}') {
+        return joins && has_at(text, at, "},{");
+    }
+    if (has_at(text, at, "sk-") || has_at(text, at, "xox") || has_at(text, at, "eyJ") ||
+        has_at(text, at, "-----BEGIN") || has_at(text, at, "github_pat_") ||
+        (has_at(text, at, "gh") && text.size() > at + 3 && text[at + 3] == '_') ||
+        has_at_nocase(text, at, "bearer")) {
+        return true;
+    }
+    for (const auto prefix : k_prefixes) {
+        if (has_at(text, at, prefix)) {
+            return true;
+        }
+    }
+    for (const auto name : k_names) {
+        if (has_at_nocase(text, at, name) && name_then_assignment(text, at + name.size())) {
+            return true;
+        }
+    }
+    return false;
+}
+
+#if defined(__SSE2__)
+// Bit i: text[i] is the first byte of a possible anchor (anchor_at checks it).
+// Each anchor is told by its first byte and one byte 2 to 9 further on.
+unsigned
+candidates(const char* p)
+{
+    const auto at = [p](int d) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + d)); };
+    const auto is = [](__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
+    const auto low = [](__m128i v) { return _mm_or_si128(v, _mm_set1_epi8(0x20)); };
+    const __m128i v0 = at(0);
+    const __m128i v2 = at(2);
+    const __m128i v3 = at(3);
+    const __m128i v5 = at(5);
+    const __m128i l0 = low(v0);
+    const __m128i l2 = low(v2);
+    const __m128i l4 = low(at(4));
+    const __m128i l5 = low(v5);
+    const auto both = [](__m128i a, __m128i b) { return _mm_and_si128(a, b); };
+    __m128i m = both(is(v0, 's'), is(v2, '-'));                                        // sk-
+    m = _mm_or_si128(m, both(is(v0, 'A'), is(low(v3), 'a')));                          // AKIA, AIza
+    m = _mm_or_si128(m, both(is(v0, 'g'), _mm_or_si128(is(v3, '_'), is(at(6), '_')))); // gh?_
+    m = _mm_or_si128(m, both(is(v0, 'x'), is(v2, 'x')));                               // xox
+    m = _mm_or_si128(m, both(is(v0, 'e'), is(v2, 'J')));                               // eyJ
+    m = _mm_or_si128(m, both(is(v0, '-'), is(v5, 'B')));                               // -----BEGIN
+    m = _mm_or_si128(m, both(is(l0, 'b'), is(l5, 'r')));                               // bearer
+    m = _mm_or_si128(m, both(is(l0, 'k'), is(l2, 'y')));                               // key
+    m = _mm_or_si128(m, both(is(l0, 't'), is(l4, 'n')));                               // token
+    m = _mm_or_si128(m, both(is(l0, 's'), is(l5, 't')));                               // secret
+    m = _mm_or_si128(m, both(is(l0, 'p'), _mm_or_si128(is(l4, 'w'), is(l2, 'd'))));    // passw, pwd
+    m = _mm_or_si128(m, both(is(l0, 'c'), is(low(at(9)), 'l')));                       // credential
+    m = _mm_or_si128(m, both(is(v0, '\\'), is(at(1), 'u')));                           // \u
+    m = _mm_or_si128(m, both(is(v0, '}'), is(v2, '{')));                               // },{
+    return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+#endif
+
 } // namespace
+
+bool
+may_hold_secret(std::string_view rendered, model::SegmentKind kind)
+{
+    const bool joins = kind == model::SegmentKind::tool_result;
+    const std::size_t n = rendered.size();
+#if defined(__SSE2__)
+    constexpr std::size_t k_block = 16;
+    constexpr std::size_t k_reach = 10; // candidates() reads bytes up to p + 9 + 16
+    const auto check = [&](std::size_t base, unsigned bits) {
+        for (; bits != 0; bits &= bits - 1) {
+            const std::size_t at = base + static_cast<std::size_t>(__builtin_ctz(bits));
+            if (at < n && anchor_at(rendered, at, joins)) {
+                return true;
+            }
+        }
+        return false;
+    };
+    std::size_t i = 0;
+    for (; i + k_block + k_reach <= n; i += k_block) {
+        if (const unsigned bits = candidates(rendered.data() + i); bits != 0 && check(i, bits)) {
+            return true;
+        }
+    }
+    // The tail, zero-padded: zero bytes start no anchor.
+    std::array<char, k_block * 2 + k_reach> pad{};
+    if (i < n) {
+        std::memcpy(pad.data(), rendered.data() + i, n - i);
+    }
+    for (std::size_t b = 0; i + b < n; b += k_block) {
+        if (const unsigned bits = candidates(pad.data() + b); bits != 0 && check(i + b, bits)) {
+            return true;
+        }
+    }
+    return false;
+#else
+    for (std::size_t i = 0; i < n; ++i) {
+        if (anchor_at(rendered, i, joins)) {
+            return true;
+        }
+    }
+    return false;
+#endif
+}
 
 void
 describe_secret(Finding& f, std::string_view text, const SecretMatch& match)
@@ -69,7 +248,7 @@ SecretScanner::add(const model::Request& request)
         }
         auto& produced = m_seen[s.content];
         const auto raw = m_texts.get(s.content);
-        if (!raw) {
+        if (!raw || !may_hold_secret(*raw, s.kind)) {
             continue;
         }
         const std::string shown = display_text(*raw, s.kind); // what offsets count in

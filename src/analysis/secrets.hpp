@@ -21,6 +21,16 @@ void describe_secret(Finding& f, std::string_view text, const SecretMatch& match
 std::vector<std::size_t> char_offsets(std::string_view text,
                                       const std::vector<SecretMatch>& matches);
 
+// False when find_secrets cannot find anything in the display text of a
+// segment rendered as `rendered` (display_text(rendered, kind)), without
+// computing that text: every key shape, "Bearer" and every secret's name
+// followed by ':' or '=' is looked for in the rendering, where the bytes of
+// a name or a key appear as they are (JSON escapes only change quotes,
+// backslashes and control characters). The JSON parse of display_text and
+// the scan then run only for the few segments that may hold a secret.
+// True is only a "maybe".
+bool may_hold_secret(std::string_view rendered, model::SegmentKind kind);
+
 // CW040 over a log: every segment's text is scanned once per distinct
 // content; a segment seen again adds an occurrence to its findings.
 class SecretScanner {
