@@ -30,7 +30,15 @@ struct ClaudeCodeReader::Entry {
     std::optional<Timestamp> timestamp;
     std::vector<model::Segment> segments;
     std::uint64_t line = 0;
+    // The entry of `parent` in this file, found once in finish():
+    // k_unresolved when the parent is not in the file, k_root without one.
+    std::size_t parent_index = 0;
 };
+
+namespace {
+constexpr std::size_t k_root = static_cast<std::size_t>(-1);
+constexpr std::size_t k_unresolved = static_cast<std::size_t>(-2);
+} // namespace
 
 namespace {
 
@@ -314,16 +322,18 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
     // The prompt: every message from the root of the chain down to the line
     // the response answers.
     std::vector<std::size_t> chain;
-    std::string parent = first.parent;
-    while (!parent.empty() && chain.size() <= m_entries.size()) {
-        const auto it = m_by_uuid.find(parent);
-        if (it == m_by_uuid.end()) {
-            request.notes.push_back(fmt::format(
-                "history starts at a line whose parent {} is not in this file", parent));
+    // Followed by index: every request of a session walks its whole history.
+    std::size_t at = response_lines.front();
+    while (m_entries[at].parent_index != k_root && chain.size() <= m_entries.size()) {
+        const std::size_t parent = m_entries[at].parent_index;
+        if (parent == k_unresolved) {
+            request.notes.push_back(
+                fmt::format("history starts at a line whose parent {} is not in this file",
+                            m_entries[at].parent));
             break;
         }
-        chain.push_back(it->second);
-        parent = m_entries[it->second].parent;
+        chain.push_back(parent);
+        at = parent;
     }
     std::reverse(chain.begin(), chain.end());
     request.breakpoints_logged = false; // Claude Code sets cache_control; transcripts drop it
@@ -387,6 +397,11 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
         "they are one segment, assumed identical for the same Claude Code version and kind of "
         "thread (main or subagent)");
 
+    std::size_t blocks = request.segments.size();
+    for (const auto i : chain) {
+        blocks += m_entries[i].message ? m_entries[i].segments.size() : 0;
+    }
+    request.segments.reserve(blocks);
     bool images = false;
     int message = -1;
     Role previous = Role::none;
@@ -404,7 +419,8 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
             block = 0;
             previous = e.role;
         }
-        for (auto s : e.segments) {
+        for (const auto& original : e.segments) {
+            auto& s = request.segments.emplace_back(original);
             // A string `content` keeps its "messages[i].content" path unless
             // merging puts other blocks beside it (fixed below).
             s.path =
@@ -415,7 +431,6 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
             }
             s.message_start = block == 0;
             ++block;
-            request.segments.push_back(s);
         }
     }
     for (std::size_t i = 1; i < request.segments.size(); ++i) {
@@ -434,6 +449,14 @@ void
 ClaudeCodeReader::finish(const std::function<void(model::Request&&)>& emit,
                          std::unordered_set<std::string>& seen, std::uint64_t& duplicates)
 {
+    for (auto& e : m_entries) {
+        if (e.parent.empty()) {
+            e.parent_index = k_root;
+        } else {
+            const auto it = m_by_uuid.find(e.parent);
+            e.parent_index = it == m_by_uuid.end() ? k_unresolved : it->second;
+        }
+    }
     for (const auto& id : m_request_order) {
         if (!seen.insert(id).second) {
             ++duplicates;
