@@ -61,23 +61,59 @@ has_at_nocase(std::string_view text, std::size_t at, std::string_view needle)
     return true;
 }
 
-// A secret's name (find_secrets: names_secret) ends a word and is followed,
-// after at most six quotes, backslashes or blanks, by ':' or '='. In the
-// rendering each of those six may be escaped ("\"", "\t"): twelve bytes.
+bool
+is_value(char c)
+{
+    return is_word(c) || c == '.' || c == '/' || c == '+' || c == '=' || c == '~';
+}
+
+// find_secrets' skip_quotes (at most six quotes, apostrophes, backslashes,
+// spaces or tabs) read in the rendering: as it is when the display text is
+// the rendering, or through its JSON escapes when the display text is a
+// string inside it, which then ends at a bare quote.
+std::size_t
+skip_quotes(std::string_view text, std::size_t p, bool escaped)
+{
+    for (int n = 0; n < 6 && p < text.size(); ++n) {
+        const char c = text[p];
+        if (c == '\'' || c == ' ' || c == '\t' || (!escaped && (c == '"' || c == '\\'))) {
+            ++p;
+        } else if (escaped && c == '\\' && p + 1 < text.size() &&
+                   (text[p + 1] == '"' || text[p + 1] == '\\' || text[p + 1] == 't')) {
+            p += 2;
+        } else {
+            break;
+        }
+    }
+    return p;
+}
+
+// find_secrets' named_at: after a secret's name, ':' or '=' and a value of
+// at least 12 characters. Value characters are never escaped.
+bool
+value_follows(std::string_view text, std::size_t end, bool escaped)
+{
+    std::size_t p = skip_quotes(text, end, escaped);
+    if (p >= text.size() || (text[p] != ':' && text[p] != '=')) {
+        return false;
+    }
+    p = skip_quotes(text, p + 1, escaped);
+    std::size_t n = 0;
+    while (p + n < text.size() && n < 12 && is_value(text[p + n])) {
+        ++n;
+    }
+    return n == 12;
+}
+
+// A secret's name (find_secrets: names_secret) ends a word and is followed
+// by a value (named_at).
 bool
 name_then_assignment(std::string_view text, std::size_t end)
 {
     if (end < text.size() && is_word(text[end])) {
         return false;
     }
-    std::size_t p = end;
-    for (int n = 0; n < 12 && p < text.size(); ++n, ++p) {
-        const char c = text[p];
-        if (c != '"' && c != '\'' && c != '\\' && c != ' ' && c != '\t' && c != 't') {
-            break;
-        }
-    }
-    return p < text.size() && (text[p] == ':' || text[p] == '=');
+    return value_follows(text, end, false) || value_follows(text, end, true);
 }
 
 // Does something find_secrets reacts to start at `at` of a rendering?

@@ -61,13 +61,53 @@ TEST_SUITE("analysis::secrets")
     {
         // Pieces of keys, names and the bytes that separate them; keys are
         // built at run time so that no whole key sits in the sources.
-        const std::vector<std::string> pieces = {
-            "sk-", "ant-", "api03-", "proj-", "AKIA", "AIza", "ghp_", "github_pat_", "xoxb-",
-            "eyJ", "hbGciOiJIUzI1NiJ9", ".", "-----BEGIN", " RSA PRIVATE KEY-----", "-----END",
-            "Bearer", "bearer", "api_key", "apiKey", "PASSWORD", "token", "secret", "pwd",
-            "client_credential", "passwd", "monkey", "max_tokens", ":", "=", " ", "\"", "'",
-            "\\", "\t", "\n", "\x1b", "Q7X2M4N8P5R3T6V9", "Zq8xY2vB7nLm4Kp9aB", "9a8b7c6d5e4f3a2b1c",
-            "the", "cache", "word", "_", "-", "{", "},{", "\xC3\xA9"};
+        const std::vector<std::string> pieces = {"sk-",
+                                                 "ant-",
+                                                 "api03-",
+                                                 "proj-",
+                                                 "AKIA",
+                                                 "AIza",
+                                                 "ghp_",
+                                                 "github_pat_",
+                                                 "xoxb-",
+                                                 "eyJ",
+                                                 "hbGciOiJIUzI1NiJ9",
+                                                 ".",
+                                                 "-----BEGIN",
+                                                 " RSA PRIVATE KEY-----",
+                                                 "-----END",
+                                                 "Bearer",
+                                                 "bearer",
+                                                 "api_key",
+                                                 "apiKey",
+                                                 "PASSWORD",
+                                                 "token",
+                                                 "secret",
+                                                 "pwd",
+                                                 "client_credential",
+                                                 "passwd",
+                                                 "monkey",
+                                                 "max_tokens",
+                                                 ":",
+                                                 "=",
+                                                 " ",
+                                                 "\"",
+                                                 "'",
+                                                 "\\",
+                                                 "\t",
+                                                 "\n",
+                                                 "\x1b",
+                                                 "Q7X2M4N8P5R3T6V9",
+                                                 "Zq8xY2vB7nLm4Kp9aB",
+                                                 "9a8b7c6d5e4f3a2b1c",
+                                                 "the",
+                                                 "cache",
+                                                 "word",
+                                                 "_",
+                                                 "-",
+                                                 "{",
+                                                 "},{",
+                                                 "\xC3\xA9"};
         std::mt19937 rng(40);
         const auto text = [&] {
             std::string t;
@@ -77,7 +117,7 @@ TEST_SUITE("analysis::secrets")
             return t;
         };
         int secrets = 0;
-        for (int round = 0; round < 20000; ++round) {
+        for (int round = 0; round < 50000; ++round) {
             const std::string a = text();
             const std::string b = text();
             const std::vector<std::pair<std::string, SegmentKind>> renderings = {
