@@ -156,39 +156,112 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
     return false;
 }
 
+#if defined(__AVX2__)
+// 32 bytes a step.
+struct Lanes {
+    using V = __m256i;
+    static constexpr std::size_t k_width = 32;
+    static V
+    load(const char* p)
+    {
+        return _mm256_loadu_si256(reinterpret_cast<const V*>(p));
+    }
+    static V
+    is(V v, char c)
+    {
+        return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
+    }
+    static V
+    low(V v)
+    {
+        return _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    }
+    static V
+    both(V a, V b)
+    {
+        return _mm256_and_si256(a, b);
+    }
+    static V
+    either(V a, V b)
+    {
+        return _mm256_or_si256(a, b);
+    }
+    static unsigned
+    mask(V v)
+    {
+        return static_cast<unsigned>(_mm256_movemask_epi8(v));
+    }
+};
+#elif defined(__SSE2__)
+// 16 bytes a step.
+struct Lanes {
+    using V = __m128i;
+    static constexpr std::size_t k_width = 16;
+    static V
+    load(const char* p)
+    {
+        return _mm_loadu_si128(reinterpret_cast<const V*>(p));
+    }
+    static V
+    is(V v, char c)
+    {
+        return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
+    }
+    static V
+    low(V v)
+    {
+        return _mm_or_si128(v, _mm_set1_epi8(0x20));
+    }
+    static V
+    both(V a, V b)
+    {
+        return _mm_and_si128(a, b);
+    }
+    static V
+    either(V a, V b)
+    {
+        return _mm_or_si128(a, b);
+    }
+    static unsigned
+    mask(V v)
+    {
+        return static_cast<unsigned>(_mm_movemask_epi8(v));
+    }
+};
+#endif
+
 #if defined(__SSE2__)
 // Bit i: text[i] is the first byte of a possible anchor (anchor_at checks it).
-// Each anchor is told by its first byte and one byte 2 to 9 further on.
+// Each anchor is told by its first byte and one byte 1 to 9 further on.
 unsigned
 candidates(const char* p)
 {
-    const auto at = [p](int d) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + d)); };
-    const auto is = [](__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
-    const auto low = [](__m128i v) { return _mm_or_si128(v, _mm_set1_epi8(0x20)); };
-    const __m128i v0 = at(0);
-    const __m128i v2 = at(2);
-    const __m128i v3 = at(3);
-    const __m128i v5 = at(5);
-    const __m128i l0 = low(v0);
-    const __m128i l2 = low(v2);
-    const __m128i l4 = low(at(4));
-    const __m128i l5 = low(v5);
-    const auto both = [](__m128i a, __m128i b) { return _mm_and_si128(a, b); };
-    __m128i m = both(is(v0, 's'), is(v2, '-'));                                        // sk-
-    m = _mm_or_si128(m, both(is(v0, 'A'), is(low(v3), 'a')));                          // AKIA, AIza
-    m = _mm_or_si128(m, both(is(v0, 'g'), _mm_or_si128(is(v3, '_'), is(at(6), '_')))); // gh?_
-    m = _mm_or_si128(m, both(is(v0, 'x'), is(v2, 'x')));                               // xox
-    m = _mm_or_si128(m, both(is(v0, 'e'), is(v2, 'J')));                               // eyJ
-    m = _mm_or_si128(m, both(is(v0, '-'), is(v5, 'B')));                               // -----BEGIN
-    m = _mm_or_si128(m, both(is(l0, 'b'), is(l5, 'r')));                               // bearer
-    m = _mm_or_si128(m, both(is(l0, 'k'), is(l2, 'y')));                               // key
-    m = _mm_or_si128(m, both(is(l0, 't'), is(l4, 'n')));                               // token
-    m = _mm_or_si128(m, both(is(l0, 's'), is(l5, 't')));                               // secret
-    m = _mm_or_si128(m, both(is(l0, 'p'), _mm_or_si128(is(l4, 'w'), is(l2, 'd'))));    // passw, pwd
-    m = _mm_or_si128(m, both(is(l0, 'c'), is(low(at(9)), 'l')));                       // credential
-    m = _mm_or_si128(m, both(is(v0, '\\'), is(at(1), 'u')));                           // \u
-    m = _mm_or_si128(m, both(is(v0, '}'), is(v2, '{')));                               // },{
-    return static_cast<unsigned>(_mm_movemask_epi8(m));
+    using L = Lanes;
+    const auto at = [p](int d) { return L::load(p + d); };
+    const auto v0 = at(0);
+    const auto v2 = at(2);
+    const auto v3 = at(3);
+    const auto v5 = at(5);
+    const auto l0 = L::low(v0);
+    const auto l2 = L::low(v2);
+    const auto l4 = L::low(at(4));
+    const auto l5 = L::low(v5);
+    auto m = L::both(L::is(v0, 's'), L::is(v2, '-'));                  // sk-
+    m = L::either(m, L::both(L::is(v0, 'A'), L::is(L::low(v3), 'a'))); // AKIA, AIza
+    m = L::either(m, L::both(L::is(v0, 'g'), L::either(L::is(v3, '_'), L::is(at(6), '_')))); // gh?_
+    m = L::either(m, L::both(L::is(v0, 'x'), L::is(v2, 'x')));                               // xox
+    m = L::either(m, L::both(L::is(v0, 'e'), L::is(v2, 'J')));                               // eyJ
+    m = L::either(m, L::both(L::is(v0, '-'), L::is(v5, 'B'))); // -----BEGIN
+    m = L::either(m, L::both(L::is(l0, 'b'), L::is(l5, 'r'))); // bearer
+    m = L::either(m, L::both(L::is(l0, 'k'), L::is(l2, 'y'))); // key
+    m = L::either(m, L::both(L::is(l0, 't'), L::is(l4, 'n'))); // token
+    m = L::either(m, L::both(L::is(l0, 's'), L::is(l5, 't'))); // secret
+    m = L::either(m,
+                  L::both(L::is(l0, 'p'), L::either(L::is(l4, 'w'), L::is(l2, 'd')))); // passw, pwd
+    m = L::either(m, L::both(L::is(l0, 'c'), L::is(L::low(at(9)), 'l')));              // credential
+    m = L::either(m, L::both(L::is(v0, '\\'), L::is(at(1), 'u')));                     // \u
+    m = L::either(m, L::both(L::is(v0, '}'), L::is(v2, '{')));                         // },{
+    return L::mask(m);
 }
 #endif
 
@@ -200,8 +273,8 @@ may_hold_secret(std::string_view rendered, model::SegmentKind kind)
     const bool joins = kind == model::SegmentKind::tool_result;
     const std::size_t n = rendered.size();
 #if defined(__SSE2__)
-    constexpr std::size_t k_block = 16;
-    constexpr std::size_t k_reach = 10; // candidates() reads bytes up to p + 9 + 16
+    constexpr std::size_t k_block = Lanes::k_width;
+    constexpr std::size_t k_reach = 10; // candidates() reads bytes up to p + 9 + k_block
     const auto check = [&](std::size_t base, unsigned bits) {
         for (; bits != 0; bits &= bits - 1) {
             const std::size_t at = base + static_cast<std::size_t>(__builtin_ctz(bits));
