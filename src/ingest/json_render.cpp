@@ -239,6 +239,38 @@ parse_cache_control(od::value v)
     return cc;
 }
 
+bool
+is_canonical_token(std::string_view token)
+{
+    if (token.size() < 2 || token.front() != '"' || token.back() != '"') {
+        return false;
+    }
+    const char* p = token.data() + 1;
+    const char* const end = token.data() + token.size() - 1;
+    while ((p = find_escape(p, end)) < end) {
+        if (*p != '\\' || end - p < 2) {
+            return false; // a control character as it is
+        }
+        const char e = p[1];
+        if (e == '"' || e == '\\' || e == 'n' || e == 'r' || e == 't' || e == 'b' || e == 'f') {
+            p += 2;
+            continue;
+        }
+        // Only control characters without a short escape, as \u00xx.
+        if (e != 'u' || end - p < 6 || p[2] != '0' || p[3] != '0' || (p[4] != '0' && p[4] != '1')) {
+            return false;
+        }
+        const char x = p[5];
+        const int low = x >= '0' && x <= '9' ? x - '0' : x >= 'a' && x <= 'f' ? x - 'a' + 10 : -1;
+        const int c = (p[4] - '0') * 16 + low;
+        if (low < 0 || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+            return false;
+        }
+        p += 6;
+    }
+    return true;
+}
+
 void
 append_json_string(std::string& out, std::string_view text)
 {
@@ -318,14 +350,18 @@ JsonRenderer::value(od::value v, bool payload, int depth, std::string_view via_k
         array(get(v.get_array(), "an array"), payload, depth, stats, parent);
         return;
     case od::json_type::string: {
+        const std::string_view token = trim_token(v.raw_json_token());
         const std::string_view s = string(v);
+        // Most logs escape as the canonical form does: the token is then
+        // copied as it is, not unescaped and escaped again.
+        const bool as_is = is_canonical_token(token);
         if (!payload && via_key == "content" && depth > 0) {
             // A string `content` (tool_result) is the text block it stands for.
             m_out += "[{\"text\":";
-            append_json_string(m_out, s);
+            as_is ? void(m_out += token) : append_json_string(m_out, s);
             m_out += ",\"type\":\"text\"}]";
         } else {
-            append_json_string(m_out, s);
+            as_is ? void(m_out += token) : append_json_string(m_out, s);
         }
         const bool data_url = via_key == "url" && s.rfind("data:", 0) == 0;
         if (!payload && !is_uncounted_key(via_key) && !data_url) {
