@@ -345,17 +345,74 @@ char_offsets(std::string_view text, const std::vector<SecretMatch>& matches)
     return out;
 }
 
+std::pair<SecretScanner::Seen*, bool>
+SecretScanner::seen(const Hash128& content)
+{
+    if (4 * (m_seen_used + 1) > 3 * m_seen.size()) {
+        std::vector<Seen> old(std::max<std::size_t>(1024, 2 * m_seen.size()));
+        old.swap(m_seen);
+        m_seen_used = 0;
+        for (const auto& slot : old) {
+            if (slot.used) {
+                *seen(slot.content).first = slot;
+            }
+        }
+    }
+    const std::size_t mask = m_seen.size() - 1;
+    for (std::size_t i = content.low & mask;; i = (i + 1) & mask) {
+        Seen& slot = m_seen[i];
+        if (!slot.used) {
+            slot.used = true;
+            slot.content = content;
+            ++m_seen_used;
+            return {&slot, true};
+        }
+        if (slot.content == content) {
+            return {&slot, false};
+        }
+    }
+}
+
+std::uint32_t
+SecretScanner::new_list()
+{
+    m_lists.emplace_back();
+    return static_cast<std::uint32_t>(m_lists.size());
+}
+
+void
+SecretScanner::add_occurrence(std::uint32_t list)
+{
+    if (list != 0) {
+        for (const std::size_t i : m_lists[list - 1]) {
+            ++m_findings[i].occurrences;
+        }
+    }
+}
+
 void
 SecretScanner::add(const model::Request& request)
 {
-    for (const auto& s : request.segments) {
-        if (const auto it = m_seen.find(s.content); it != m_seen.end()) {
-            for (const std::size_t i : it->second) {
-                ++m_findings[i].occurrences;
-            }
+    // Consecutive requests of a conversation share a prefix (equal chains,
+    // so equal contents): its segments were looked up with the request
+    // before, and only their findings gain an occurrence.
+    const auto& segments = request.segments;
+    std::size_t shared = 0;
+    while (shared < m_previous.size() && shared < segments.size() &&
+           m_previous[shared].chain == segments[shared].chain) {
+        add_occurrence(m_previous[shared].list);
+        ++shared;
+    }
+    m_previous.resize(shared);
+    for (std::size_t k = shared; k < segments.size(); ++k) {
+        const auto& s = segments[k];
+        const auto [slot, added] = seen(s.content);
+        if (!added) {
+            add_occurrence(slot->list);
+            m_previous.push_back(Previous{s.chain, slot->list});
             continue;
         }
-        auto& produced = m_seen[s.content];
+        m_previous.push_back(Previous{s.chain, 0});
         const auto raw = m_texts.get(s.content);
         if (!raw || !may_hold_secret(*raw, s.kind)) {
             continue;
@@ -363,6 +420,12 @@ SecretScanner::add(const model::Request& request)
         const std::string shown = display_text(*raw, s.kind); // what offsets count in
         const std::string_view text = shown;
         const auto matches = find_secrets(text);
+        if (matches.empty()) {
+            continue;
+        }
+        const std::uint32_t list = new_list();
+        slot->list = list;
+        m_previous.back().list = list;
         const auto chars = char_offsets(text, matches);
         for (std::size_t i = 0; i < matches.size(); ++i) {
             const auto& match = matches[i];
@@ -377,7 +440,7 @@ SecretScanner::add(const model::Request& request)
             // What a rotation of the key spoils: the prompt from its segment on.
             f.tokens_lost = request.prompt_tokens() - *f.location.token;
             describe_secret(f, text, match);
-            produced.push_back(m_findings.size());
+            m_lists[list - 1].push_back(m_findings.size());
             m_findings.push_back(std::move(f));
         }
     }

@@ -1,6 +1,7 @@
 #include "analysis/secrets.hpp"
 #include "analysis/segment_text.hpp"
 #include "ingest/json_render.hpp"
+#include "model/chain.hpp"
 #include "util/redact.hpp"
 
 #include <doctest/doctest.h>
@@ -155,5 +156,51 @@ TEST_SUITE("analysis::secrets")
             SegmentKind::text));
         CHECK_FALSE(may_hold_secret(tool_result({"ok", "done"}), SegmentKind::text));
         CHECK_FALSE(may_hold_secret("", SegmentKind::text));
+    }
+
+    TEST_CASE("a secret in a shared prefix is one finding with one occurrence per request")
+    {
+        const std::string key = "sk-ant-api03-" + std::string("Zq8xY2vB7nLm4Kp9");
+        const std::vector<std::string> texts = {text_block("use " + key), text_block("hello"),
+                                                text_block("more"), text_block("other")};
+        model::TextStore store;
+        const auto segment = [&](std::size_t t, const Hash128& parent) {
+            model::Segment s;
+            s.content = hash_bytes(texts[t]);
+            store.put(s.content, texts[t]);
+            s.chain = model::chain_link(parent, s);
+            return s;
+        };
+        const auto request = [&](const std::vector<std::size_t>& order, std::uint64_t root) {
+            model::Request r;
+            r.id = "r" + std::to_string(order.size());
+            Hash128 chain{root, root};
+            for (const auto t : order) {
+                r.segments.push_back(segment(t, chain));
+                chain = r.segments.back().chain;
+            }
+            return r;
+        };
+        SecretScanner scanner(store);
+        scanner.add(request({0, 1}, 1));
+        scanner.add(request({0, 1, 2}, 1)); // the prefix of the one before
+        scanner.add(request({3, 0}, 2));    // elsewhere, the same block
+        scanner.add(request({0}, 1));
+        REQUIRE(scanner.findings().size() == 1);
+        CHECK(scanner.findings()[0].occurrences == 4);
+        CHECK(scanner.findings()[0].request == "r2");
+
+        // Thousands of other contents later (the table grows), still known.
+        for (std::uint64_t i = 0; i < 3000; ++i) {
+            model::Request other;
+            model::Segment s;
+            s.content = Hash128{i * 0x9E3779B97F4A7C15ULL, i};
+            s.chain = Hash128{i, i + 7};
+            other.segments.push_back(s);
+            scanner.add(other);
+        }
+        scanner.add(request({3, 0}, 3));
+        REQUIRE(scanner.findings().size() == 1);
+        CHECK(scanner.findings()[0].occurrences == 5);
     }
 }
