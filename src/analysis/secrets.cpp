@@ -156,76 +156,75 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
     return false;
 }
 
-#if defined(__AVX2__)
-// 32 bytes a step.
+#if defined(__SSE2__)
+// 32 bytes a step where AVX2 is compiled in, else 16.
 struct Lanes {
+#if defined(__AVX2__)
     using V = __m256i;
     static constexpr std::size_t k_width = 32;
-    static V
-    load(const char* p)
-    {
-        return _mm256_loadu_si256(reinterpret_cast<const V*>(p));
-    }
-    static V
-    is(V v, char c)
-    {
-        return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
-    }
-    static V
-    low(V v)
-    {
-        return _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-    }
-    static V
-    both(V a, V b)
-    {
-        return _mm256_and_si256(a, b);
-    }
-    static V
-    either(V a, V b)
-    {
-        return _mm256_or_si256(a, b);
-    }
-    static unsigned
-    mask(V v)
-    {
-        return static_cast<unsigned>(_mm256_movemask_epi8(v));
-    }
-};
-#elif defined(__SSE2__)
-// 16 bytes a step.
-struct Lanes {
+#else
     using V = __m128i;
     static constexpr std::size_t k_width = 16;
+#endif
     static V
     load(const char* p)
     {
+#if defined(__AVX2__)
+        return _mm256_loadu_si256(reinterpret_cast<const V*>(p));
+#else
         return _mm_loadu_si128(reinterpret_cast<const V*>(p));
+#endif
+    }
+    static V
+    splat(char c)
+    {
+#if defined(__AVX2__)
+        return _mm256_set1_epi8(c);
+#else
+        return _mm_set1_epi8(c);
+#endif
     }
     static V
     is(V v, char c)
     {
-        return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
-    }
-    static V
-    low(V v)
-    {
-        return _mm_or_si128(v, _mm_set1_epi8(0x20));
+#if defined(__AVX2__)
+        return _mm256_cmpeq_epi8(v, splat(c));
+#else
+        return _mm_cmpeq_epi8(v, splat(c));
+#endif
     }
     static V
     both(V a, V b)
     {
+#if defined(__AVX2__)
+        return _mm256_and_si256(a, b);
+#else
         return _mm_and_si128(a, b);
+#endif
     }
     static V
     either(V a, V b)
     {
+#if defined(__AVX2__)
+        return _mm256_or_si256(a, b);
+#else
         return _mm_or_si128(a, b);
+#endif
+    }
+    // ASCII letters lower-cased (other bytes changed too: only compared).
+    static V
+    low(V v)
+    {
+        return either(v, splat(0x20));
     }
     static unsigned
     mask(V v)
     {
+#if defined(__AVX2__)
+        return static_cast<unsigned>(_mm256_movemask_epi8(v));
+#else
         return static_cast<unsigned>(_mm_movemask_epi8(v));
+#endif
     }
 };
 #endif

@@ -66,15 +66,7 @@ string_view_member(od::value v, std::string_view name)
 std::string
 string_member(od::value v, std::string_view name)
 {
-    const auto t = get(v.type(), "a value");
-    if (t == od::json_type::null) {
-        return {};
-    }
-    if (t != od::json_type::string) {
-        throw FieldError(std::string(name),
-                         fmt::format("expected a string, found {}", describe(t)));
-    }
-    return std::string(get(v.get_string(), "a string"));
+    return std::string(string_view_member(v, name));
 }
 
 // The inner message of a progress line: its id, model and usage.

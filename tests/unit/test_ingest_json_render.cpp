@@ -28,11 +28,11 @@ TEST_SUITE("ingest::json_render")
         CHECK(is_canonical_token(R"("plain")"));
         CHECK(is_canonical_token(R"("a\"b\\c\nd\te\r\b\f\u001b\u0000")"));
         CHECK(is_canonical_token(R"("")"));
-        CHECK_FALSE(is_canonical_token(R"("a\/b")"));      // '/' needs no escape
-        CHECK_FALSE(is_canonical_token(R"("\u0041")"));    // 'A'
-        CHECK_FALSE(is_canonical_token(R"("\u000a")"));    // has a short escape
-        CHECK_FALSE(is_canonical_token(R"("\u001B")"));    // upper-case hex
-        CHECK_FALSE(is_canonical_token(R"("\u00e9")"));    // not a control character
+        CHECK_FALSE(is_canonical_token(R"("a\/b")"));         // '/' needs no escape
+        CHECK_FALSE(is_canonical_token(R"("\u0041")"));       // 'A'
+        CHECK_FALSE(is_canonical_token(R"("\u000a")"));       // has a short escape
+        CHECK_FALSE(is_canonical_token(R"("\u001B")"));       // upper-case hex
+        CHECK_FALSE(is_canonical_token(R"("\u00e9")"));       // not a control character
         CHECK_FALSE(is_canonical_token("\"tab\tas it is\"")); // control character unescaped
         CHECK_FALSE(is_canonical_token("unquoted"));
     }
@@ -42,8 +42,9 @@ TEST_SUITE("ingest::json_render")
         // Random escapes, canonical or not: a token is canonical exactly
         // when escaping its value again gives it back.
         const std::vector<std::string> pieces = {
-            "a", "word ", "\\n", "\\t", "\\\"", "\\\\", "\\/", "\\u001b", "\\u001B", "\\u000a",
-            "\\u0041", "\\u00e9", "\\b", "\\f", "\\r", "\xC3\xA9", "\\u0000", "\\u007f", "xyz"};
+            "a",       "word ",    "\\n",     "\\t",     "\\\"",    "\\\\", "\\/",
+            "\\u001b", "\\u001B",  "\\u000a", "\\u0041", "\\u00e9", "\\b",  "\\f",
+            "\\r",     "\xC3\xA9", "\\u0000", "\\u007f", "xyz"};
         std::mt19937 rng(13);
         for (int round = 0; round < 5000; ++round) {
             std::string token = "\"";
