@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -239,6 +240,54 @@ parse_cache_control(od::value v)
     return cc;
 }
 
+namespace {
+
+// The length of the canonical escape at p (a byte that needs one), or 0
+// when it is not one: a control character as it is, an escape
+// append_json_string does not write.
+std::size_t
+canonical_escape(const char* p, const char* end)
+{
+    if (*p != '\\' || end - p < 2) {
+        return 0;
+    }
+    const char e = p[1];
+    if (e == '"' || e == '\\' || e == 'n' || e == 'r' || e == 't' || e == 'b' || e == 'f') {
+        return 2;
+    }
+    // Only control characters without a short escape, as \u00xx.
+    if (e != 'u' || end - p < 6 || p[2] != '0' || p[3] != '0' || (p[4] != '0' && p[4] != '1')) {
+        return 0;
+    }
+    const char x = p[5];
+    const int low = x >= '0' && x <= '9' ? x - '0' : x >= 'a' && x <= 'f' ? x - 'a' + 10 : -1;
+    const int c = (p[4] - '0') * 16 + low;
+    return low < 0 || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t' ? 0 : 6;
+}
+
+#if defined(__SSE2__)
+// Bit i: p[i] needs an escape. Reads 64 bytes.
+std::uint64_t
+escape_mask(const char* p)
+{
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1f);
+    std::uint64_t mask = 0;
+    for (int b = 0; b < 4; ++b) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * b));
+        const __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                         _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+        mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hit)))
+                << (16 * b);
+    }
+    return mask;
+}
+#endif
+
+} // namespace
+
 bool
 is_canonical_token(std::string_view token)
 {
@@ -247,26 +296,33 @@ is_canonical_token(std::string_view token)
     }
     const char* p = token.data() + 1;
     const char* const end = token.data() + token.size() - 1;
+#if defined(__SSE2__)
+    // Prompt text escapes a newline every few dozen bytes: the escapes of 64
+    // bytes are taken from one mask.
+    while (end - p >= 64) {
+        std::uint64_t mask = escape_mask(p);
+        std::size_t done = 64;
+        while (mask != 0) {
+            const auto at = static_cast<std::size_t>(__builtin_ctzll(mask));
+            const std::size_t length = canonical_escape(p + at, end);
+            if (length == 0) {
+                return false;
+            }
+            done = std::max<std::size_t>(64, at + length);
+            if (at + length >= 64) {
+                break;
+            }
+            mask &= ~std::uint64_t{0} << (at + length); // the escaped bytes are not escapes
+        }
+        p += done;
+    }
+#endif
     while ((p = find_escape(p, end)) < end) {
-        if (*p != '\\' || end - p < 2) {
-            return false; // a control character as it is
-        }
-        const char e = p[1];
-        if (e == '"' || e == '\\' || e == 'n' || e == 'r' || e == 't' || e == 'b' || e == 'f') {
-            p += 2;
-            continue;
-        }
-        // Only control characters without a short escape, as \u00xx.
-        if (e != 'u' || end - p < 6 || p[2] != '0' || p[3] != '0' || (p[4] != '0' && p[4] != '1')) {
+        const std::size_t length = canonical_escape(p, end);
+        if (length == 0) {
             return false;
         }
-        const char x = p[5];
-        const int low = x >= '0' && x <= '9' ? x - '0' : x >= 'a' && x <= 'f' ? x - 'a' + 10 : -1;
-        const int c = (p[4] - '0') * 16 + low;
-        if (low < 0 || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
-            return false;
-        }
-        p += 6;
+        p += length;
     }
     return true;
 }
