@@ -6,8 +6,9 @@
 #include "util/hash.hpp"
 #include "util/redact.hpp"
 
+#include <cstdint>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace cachewise::analysis {
@@ -20,6 +21,16 @@ void describe_secret(Finding& f, std::string_view text, const SecretMatch& match
 // which come in text order: one walk over the text.
 std::vector<std::size_t> char_offsets(std::string_view text,
                                       const std::vector<SecretMatch>& matches);
+
+// False when find_secrets cannot find anything in the display text of a
+// segment rendered as `rendered` (display_text(rendered, kind)), without
+// computing that text: every key shape, "Bearer" and every secret's name
+// followed by ':' or '=' is looked for in the rendering, where the bytes of
+// a name or a key appear as they are (JSON escapes only change quotes,
+// backslashes and control characters). The JSON parse of display_text and
+// the scan then run only for the few segments that may hold a secret.
+// True is only a "maybe".
+bool may_hold_secret(std::string_view rendered, model::SegmentKind kind);
 
 // CW040 over a log: every segment's text is scanned once per distinct
 // content; a segment seen again adds an occurrence to its findings.
@@ -38,8 +49,30 @@ public:
 private:
     const model::TextStore& m_texts;
     std::vector<Finding> m_findings;
-    // Segment content -> the findings it produced (indices in m_findings).
-    std::unordered_map<Hash128, std::vector<std::size_t>, Hash128Hasher> m_seen;
+    // The findings of a content, as indices into m_findings; 0: none.
+    std::uint32_t new_list();
+    void add_occurrence(std::uint32_t list);
+
+    // Segment content -> its findings (an index into m_lists, 0: none), by
+    // open addressing on the content hash, which is uniform already: a
+    // lookup is a masked index and a short probe.
+    struct Seen {
+        Hash128 content;
+        std::uint32_t list = 0;
+        bool used = false;
+    };
+    // The slot of `content` and whether it was just added; valid until the
+    // next call.
+    std::pair<Seen*, bool> seen(const Hash128& content);
+    std::vector<Seen> m_seen;
+    std::size_t m_seen_used = 0;
+    std::vector<std::vector<std::size_t>> m_lists;
+    // The last request's segments: chain and findings list.
+    struct Previous {
+        Hash128 chain;
+        std::uint32_t list;
+    };
+    std::vector<Previous> m_previous;
 };
 
 } // namespace cachewise::analysis

@@ -57,21 +57,26 @@ BodyParser::render(od::object object, std::initializer_list<std::string_view> sk
     for (const auto name : skip) {
         key.low ^= hash_bytes(name).low; // a different rendering of the same bytes
     }
-    if (const auto it = m_memo.find(key); it != m_memo.end()) {
-        return it->second;
+    if (m_memo.empty()) {
+        m_memo.resize(k_memo_entries);
     }
-    if (m_memo.size() >= k_memo_entries) {
-        m_memo.clear(); // bounded memory; agent logs refill it at once
+    MemoSlot& slot = m_memo[key.low & (k_memo_entries - 1)];
+    if (slot.used && slot.key == key) {
+        return slot.value;
     }
     (void)get(object.reset(), "an object");
-    Rendered r;
+    slot.used = false; // until the rendering succeeds
+    Rendered& r = slot.value;
+    r.stats = RenderStats{};
     const std::string_view rendered = m_renderer.render_object(object, r.stats, skip);
     r.content = hash_bytes(rendered);
     r.bytes = static_cast<std::uint32_t>(rendered.size());
     if (m_store != nullptr) {
         m_store->put(r.content, rendered);
     }
-    return m_memo.emplace(key, std::move(r)).first->second;
+    slot.key = key;
+    slot.used = true;
+    return r;
 }
 
 const BodyParser::Rendered&

@@ -83,6 +83,7 @@ protected:
         Hash128 content;
         std::uint32_t bytes = 0;
     };
+    // The result is valid until the next render: use it at once.
     const Rendered& render(od::value block, std::initializer_list<std::string_view> skip = {});
     const Rendered& render(od::object object, std::initializer_list<std::string_view> skip = {});
     const Rendered& remember(std::string_view rendered, const RenderStats& stats);
@@ -144,8 +145,16 @@ private:
     model::TextStore* m_store = nullptr;
     std::string m_model_override;
     std::string m_provider_override;
-    static constexpr std::size_t k_memo_entries = std::size_t{1} << 16;
-    std::unordered_map<Hash128, Rendered, Hash128Hasher> m_memo;
+    // Direct-mapped by the key's low bits, allocated at the first block: a
+    // lookup is one probe, a miss renders into the slot it evicts (a block
+    // rendered again gives the same bytes, so only speed depends on it).
+    struct MemoSlot {
+        Hash128 key;
+        bool used = false;
+        Rendered value;
+    };
+    static constexpr std::size_t k_memo_entries = std::size_t{1} << 15;
+    std::vector<MemoSlot> m_memo;
     Rendered m_scratch; // renderings that are not memoised (string content)
     model::Request* m_request = nullptr;
     std::array<std::vector<model::Segment>, 3> m_levels;

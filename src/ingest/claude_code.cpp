@@ -14,14 +14,20 @@ namespace cachewise::ingest {
 
 using model::Role;
 
+// One line, without a heap allocation for what repeats: uuids are kept as
+// their hash, the values every line repeats (session, agent, model, version)
+// as an index into the file's distinct values.
 struct ClaudeCodeReader::Entry {
-    std::string uuid;
-    std::string parent;
-    std::string session;
-    std::string agent;
-    std::string request_id;
-    std::string model;
-    std::string version;
+    Hash128 uuid;
+    std::string uuid_head; // the first 8 characters (a sidechain's stream name)
+    bool has_uuid = false;
+    Hash128 parent_key;
+    bool has_parent = false;
+    std::string parent; // kept only while the parent is not in the file yet
+    std::uint32_t session = 0;
+    std::uint32_t agent = 0;
+    std::uint32_t model = 0;
+    std::uint32_t version = 0;
     Role role = Role::none;
     bool message = false; // false: a bookkeeping line that only links the chain
     bool sidechain = false;
@@ -30,12 +36,21 @@ struct ClaudeCodeReader::Entry {
     std::optional<Timestamp> timestamp;
     std::vector<model::Segment> segments;
     std::uint64_t line = 0;
+    // The entry of `parent` in this file, found once in finish():
+    // k_unresolved when the parent is not in the file, k_root without one.
+    std::size_t parent_index = 0;
 };
 
 namespace {
+constexpr std::size_t k_root = static_cast<std::size_t>(-1);
+constexpr std::size_t k_unresolved = static_cast<std::size_t>(-2);
+} // namespace
 
-std::string
-string_member(od::value v, std::string_view name)
+namespace {
+
+// A string member's value (valid until the next line); null reads as "".
+std::string_view
+string_view_member(od::value v, std::string_view name)
 {
     const auto t = get(v.type(), "a value");
     if (t == od::json_type::null) {
@@ -45,7 +60,13 @@ string_member(od::value v, std::string_view name)
         throw FieldError(std::string(name),
                          fmt::format("expected a string, found {}", describe(t)));
     }
-    return std::string(get(v.get_string(), "a string"));
+    return get(v.get_string(), "a string");
+}
+
+std::string
+string_member(od::value v, std::string_view name)
+{
+    return std::string(string_view_member(v, name));
 }
 
 // The inner message of a progress line: its id, model and usage.
@@ -86,6 +107,22 @@ ClaudeCodeReader::ClaudeCodeReader(AnthropicRequestParser& parser, const ruleset
 
 ClaudeCodeReader::~ClaudeCodeReader() = default;
 
+std::uint32_t
+ClaudeCodeReader::intern(std::string_view value, Interned field)
+{
+    std::uint32_t& last = m_last_value[static_cast<std::size_t>(field)];
+    if (m_values[last] == value) {
+        return last;
+    }
+    const auto [it, inserted] =
+        m_value_index.try_emplace(std::string(value), static_cast<std::uint32_t>(m_values.size()));
+    if (inserted) {
+        m_values.push_back(it->first);
+    }
+    last = it->second;
+    return last;
+}
+
 ClaudeCodeReader::LineKind
 ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t number)
 {
@@ -106,6 +143,7 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
     Entry e;
     e.line = number;
     std::string type;
+    std::string_view request_id;
     bool synthetic = false;
     std::optional<ProgressCall> call;
     for (auto field : object) {
@@ -114,17 +152,25 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
         if (key == "type") {
             type = string_member(v, "type");
         } else if (key == "uuid") {
-            e.uuid = string_member(v, "uuid");
+            const std::string_view uuid = string_view_member(v, "uuid");
+            e.has_uuid = !uuid.empty();
+            e.uuid = hash_bytes(uuid);
+            e.uuid_head = std::string(uuid.substr(0, 8));
         } else if (key == "parentUuid") {
-            e.parent = string_member(v, "parentUuid");
+            const std::string_view parent = string_view_member(v, "parentUuid");
+            e.has_parent = !parent.empty();
+            e.parent_key = hash_bytes(parent);
+            // The name is needed only for a note when the parent is missing.
+            e.parent = e.has_parent && !m_by_uuid.count(e.parent_key) ? std::string(parent)
+                                                                      : std::string();
         } else if (key == "sessionId") {
-            e.session = string_member(v, "sessionId");
+            e.session = intern(string_view_member(v, "sessionId"), Interned::session);
         } else if (key == "agentId") {
-            e.agent = string_member(v, "agentId");
+            e.agent = intern(string_view_member(v, "agentId"), Interned::agent);
         } else if (key == "requestId") {
-            e.request_id = string_member(v, "requestId");
+            request_id = string_view_member(v, "requestId");
         } else if (key == "version") {
-            e.version = string_member(v, "version");
+            e.version = intern(string_view_member(v, "version"), Interned::version);
         } else if (key == "isSidechain") {
             bool b = false;
             if (v.get_bool().get(b) == simdjson::SUCCESS) {
@@ -161,7 +207,7 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
                     if (k == "role") {
                         role = string_member(mv, "role");
                     } else if (k == "model") {
-                        e.model = string_member(mv, "model");
+                        e.model = intern(string_view_member(mv, "model"), Interned::model);
                     } else if (k == "usage") {
                         e.usage = within("usage", [&] { return ResponseParser::parse_usage(mv); });
                     } else if (k == "content") {
@@ -187,27 +233,28 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
         }
     }
     if (call && type == "progress") {
-        call->session = e.session;
-        call->agent = call->agent.empty() ? e.agent : call->agent;
+        call->session = m_values[e.session];
+        call->agent = call->agent.empty() ? m_values[e.agent] : call->agent;
         call->file = m_file;
         call->line = number;
         call->timestamp = call->timestamp ? call->timestamp : e.timestamp;
         keep_progress(std::move(*call));
     }
     e.message = (type == "user" || type == "assistant") && !e.segments.empty() && !synthetic &&
-                e.model != "<synthetic>";
-    if (e.uuid.empty()) {
+                m_values[e.model] != "<synthetic>";
+    if (!e.has_uuid) {
         if (type == "user" || type == "assistant") {
             throw FieldError("uuid", "missing");
         }
         return LineKind::bookkeeping;
     }
-    if (e.message && e.role == Role::assistant && !e.request_id.empty()) {
-        auto [it, inserted] = m_lines_of_request.try_emplace(e.request_id);
+    if (e.message && e.role == Role::assistant && !request_id.empty()) {
+        const auto [it, inserted] = m_request_of.try_emplace(
+            hash_bytes(request_id), static_cast<std::uint32_t>(m_requests.size()));
         if (inserted) {
-            m_request_order.push_back(e.request_id);
+            m_requests.push_back(Response{std::string(request_id), {}});
         }
-        it->second.push_back(m_entries.size());
+        m_requests[it->second].lines.push_back(m_entries.size());
     }
     for (auto& s : e.segments) {
         s.role = e.role;
@@ -308,38 +355,43 @@ ClaudeCodeReader::progress_request(ProgressCall call)
 }
 
 void
-ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::Request& request)
+ClaudeCodeReader::build(const Response& response, model::Request& request)
 {
+    const std::vector<std::size_t>& response_lines = response.lines;
     const Entry& first = m_entries[response_lines.front()];
     // The prompt: every message from the root of the chain down to the line
     // the response answers.
     std::vector<std::size_t> chain;
-    std::string parent = first.parent;
-    while (!parent.empty() && chain.size() <= m_entries.size()) {
-        const auto it = m_by_uuid.find(parent);
-        if (it == m_by_uuid.end()) {
-            request.notes.push_back(fmt::format(
-                "history starts at a line whose parent {} is not in this file", parent));
+    // Followed by index: every request of a session walks its whole history.
+    std::size_t at = response_lines.front();
+    while (m_entries[at].parent_index != k_root && chain.size() <= m_entries.size()) {
+        const std::size_t parent = m_entries[at].parent_index;
+        if (parent == k_unresolved) {
+            request.notes.push_back(
+                fmt::format("history starts at a line whose parent {} is not in this file",
+                            m_entries[at].parent));
             break;
         }
-        chain.push_back(it->second);
-        parent = m_entries[it->second].parent;
+        chain.push_back(parent);
+        at = parent;
     }
     std::reverse(chain.begin(), chain.end());
     request.breakpoints_logged = false; // Claude Code sets cache_control; transcripts drop it
 
     const Entry& last = m_entries[response_lines.back()];
-    request.id = first.request_id;
+    request.id = response.id;
     request.file = m_file;
     request.line = first.line;
-    request.model = first.model;
-    const std::string root = chain.empty() ? first.uuid : m_entries[chain.front()].uuid;
-    if (!first.agent.empty()) {
-        request.stream = fmt::format("{}/agent-{}", first.session, first.agent);
+    request.model = m_values[first.model];
+    const std::string& session = m_values[first.session];
+    const std::string& agent = m_values[first.agent];
+    if (!agent.empty()) {
+        request.stream = fmt::format("{}/agent-{}", session, agent);
     } else if (first.sidechain) {
-        request.stream = fmt::format("{}/sidechain-{}", first.session, root.substr(0, 8));
+        const Entry& root = chain.empty() ? first : m_entries[chain.front()];
+        request.stream = fmt::format("{}/sidechain-{}", session, root.uuid_head);
     } else {
-        request.stream = first.session;
+        request.stream = session;
     }
     // Transcript times are when lines were written: the prompt's last line
     // approximates the start, the first response line the first token.
@@ -377,9 +429,9 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
     hidden.kind = model::SegmentKind::unlogged;
     hidden.path = model::SegmentPath{model::Level::tools, -1, -1};
     // A subagent runs with its own system prompt and tools, never the main thread's.
-    hidden.content = hash_bytes(
-        fmt::format("claude-code {} system prompt and tools, version {}",
-                    first.agent.empty() && !first.sidechain ? "main" : "subagent", first.version));
+    hidden.content = hash_bytes(fmt::format("claude-code {} system prompt and tools, version {}",
+                                            agent.empty() && !first.sidechain ? "main" : "subagent",
+                                            m_values[first.version]));
     hidden.cache_control_allowed = false;
     request.segments.push_back(hidden);
     request.notes.push_back(
@@ -387,6 +439,11 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
         "they are one segment, assumed identical for the same Claude Code version and kind of "
         "thread (main or subagent)");
 
+    std::size_t blocks = request.segments.size();
+    for (const auto i : chain) {
+        blocks += m_entries[i].message ? m_entries[i].segments.size() : 0;
+    }
+    request.segments.reserve(blocks);
     bool images = false;
     int message = -1;
     Role previous = Role::none;
@@ -404,7 +461,8 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
             block = 0;
             previous = e.role;
         }
-        for (auto s : e.segments) {
+        for (const auto& original : e.segments) {
+            auto& s = request.segments.emplace_back(original);
             // A string `content` keeps its "messages[i].content" path unless
             // merging puts other blocks beside it (fixed below).
             s.path =
@@ -415,7 +473,6 @@ ClaudeCodeReader::build(const std::vector<std::size_t>& response_lines, model::R
             }
             s.message_start = block == 0;
             ++block;
-            request.segments.push_back(s);
         }
     }
     for (std::size_t i = 1; i < request.segments.size(); ++i) {
@@ -434,13 +491,21 @@ void
 ClaudeCodeReader::finish(const std::function<void(model::Request&&)>& emit,
                          std::unordered_set<std::string>& seen, std::uint64_t& duplicates)
 {
-    for (const auto& id : m_request_order) {
-        if (!seen.insert(id).second) {
+    for (auto& e : m_entries) {
+        if (!e.has_parent) {
+            e.parent_index = k_root;
+        } else {
+            const auto it = m_by_uuid.find(e.parent_key);
+            e.parent_index = it == m_by_uuid.end() ? k_unresolved : it->second;
+        }
+    }
+    for (const auto& response : m_requests) {
+        if (!seen.insert(response.id).second) {
             ++duplicates;
             continue;
         }
         model::Request request;
-        build(m_lines_of_request.at(id), request);
+        build(response, request);
         AnthropicRequestParser::finalize(request, *m_rules);
         emit(std::move(request));
     }

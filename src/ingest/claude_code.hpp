@@ -2,9 +2,11 @@
 
 #include "ingest/anthropic_request.hpp"
 #include "model/request.hpp"
+#include "util/hash.hpp"
 
 #include <simdjson.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -65,17 +67,28 @@ public:
 
 private:
     struct Entry;
+    // The lines of one response (requestId), in file order.
+    struct Response {
+        std::string id;
+        std::vector<std::size_t> lines;
+    };
+    // The per-line values kept as an index into m_values.
+    enum class Interned { session, agent, model, version, count };
+    std::uint32_t intern(std::string_view value, Interned field);
     std::optional<ProgressCall> progress(od::value data);
     void keep_progress(ProgressCall call);
-    void build(const std::vector<std::size_t>& response_lines, model::Request& request);
+    void build(const Response& response, model::Request& request);
 
     AnthropicRequestParser* m_parser;
     const ruleset::Rules* m_rules;
     std::string m_file;
     std::vector<Entry> m_entries;
-    std::unordered_map<std::string, std::size_t> m_by_uuid;
-    std::vector<std::string> m_request_order;
-    std::unordered_map<std::string, std::vector<std::size_t>> m_lines_of_request;
+    std::unordered_map<Hash128, std::size_t, Hash128Hasher> m_by_uuid; // the last line of each uuid
+    std::vector<Response> m_requests;                                  // in order of first line
+    std::unordered_map<Hash128, std::uint32_t, Hash128Hasher> m_request_of;
+    std::vector<std::string> m_values{std::string()}; // index 0: ""
+    std::unordered_map<std::string, std::uint32_t> m_value_index{{std::string(), 0}};
+    std::array<std::uint32_t, static_cast<std::size_t>(Interned::count)> m_last_value{};
     std::vector<ProgressCall> m_progress;
     std::unordered_map<std::string, std::size_t> m_progress_of_request;
 };

@@ -5,7 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 namespace cachewise::ingest {
 
@@ -24,6 +29,35 @@ make_escape_table()
 }
 
 constexpr auto k_needs_escape = make_escape_table();
+
+// The first byte at or after p that needs an escape (a control character,
+// '"' or '\\'), or end. Prompt text runs for hundreds of bytes between
+// escapes: 16 bytes a step instead of one.
+const char*
+find_escape(const char* p, const char* const end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    // c < 0x20 as unsigned: max(c, 0x1f) == 0x1f.
+    const __m128i control = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                         _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+        const int mask = _mm_movemask_epi8(hit);
+        if (mask != 0) {
+            return p + __builtin_ctz(static_cast<unsigned>(mask));
+        }
+        p += 16;
+    }
+#endif
+    while (p < end && !k_needs_escape[static_cast<unsigned char>(*p)]) {
+        ++p;
+    }
+    return p;
+}
 
 // Keys whose string values are not prompt text: type tags, media types,
 // opaque signatures and base64 payloads (estimated separately).
@@ -206,6 +240,93 @@ parse_cache_control(od::value v)
     return cc;
 }
 
+namespace {
+
+// The length of the canonical escape at p (a byte that needs one), or 0
+// when it is not one: a control character as it is, an escape
+// append_json_string does not write.
+std::size_t
+canonical_escape(const char* p, const char* end)
+{
+    if (*p != '\\' || end - p < 2) {
+        return 0;
+    }
+    const char e = p[1];
+    if (e == '"' || e == '\\' || e == 'n' || e == 'r' || e == 't' || e == 'b' || e == 'f') {
+        return 2;
+    }
+    // Only control characters without a short escape, as \u00xx.
+    if (e != 'u' || end - p < 6 || p[2] != '0' || p[3] != '0' || (p[4] != '0' && p[4] != '1')) {
+        return 0;
+    }
+    const char x = p[5];
+    const int low = x >= '0' && x <= '9' ? x - '0' : x >= 'a' && x <= 'f' ? x - 'a' + 10 : -1;
+    const int c = (p[4] - '0') * 16 + low;
+    return low < 0 || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t' ? 0 : 6;
+}
+
+#if defined(__SSE2__)
+// Bit i: p[i] needs an escape. Reads 64 bytes.
+std::uint64_t
+escape_mask(const char* p)
+{
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1f);
+    std::uint64_t mask = 0;
+    for (int b = 0; b < 4; ++b) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * b));
+        const __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                         _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+        mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hit)))
+                << (16 * b);
+    }
+    return mask;
+}
+#endif
+
+} // namespace
+
+bool
+is_canonical_token(std::string_view token)
+{
+    if (token.size() < 2 || token.front() != '"' || token.back() != '"') {
+        return false;
+    }
+    const char* p = token.data() + 1;
+    const char* const end = token.data() + token.size() - 1;
+#if defined(__SSE2__)
+    // Prompt text escapes a newline every few dozen bytes: the escapes of 64
+    // bytes are taken from one mask.
+    while (end - p >= 64) {
+        std::uint64_t mask = escape_mask(p);
+        std::size_t done = 64;
+        while (mask != 0) {
+            const auto at = static_cast<std::size_t>(__builtin_ctzll(mask));
+            const std::size_t length = canonical_escape(p + at, end);
+            if (length == 0) {
+                return false;
+            }
+            done = std::max<std::size_t>(64, at + length);
+            if (at + length >= 64) {
+                break;
+            }
+            mask &= ~std::uint64_t{0} << (at + length); // the escaped bytes are not escapes
+        }
+        p += done;
+    }
+#endif
+    while ((p = find_escape(p, end)) < end) {
+        const std::size_t length = canonical_escape(p, end);
+        if (length == 0) {
+            return false;
+        }
+        p += length;
+    }
+    return true;
+}
+
 void
 append_json_string(std::string& out, std::string_view text)
 {
@@ -215,9 +336,7 @@ append_json_string(std::string& out, std::string_view text)
     const char* const end = p + text.size();
     while (p < end) {
         const char* run = p;
-        while (p < end && !k_needs_escape[static_cast<unsigned char>(*p)]) {
-            ++p;
-        }
+        p = find_escape(p, end);
         out.append(run, static_cast<std::size_t>(p - run));
         if (p == end) {
             break;
@@ -287,14 +406,18 @@ JsonRenderer::value(od::value v, bool payload, int depth, std::string_view via_k
         array(get(v.get_array(), "an array"), payload, depth, stats, parent);
         return;
     case od::json_type::string: {
+        const std::string_view token = trim_token(v.raw_json_token());
         const std::string_view s = string(v);
+        // Most logs escape as the canonical form does: the token is then
+        // copied as it is, not unescaped and escaped again.
+        const bool as_is = is_canonical_token(token);
         if (!payload && via_key == "content" && depth > 0) {
             // A string `content` (tool_result) is the text block it stands for.
             m_out += "[{\"text\":";
-            append_json_string(m_out, s);
+            as_is ? void(m_out += token) : append_json_string(m_out, s);
             m_out += ",\"type\":\"text\"}]";
         } else {
-            append_json_string(m_out, s);
+            as_is ? void(m_out += token) : append_json_string(m_out, s);
         }
         const bool data_url = via_key == "url" && s.rfind("data:", 0) == 0;
         if (!payload && !is_uncounted_key(via_key) && !data_url) {

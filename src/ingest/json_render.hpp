@@ -108,4 +108,8 @@ model::CacheControl parse_breakpoint_marker(od::value value);
 // Writes `text` as a JSON string with canonical escapes.
 void append_json_string(std::string& out, std::string_view text);
 
+// True when a JSON string token (quotes included) is written the way
+// append_json_string writes its value, so that it is its own rendering.
+bool is_canonical_token(std::string_view token);
+
 } // namespace cachewise::ingest

@@ -2,9 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 namespace cachewise::model {
 
@@ -55,7 +61,163 @@ TokenEstimator::TokenEstimator(const ruleset::TokenRules& rules)
       m_image(rules.image_tokens.value),
       m_document_bytes_per_token(rules.document_base64_bytes_per_token.value),
       m_error_band(rules.error_band_percent.value / 100.0)
-{}
+{
+    // The same expressions as for a longer run: a table changes no bit.
+    for (std::size_t n = 0; n < k_table; ++n) {
+        const auto d = static_cast<double>(n);
+        m_run[k_letter][n] = 1.0 + std::max(0.0, d - m_letters_free) / m_letters_extra;
+        m_run[k_digit][n] = std::ceil(d / m_digits);
+        m_run[k_space][n] = m_space_run;
+        // A single mark is counted apart (punctuation_per_token), not here.
+        m_run[k_punct][n] = n == 1 ? 0.0 : std::ceil(d / m_repeat);
+    }
+}
+
+#if defined(__SSE2__)
+namespace {
+
+// Where the runs of up to 64 bytes of text start, found 16 bytes a step: a
+// run's length is then the distance between two set bits, without a table
+// lookup and a branch per byte.
+struct RunWindow {
+    std::size_t width = 0;    // bytes of text in the window (64 unless it ends)
+    std::uint64_t starts = 0; // bit i: a run starts at byte i (bit 0 always)
+    std::uint64_t word = 0;   // bit i: byte i is a letter or digit
+    std::uint64_t blank = 0;  // bit i: byte i is ' '
+    std::uint64_t punct = 0;  // bit i: byte i is ASCII punctuation
+    std::uint64_t high = 0;   // bit i: byte i is not ASCII
+};
+
+// Lanes whose byte minus `low` is at most `span`, unsigned.
+inline __m128i
+in_range(__m128i v, char low, char span)
+{
+    const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8(low));
+    return _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(span)), d);
+}
+
+inline std::uint64_t
+bits(__m128i lanes, int block)
+{
+    return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(lanes)))
+           << (16 * block);
+}
+
+RunWindow
+load_window(const unsigned char* p, const unsigned char* end)
+{
+    alignas(16) unsigned char pad[64];
+    const auto avail = static_cast<std::size_t>(end - p);
+    const unsigned char* src = p;
+    if (avail < 64) {
+        std::memset(pad, 0, sizeof pad);
+        std::memcpy(pad, p, avail);
+        src = pad;
+    }
+    RunWindow w;
+    w.width = std::min<std::size_t>(avail, 64);
+    std::uint64_t letter = 0;
+    std::uint64_t digit = 0;
+    std::uint64_t space = 0;
+    std::uint64_t blank = 0;
+    std::uint64_t same = 0; // bit i: byte i equals byte i - 1
+    __m128i previous = _mm_set1_epi8(static_cast<char>(src[0] ^ 1));
+    for (int b = 0; b < 4; ++b) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16 * b));
+        // v shifted by one byte, the last byte of the block before in front.
+        const __m128i before = _mm_or_si128(_mm_slli_si128(v, 1), _mm_srli_si128(previous, 15));
+        previous = v;
+        letter |= bits(in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 25), b);
+        digit |= bits(in_range(v, '0', 9), b);
+        const __m128i is_blank = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+        blank |= bits(is_blank, b);
+        space |= bits(_mm_or_si128(is_blank, in_range(v, '\t', 4)), b);
+        same |= bits(_mm_cmpeq_epi8(v, before), b);
+        w.high |= bits(v, b); // the sign bit
+    }
+    const std::uint64_t valid =
+        w.width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w.width) - 1;
+    const std::uint64_t punct = ~(letter | digit | space | w.high);
+    const auto changes = [](std::uint64_t m) { return m ^ (m << 1); };
+    // A run starts where the class changes, and a punctuation run wherever
+    // the character does (a run of one repeated character).
+    w.starts = (changes(letter) | changes(digit) | changes(space) | (punct & ~same) | 1) & valid;
+    w.word = (letter | digit) & valid;
+    w.blank = blank & valid;
+    w.punct = punct & valid;
+    w.high &= valid;
+    return w;
+}
+
+} // namespace
+#endif
+
+double
+TokenEstimator::letters(std::size_t n) const
+{
+    return n < k_table
+               ? m_run[k_letter][n]
+               : 1.0 + std::max(0.0, static_cast<double>(n) - m_letters_free) / m_letters_extra;
+}
+
+double
+TokenEstimator::digits(std::size_t n) const
+{
+    return n < k_table ? m_run[k_digit][n] : std::ceil(static_cast<double>(n) / m_digits);
+}
+
+double
+TokenEstimator::repeated(std::size_t n) const
+{
+    return n < k_table ? m_run[k_punct][n] : std::ceil(static_cast<double>(n) / m_repeat);
+}
+
+std::size_t
+TokenEstimator::ascii_runs(const unsigned char* p, const unsigned char* end, double& tokens,
+                           std::size_t& punct) const
+{
+#if defined(__SSE2__)
+    const RunWindow w = load_window(p, end);
+    // Runs are priced up to the first non-ASCII byte or the end of the text;
+    // in a full window the last run may go on past it and is left for later.
+    const std::size_t stop =
+        w.high != 0 ? static_cast<std::size_t>(__builtin_ctzll(w.high)) : w.width;
+    std::uint64_t runs = 0;   // the starts of the runs priced here
+    std::uint64_t bounds = 0; // where they start and end
+    std::size_t done = 0;
+    if (stop < 64) {
+        runs = w.starts & ((std::uint64_t{1} << stop) - 1);
+        bounds = runs | (std::uint64_t{1} << stop);
+        done = stop;
+    } else {
+        done = 63 - static_cast<std::size_t>(__builtin_clzll(w.starts)); // the last run's start
+        runs = w.starts & ((std::uint64_t{1} << done) - 1);
+        bounds = w.starts;
+    }
+    if (done == 0) {
+        return 0;
+    }
+    // Runs of one byte that add nothing: a lone punctuation mark (counted
+    // apart) and a lone space before a word (merged into the word's token).
+    const std::uint64_t single = runs & (bounds >> 1);
+    const std::uint64_t marks = single & w.punct;
+    const std::uint64_t merged = single & w.blank & (w.word >> 1);
+    punct += static_cast<std::size_t>(__builtin_popcountll(marks));
+    // The others are added in text order, as the byte-at-a-time walk does.
+    for (std::uint64_t priced = runs & ~(marks | merged); priced != 0; priced &= priced - 1) {
+        const auto s = static_cast<unsigned>(__builtin_ctzll(priced));
+        const auto n = static_cast<unsigned>(__builtin_ctzll(bounds >> (s + 1))) + 1;
+        tokens += m_run[k_classes[p[s]]][n];
+    }
+    return done;
+#else
+    (void)p;
+    (void)end;
+    (void)tokens;
+    (void)punct;
+    return 0;
+#endif
+}
 
 double
 TokenEstimator::text(std::string_view utf8) const
@@ -67,44 +229,42 @@ TokenEstimator::text(std::string_view utf8) const
     std::size_t cjk = 0;
     std::size_t other = 0;
     while (p < end) {
+        if (const std::size_t done = ascii_runs(p, end, tokens, punct); done > 0) {
+            p += done;
+            continue;
+        }
+        // One run longer than a window, or a non-ASCII character.
         const unsigned char cls = k_classes[*p];
-        if (cls == k_letter) {
-            const auto* start = p;
-            while (p < end && k_classes[*p] == k_letter) {
+        const auto* start = p;
+        if (cls == k_letter || cls == k_digit || cls == k_space) {
+            while (p < end && k_classes[*p] == cls) {
                 ++p;
             }
-            const double n = static_cast<double>(p - start);
-            tokens += 1.0 + std::max(0.0, n - m_letters_free) / m_letters_extra;
-        } else if (cls == k_digit) {
-            const auto* start = p;
-            while (p < end && k_classes[*p] == k_digit) {
-                ++p;
-            }
-            tokens += std::ceil(static_cast<double>(p - start) / m_digits);
-        } else if (cls == k_space) {
-            const auto* start = p;
-            while (p < end && k_classes[*p] == k_space) {
-                ++p;
-            }
-            // A lone space before a word merges into the word's token.
-            const bool merges = p - start == 1 && *start == ' ' && p < end &&
-                                (k_classes[*p] == k_letter || k_classes[*p] == k_digit);
-            if (!merges) {
-                tokens += m_space_run;
+            const auto n = static_cast<std::size_t>(p - start);
+            if (cls == k_letter) {
+                tokens += letters(n);
+            } else if (cls == k_digit) {
+                tokens += digits(n);
+            } else {
+                // A lone space before a word merges into the word's token.
+                const bool merges = n == 1 && *start == ' ' && p < end &&
+                                    (k_classes[*p] == k_letter || k_classes[*p] == k_digit);
+                if (!merges) {
+                    tokens += m_space_run;
+                }
             }
         } else if (cls == k_punct) {
             // A run of one repeated character ("=====", "....") merges into
             // few tokens; mixed punctuation costs per character.
-            const auto* start = p;
             const unsigned char c = *p;
             while (p < end && *p == c) {
                 ++p;
             }
-            const auto n = static_cast<double>(p - start);
+            const auto n = static_cast<std::size_t>(p - start);
             if (n == 1) {
                 ++punct;
             } else {
-                tokens += std::ceil(n / m_repeat);
+                tokens += repeated(n);
             }
         } else {
             // Decode just enough UTF-8 to tell CJK from other scripts; the

@@ -56,6 +56,17 @@ public:
     }
 
 private:
+    // Tokens of a run of n letters, n digits, n repeated punctuation marks.
+    [[nodiscard]] double letters(std::size_t n) const;
+    [[nodiscard]] double digits(std::size_t n) const;
+    [[nodiscard]] double repeated(std::size_t n) const;
+
+    // Prices the runs of ASCII text from p that end in the next 64 bytes, in
+    // order; returns the bytes done (0: a longer run, or a non-ASCII byte).
+    std::size_t ascii_runs(const unsigned char* p, const unsigned char* end, double& tokens,
+                           std::size_t& punct) const;
+
+    static constexpr std::size_t k_table = 65; // runs up to a window long are looked up
     const ruleset::TokenRules* m_rules;
     double m_letters_free;
     double m_letters_extra;
@@ -71,6 +82,8 @@ private:
     double m_image;
     double m_document_bytes_per_token;
     double m_error_band;
+    // Tokens of a run of n letters, digits, whitespace, repeated punctuation.
+    std::array<std::array<double, k_table>, 4> m_run{};
 };
 
 // Rounds each segment's estimate to whole tokens, or, when the request's

@@ -3,7 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <numeric>
+#include <random>
+#include <string>
 
 using namespace cachewise;
 using namespace cachewise::model;
@@ -38,10 +41,118 @@ sum(const Request& r)
                            [](std::int64_t acc, const Segment& s) { return acc + s.tokens; });
 }
 
+// The estimator as first written, a byte at a time: the vectorised walk
+// must give the same double, bit for bit (calibration rounds it).
+double
+reference_text(const ruleset::TokenRules& r, std::string_view utf8)
+{
+    const auto cls = [](unsigned char c) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            return 0;
+        }
+        if (c >= '0' && c <= '9') {
+            return 1;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            return 2;
+        }
+        return c >= 0x80 ? 4 : 3;
+    };
+    const auto* p = reinterpret_cast<const unsigned char*>(utf8.data());
+    const auto* const end = p + utf8.size();
+    double tokens = 0;
+    std::size_t punct = 0;
+    std::size_t cjk = 0;
+    std::size_t other = 0;
+    while (p < end) {
+        const int c = cls(*p);
+        const auto* start = p;
+        if (c <= 2) {
+            while (p < end && cls(*p) == c) {
+                ++p;
+            }
+            const auto n = static_cast<double>(p - start);
+            if (c == 0) {
+                tokens +=
+                    1.0 + std::max(0.0, n - r.letters_free.value) / r.letters_per_extra_token.value;
+            } else if (c == 1) {
+                tokens += std::ceil(n / r.digits_per_token.value);
+            } else if (!(n == 1 && *start == ' ' && p < end && cls(*p) <= 1)) {
+                tokens += r.whitespace_run_tokens.value;
+            }
+        } else if (c == 3) {
+            while (p < end && *p == *start) {
+                ++p;
+            }
+            const auto n = static_cast<double>(p - start);
+            if (n == 1) {
+                ++punct;
+            } else {
+                tokens += std::ceil(n / r.repeated_punctuation_per_token.value);
+            }
+        } else {
+            const int len = (*p & 0xE0) == 0xC0   ? 2
+                            : (*p & 0xF0) == 0xE0 ? 3
+                            : (*p & 0xF8) == 0xF0 ? 4
+                                                  : 1;
+            const bool han = len == 3 && *p >= 0xE4 && *p <= 0xE9; // U+4000..U+9FFF
+            p += len;
+            ++(han ? cjk : other);
+        }
+    }
+    return tokens + static_cast<double>(punct) / r.punctuation_per_token.value +
+           static_cast<double>(cjk) * r.cjk_tokens_per_char.value +
+           static_cast<double>(other) * r.other_tokens_per_char.value;
+}
+
 } // namespace
 
 TEST_SUITE("model::tokens")
 {
+    TEST_CASE("the estimate is the same as a byte-at-a-time walk, runs across 64-byte windows "
+              "included")
+    {
+        const auto& r = test::rules().tokens;
+        const TokenEstimator e(r);
+        // Pieces that make every kind of run, some longer than a window.
+        const std::vector<std::string> pieces = {"a",
+                                                 "word",
+                                                 "Supercalifragilistic",
+                                                 std::string(70, 'x'),
+                                                 "7",
+                                                 "12345",
+                                                 std::string(130, '9'),
+                                                 " ",
+                                                 "  ",
+                                                 "\n",
+                                                 "\t\t ",
+                                                 std::string(66, ' '),
+                                                 ".",
+                                                 ",",
+                                                 "==",
+                                                 std::string(65, '-'),
+                                                 std::string(64, '*'),
+                                                 "\xE4\xBD\xA0",
+                                                 "\xC3\xA9",
+                                                 "\x01",
+                                                 "\"",
+                                                 "{"};
+        std::mt19937 rng(14);
+        for (int round = 0; round < 2000; ++round) {
+            std::string text;
+            const int n = static_cast<int>(rng() % 40);
+            for (int k = 0; k < n; ++k) {
+                text += pieces[rng() % pieces.size()];
+            }
+            INFO(text);
+            CHECK(e.text(text) == reference_text(r, text));
+            // Every start offset: windows fall at other places.
+            const auto cut = text.size() / 3;
+            CHECK(e.text(std::string_view(text).substr(cut)) ==
+                  reference_text(r, std::string_view(text).substr(cut)));
+        }
+    }
+
     TEST_CASE("the estimator prices runs of text")
     {
         const TokenEstimator e(test::rules().tokens);
