@@ -31,6 +31,11 @@ module_candidates()
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         out.push_back(self.parent_path() / k_module_name);
+#ifdef CACHEWISE_MODULE_LIBDIR
+        // An installed tree moved elsewhere (cmake --install --prefix P).
+        out.push_back(self.parent_path().parent_path() / CACHEWISE_MODULE_LIBDIR / "cachewise" /
+                      k_module_name);
+#endif
     }
 #ifdef CACHEWISE_MODULE_DIR
     out.push_back(std::filesystem::path(CACHEWISE_MODULE_DIR) / k_module_name);
