@@ -3,16 +3,17 @@
 #include "prefill/flop_model.hpp"
 #include "prefill/gpu_bench.hpp"
 #include "prefill/modelled.hpp"
+#include "report/bench_printer.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 
-#include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 namespace cachewise::cli {
@@ -51,31 +52,6 @@ parse_tokens(const std::string& text)
     return out;
 }
 
-// One row per length; "TFLOP/model" is F(n), what a cached prefix of n
-// tokens saves (the FLOP model, the same for a measured run).
-void
-print_profile(const prefill::Profile& p, const ruleset::ModelShape& model, std::ostream& out)
-{
-    const prefill::FlopModel flops(model);
-    fmt::print(out, "{} prefill of {} ({}, {} layers) on {}{}\n",
-               p.measured ? "measured" : "modelled, not measured:", p.model, p.dtype,
-               p.model_layers, p.gpu, p.driver.empty() ? "" : " (driver " + p.driver + ")");
-    fmt::print(out, "  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>8}  {:>12}\n", "tokens",
-               "s/layer", "s/model", "proj s/layer", "attn s/layer", "TFLOP/s", "of peak",
-               "TFLOP/model");
-    for (const auto& x : p.points) {
-        fmt::print(out,
-                   "  {:>8}  {:>12.6f}  {:>12.4f}  {:>12.6f}  {:>12.6f}  {:>10.1f}  {:>7.1f}%  "
-                   "{:>12.1f}\n",
-                   static_cast<long long>(x.tokens), x.seconds_per_layer,
-                   x.seconds_per_layer * p.model_layers, x.projection_seconds, x.attention_seconds,
-                   x.tflops, 100 * x.fraction_of_peak,
-                   flops.flops(static_cast<double>(x.tokens)) / 1e12);
-    }
-    fmt::print(out, "  fit: seconds per layer = {:.4g} + {:.4g}·n + {:.4g}·n²\n", p.fit_c, p.fit_a,
-               p.fit_b);
-}
-
 } // namespace
 
 void
@@ -111,22 +87,36 @@ add_bench_command(CLI::App& app, BenchCliOptions& options)
     prefill->add_option("--out", options.out, "Write the profile JSON here")->type_name("FILE");
 }
 
-int
-run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options)
+namespace {
+
+// The benchmark's settings, checked before anything runs.
+struct BenchPlan {
+    std::shared_ptr<const ruleset::Rules> rules;
+    const ruleset::ModelShape* model = nullptr;
+    const ruleset::GpuSpec* gpu = nullptr; // --gpu, else none
+    std::vector<int> tokens;
+    bool bf16 = true;
+    report::Format format = report::Format::text;
+};
+
+BenchPlan
+plan_bench(const GlobalOptions& global, const BenchCliOptions& options)
 {
-    const auto rules = global.load_rules();
-    const auto* model = rules->find_model(options.model);
-    if (model == nullptr) {
+    BenchPlan plan;
+    plan.format = global.parsed_format();
+    report::check_bench_format(plan.format);
+    plan.rules = global.load_rules();
+    plan.model = plan.rules->find_model(options.model);
+    if (plan.model == nullptr) {
         std::string known;
-        for (const auto& m : rules->models) {
+        for (const auto& m : plan.rules->models) {
             known += (known.empty() ? "" : ", ") + m.id;
         }
         throw Error(fmt::format("--model: unknown model \"{}\" (known: {})", options.model, known));
     }
-    const ruleset::GpuSpec* gpu = nullptr;
     if (options.gpu) {
-        gpu = rules->find_gpu(*options.gpu);
-        if (gpu == nullptr) {
+        plan.gpu = plan.rules->find_gpu(*options.gpu);
+        if (plan.gpu == nullptr) {
             throw Error(
                 fmt::format("--gpu: unknown GPU \"{}\" (see rules/gpus.json)", *options.gpu));
         }
@@ -134,49 +124,81 @@ run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options)
     if (options.layers < 1 || options.repeats < 1) {
         throw Error("--layers and --repeats must be at least 1");
     }
-    const auto tokens = parse_tokens(options.tokens);
-    const bool bf16 = options.dtype == "bf16";
+    plan.tokens = parse_tokens(options.tokens);
+    plan.bf16 = options.dtype == "bf16";
+    return plan;
+}
 
-    prefill::Profile profile;
-    bool have = false;
-    if (const auto run = prefill::gpu_bench()) {
+double
+peak_of(const ruleset::GpuSpec& gpu, bool bf16)
+{
+    return bf16 ? gpu.bf16_tflops : gpu.fp16_tflops;
+}
+
+// The measured profile, or the modelled one when no GPU can run it and
+// --gpu names one; `skipped` says why there is neither.
+struct BenchRun {
+    prefill::BenchResult result;
+    std::optional<std::string> skipped;
+};
+
+BenchRun
+run_bench(const BenchPlan& plan, const BenchCliOptions& options)
+{
+    BenchRun run;
+    auto& result = run.result;
+    if (prefill::gpu_module_built()) {
         prefill::BenchRequest request;
-        request.model = *model;
-        request.tokens = tokens;
-        request.bf16 = bf16;
+        request.model = *plan.model;
+        request.tokens = plan.tokens;
+        request.bf16 = plan.bf16;
         request.layers = options.layers;
         request.repeats = options.repeats;
-        request.peak_tflops = gpu ? (bf16 ? gpu->bf16_tflops : gpu->fp16_tflops) : 0;
-        const auto outcome = run(request);
-        if (outcome.status == prefill::BenchOutcome::Status::ok) {
-            profile = outcome.profile;
-            have = true;
-        } else if (outcome.status == prefill::BenchOutcome::Status::failed) {
+        request.peak_tflops = plan.gpu ? peak_of(*plan.gpu, plan.bf16) : 0;
+        auto outcome = prefill::run_gpu_bench(request);
+        if (outcome.status == prefill::BenchOutcome::Status::failed) {
             throw Error(fmt::format("bench prefill: {}", outcome.message), ExitCode::findings);
-        } else if (gpu == nullptr) {
-            fmt::print(stderr, "cachewise: bench prefill skipped: {}\n", outcome.message);
-            return static_cast<int>(ExitCode::skipped);
         }
-    } else if (gpu == nullptr) {
-        fmt::print(stderr, "cachewise: bench prefill skipped: this build has no CUDA benchmark "
-                           "(give --gpu NAME for "
-                           "the modelled estimate)\n");
+        if (outcome.status == prefill::BenchOutcome::Status::ok) {
+            result.profile = std::move(outcome.profile);
+        } else if (plan.gpu == nullptr) {
+            run.skipped = outcome.message;
+            return run;
+        }
+    } else if (plan.gpu == nullptr) {
+        run.skipped =
+            "this build has no CUDA benchmark (give --gpu NAME for the modelled estimate)";
+        return run;
+    }
+    if (!result.profile.measured) {
+        const double utilization = plan.rules->assumed_utilization.value;
+        result.profile =
+            prefill::modelled_profile(*plan.model, *plan.gpu, plan.bf16, utilization, plan.tokens);
+        result.assumption = prefill::BenchResult::Assumption{utilization, plan.gpu->id,
+                                                             peak_of(*plan.gpu, plan.bf16)};
+    }
+    const prefill::FlopModel flops(*plan.model);
+    for (const auto& point : result.profile.points) {
+        result.model_flops.push_back(flops.flops(point.tokens));
+    }
+    return run;
+}
+
+} // namespace
+
+int
+run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options)
+{
+    const auto plan = plan_bench(global, options);
+    const auto run = run_bench(plan, options);
+    if (run.skipped) {
+        report::print_bench_skipped(*run.skipped, std::cerr);
         return static_cast<int>(ExitCode::skipped);
     }
-    if (!have) {
-        profile =
-            prefill::modelled_profile(*model, *gpu, bf16, rules->assumed_utilization.value, tokens);
-    }
-    print_profile(profile, *model, std::cout);
-    if (!profile.measured) {
-        fmt::print("  modelled at {:.0f}% of the {} dense {} peak ({} TFLOP/s): an assumption "
-                   "(rules/gpus.json), not "
-                   "a measurement\n",
-                   100 * rules->assumed_utilization.value, gpu->id, bf16 ? "bf16" : "fp16",
-                   bf16 ? gpu->bf16_tflops : gpu->fp16_tflops);
-    }
+    report::print_bench(run.result, plan.format, std::cout);
     if (options.out) {
-        value_or_throw(write_file_atomically(*options.out, profile.to_json() + "\n"), "--out");
+        value_or_throw(write_file_atomically(*options.out, run.result.profile.to_json() + "\n"),
+                       "--out");
     }
     return 0;
 }

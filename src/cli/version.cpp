@@ -22,6 +22,7 @@ namespace {
 constexpr const char* k_simdjson_version = CACHEWISE_STR(SIMDJSON_VERSION);
 // The On-Demand kernel compiled into this binary (see cmake/Simd.cmake).
 constexpr const char* k_simdjson_kernel = CACHEWISE_STR(SIMDJSON_BUILTIN_IMPLEMENTATION);
+// "yes": this build made the CUDA module that `bench prefill` loads.
 #ifdef CACHEWISE_HAVE_CUDA
 constexpr const char* k_cuda = "yes";
 #else
@@ -30,6 +31,8 @@ constexpr const char* k_cuda = "no";
 
 } // namespace
 
+// Compile-time versions only: asking a library for its own would load it
+// (libcurl is loaded by the first request, the CUDA module by bench prefill).
 std::string
 version_text()
 {
@@ -40,7 +43,7 @@ version_text()
                        XXH_VERSION_MINOR, XXH_VERSION_RELEASE, FMT_VERSION / 10000,
                        FMT_VERSION / 100 % 100, FMT_VERSION % 100, NLOHMANN_JSON_VERSION_MAJOR,
                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH, CLI11_VERSION,
-                       curl_version_info(CURLVERSION_NOW)->version, k_cuda);
+                       LIBCURL_VERSION, k_cuda);
 }
 
 } // namespace cachewise::cli

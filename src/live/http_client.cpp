@@ -1,17 +1,24 @@
 #include "live/http_client.hpp"
 
+#include "live/curl_library.hpp"
+
 #include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 
 namespace cachewise::live {
 
 namespace {
 
-std::once_flag g_curl_init;
+// libcurl's functions, once post() has loaded it (every caller below runs
+// after a successful curl_library()).
+const CurlLibrary&
+curl()
+{
+    return **curl_library();
+}
 
 // The body as it arrives, and when the first token marker was seen in it.
 struct BodySink {
@@ -94,7 +101,7 @@ error_in_words(CURLcode code, const std::string& origin, const char* detail,
     case CURLE_SSL_CIPHER:
     case CURLE_SSL_CACERT_BADFILE:
         return {HttpError::Kind::tls,
-                fmt::format("TLS with {} failed: {}{}", origin, curl_easy_strerror(code), extra)};
+                fmt::format("TLS with {} failed: {}{}", origin, curl().easy_strerror(code), extra)};
     case CURLE_PARTIAL_FILE:
         return {HttpError::Kind::truncated,
                 fmt::format("{} closed the connection before the whole response arrived{}", origin,
@@ -103,10 +110,10 @@ error_in_words(CURLcode code, const std::string& origin, const char* detail,
     case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR:
         return {HttpError::Kind::truncated, fmt::format("the connection to {} broke: {}{}", origin,
-                                                        curl_easy_strerror(code), extra)};
+                                                        curl().easy_strerror(code), extra)};
     default:
-        return {HttpError::Kind::other,
-                fmt::format("request to {} failed: {}{}", origin, curl_easy_strerror(code), extra)};
+        return {HttpError::Kind::other, fmt::format("request to {} failed: {}{}", origin,
+                                                    curl().easy_strerror(code), extra)};
     }
 }
 
@@ -153,15 +160,15 @@ struct HttpClient::Handle {
     ~Handle()
     {
         if (curl != nullptr) {
-            curl_easy_cleanup(curl);
+            live::curl().easy_cleanup(curl);
         }
     }
 };
 
-HttpClient::HttpClient(HttpTimeouts timeouts) : m_timeouts(timeouts)
-{
-    std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+// libcurl is loaded and started by the first post(), not by the client: lint
+// and chain make a client in case a count must be pinned, and most runs never
+// send anything (start-up time, see live/curl_library.hpp).
+HttpClient::HttpClient(HttpTimeouts timeouts) : m_timeouts(timeouts) {}
 
 HttpClient::~HttpClient() = default;
 
@@ -171,7 +178,7 @@ HttpClient::handle_for(const std::string& url)
     auto& slot = m_handles[origin_of(url)];
     if (!slot) {
         slot = std::make_unique<Handle>();
-        slot->curl = curl_easy_init();
+        slot->curl = curl().easy_init();
     }
     return *slot;
 }
@@ -179,51 +186,54 @@ HttpClient::handle_for(const std::string& url)
 Expected<HttpResponse, HttpError>
 HttpClient::post(const HttpRequest& request)
 {
+    if (const auto library = curl_library(); !library) {
+        return unexpected(HttpError{HttpError::Kind::other, library.error()});
+    }
     Handle& h = handle_for(request.url);
     const std::string origin = origin_of(request.url);
     if (h.curl == nullptr) {
         return unexpected(HttpError{HttpError::Kind::other, "libcurl could not start a handle"});
     }
     // Reset drops the previous call's options but keeps the open connection.
-    curl_easy_reset(h.curl);
+    curl().easy_reset(h.curl);
     HttpResponse response;
     char detail[CURL_ERROR_SIZE] = {};
     curl_slist* headers = nullptr;
     for (const auto& [name, value] : request.headers) {
-        headers = curl_slist_append(headers, fmt::format("{}: {}", name, value).c_str());
+        headers = curl().slist_append(headers, fmt::format("{}: {}", name, value).c_str());
     }
-    headers = curl_slist_append(headers, "Expect:"); // no 100-continue round trip
-    curl_easy_setopt(h.curl, CURLOPT_URL, request.url.c_str());
-    curl_easy_setopt(h.curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(h.curl, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(h.curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                     static_cast<curl_off_t>(request.body.size()));
-    curl_easy_setopt(h.curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h.curl, CURLOPT_WRITEFUNCTION, on_body);
+    headers = curl().slist_append(headers, "Expect:"); // no 100-continue round trip
+    curl().easy_setopt(h.curl, CURLOPT_URL, request.url.c_str());
+    curl().easy_setopt(h.curl, CURLOPT_POST, 1L);
+    curl().easy_setopt(h.curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl().easy_setopt(h.curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(request.body.size()));
+    curl().easy_setopt(h.curl, CURLOPT_HTTPHEADER, headers);
+    curl().easy_setopt(h.curl, CURLOPT_WRITEFUNCTION, on_body);
     BodySink sink{&response.body, &request.first_token_marker, std::chrono::steady_clock::now(),
                   &response.first_token_seconds};
-    curl_easy_setopt(h.curl, CURLOPT_WRITEDATA, &sink);
-    curl_easy_setopt(h.curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h.curl, CURLOPT_HEADERDATA, &response.headers);
-    curl_easy_setopt(h.curl, CURLOPT_ERRORBUFFER, detail);
-    curl_easy_setopt(h.curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h.curl, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(m_timeouts.connect.count()));
-    curl_easy_setopt(h.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_timeouts.total.count()));
-    curl_easy_setopt(h.curl, CURLOPT_USERAGENT, "cachewise-probe");
-    curl_easy_setopt(h.curl, CURLOPT_ACCEPT_ENCODING, ""); // whatever libcurl can decode
+    curl().easy_setopt(h.curl, CURLOPT_WRITEDATA, &sink);
+    curl().easy_setopt(h.curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl().easy_setopt(h.curl, CURLOPT_HEADERDATA, &response.headers);
+    curl().easy_setopt(h.curl, CURLOPT_ERRORBUFFER, detail);
+    curl().easy_setopt(h.curl, CURLOPT_NOSIGNAL, 1L);
+    curl().easy_setopt(h.curl, CURLOPT_CONNECTTIMEOUT_MS,
+                       static_cast<long>(m_timeouts.connect.count()));
+    curl().easy_setopt(h.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_timeouts.total.count()));
+    curl().easy_setopt(h.curl, CURLOPT_USERAGENT, "cachewise-probe");
+    curl().easy_setopt(h.curl, CURLOPT_ACCEPT_ENCODING, ""); // whatever libcurl can decode
 
-    const CURLcode code = curl_easy_perform(h.curl);
-    curl_slist_free_all(headers);
+    const CURLcode code = curl().easy_perform(h.curl);
+    curl().slist_free_all(headers);
     if (code != CURLE_OK) {
         return unexpected(error_in_words(code, origin, detail, m_timeouts));
     }
     long connects = 0;
-    curl_easy_getinfo(h.curl, CURLINFO_NUM_CONNECTS, &connects);
+    curl().easy_getinfo(h.curl, CURLINFO_NUM_CONNECTS, &connects);
     m_connections += connects;
-    curl_easy_getinfo(h.curl, CURLINFO_RESPONSE_CODE, &response.status);
+    curl().easy_getinfo(h.curl, CURLINFO_RESPONSE_CODE, &response.status);
     curl_off_t ttfb = 0;
-    curl_easy_getinfo(h.curl, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
+    curl().easy_getinfo(h.curl, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
     response.ttfb_seconds = static_cast<double>(ttfb) / 1e6;
     // On the clock the first token is timed by, so that it never exceeds the whole.
     response.total_seconds =

@@ -37,6 +37,24 @@ FlopModel::projection_flops_per_layer(double n) const
 }
 
 double
+FlopModel::full_layer_flops(double n) const
+{
+    return projection_flops_per_layer(n) + attention_flops_per_layer(n, false);
+}
+
+std::vector<FlopModel::Gemm>
+FlopModel::projection_gemms() const
+{
+    const auto& s = *m_shape;
+    const int q_width = s.heads * s.head_dim;
+    const int kv_width = s.kv_heads * s.head_dim;
+    return {{s.hidden, q_width + 2 * kv_width},
+            {q_width, s.hidden},
+            {s.hidden, 2 * s.ffn},
+            {s.ffn, s.hidden}};
+}
+
+double
 FlopModel::flops(double n) const
 {
     const auto& s = *m_shape;

@@ -3,6 +3,7 @@
 #include "ruleset/rules.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace cachewise::prefill {
 
@@ -16,12 +17,29 @@ namespace cachewise::prefill {
 // prefix is computed again.
 class FlopModel {
 public:
+    // One projection of a layer as a dense GEMM: activations [n x in] times
+    // weights [in x out].
+    struct Gemm {
+        int in = 0;
+        int out = 0;
+    };
+
     explicit FlopModel(const ruleset::ModelShape& shape) : m_shape(&shape) {}
 
     [[nodiscard]] double flops(double tokens) const;
     // One layer, the same split (for the per-layer benchmark).
     [[nodiscard]] double projection_flops_per_layer(double tokens) const;
     [[nodiscard]] double attention_flops_per_layer(double tokens, bool sliding = false) const;
+    // A full-attention layer: what the GPU benchmark runs and divides by its
+    // time, so that measured and modelled TFLOP/s count the same FLOPs.
+    [[nodiscard]] double full_layer_flops(double tokens) const;
+    // The GEMMs the benchmark times for one layer: QKV, output, gated MLP
+    // up (gate and up together) and down. For a dense model their weights
+    // are exactly non_embedding_params / layers (llama-3.1-8b: 218.1M); for
+    // a mixture of experts (ffn = the active width) within about 1%; for MLA
+    // (DeepSeek) they are full-rank stand-ins, and the rates still count the
+    // model's own FLOPs.
+    [[nodiscard]] std::vector<Gemm> projection_gemms() const;
     [[nodiscard]] double
     saved(double cached_tokens) const
     {

@@ -18,15 +18,21 @@ struct BenchRequest {
 };
 
 struct BenchOutcome {
-    enum class Status { ok, no_device, failed } status = Status::failed;
+    // unavailable: no CUDA module (not built, not found, or its CUDA runtime
+    // is missing), no driver or no device; failed: a CUDA call or the
+    // correctness gate failed.
+    enum class Status { ok, unavailable, failed } status = Status::failed;
     std::string message; // why not ok
     Profile profile;
 };
 
-// The CUDA benchmark registers itself here when it is built in (cuda/);
-// without it, `cachewise bench prefill` falls back to the FLOP model.
-using GpuBenchFunction = BenchOutcome (*)(const BenchRequest&);
-void register_gpu_bench(GpuBenchFunction function);
-GpuBenchFunction gpu_bench(); // nullptr when not built in
+// Whether this build made the CUDA module (cuda/, CACHEWISE_HAVE_CUDA).
+bool gpu_module_built();
+
+// Loads the CUDA module (cachewise-cuda.so next to the binary, else in
+// ../lib/cachewise beside it, else in the installed library folder) on first use, runs the benchmark in it and
+// builds the profile: the rates count prefill::FlopModel's FLOPs, as the
+// modelled profile does.
+BenchOutcome run_gpu_bench(const BenchRequest& request);
 
 } // namespace cachewise::prefill

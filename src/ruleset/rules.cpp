@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 namespace cachewise::ruleset {
@@ -37,27 +38,42 @@ to_string(UsageSchema schema)
     return schema == UsageSchema::inclusive ? "inclusive" : "exclusive";
 }
 
+struct ModelPattern::Compiled {
+    std::once_flag once;
+    std::unique_ptr<const re2::RE2> re;
+};
+
 ModelPattern::ModelPattern(const std::string& pattern)
-    : m_text(pattern), m_re(std::make_shared<const re2::RE2>(pattern, re2::RE2::Quiet))
+    : m_text(pattern), m_compiled(std::make_shared<Compiled>())
 {}
+
+const re2::RE2&
+ModelPattern::compiled() const
+{
+    std::call_once(m_compiled->once, [this] {
+        m_compiled->re = std::make_unique<const re2::RE2>(m_text, re2::RE2::Quiet);
+    });
+    return *m_compiled->re;
+}
 
 bool
 ModelPattern::ok() const
 {
-    return m_re && m_re->ok();
+    return compiled().ok();
 }
 
 std::string
 ModelPattern::error() const
 {
-    return m_re ? m_re->error() : "no pattern";
+    return compiled().error();
 }
 
 bool
 ModelPattern::matches(std::string_view normalized_model) const
 {
-    return ok() && re2::RE2::FullMatch(
-                       re2::StringPiece(normalized_model.data(), normalized_model.size()), *m_re);
+    const auto& re = compiled();
+    return re.ok() && re2::RE2::FullMatch(
+                          re2::StringPiece(normalized_model.data(), normalized_model.size()), re);
 }
 
 std::string
@@ -195,11 +211,18 @@ TokenRules::multiplier_for(std::string_view model) const
 
 namespace {
 
+// How much of a rules document is verified when it loads. The built-in rules
+// were verified when they were built (tests/unit/test_ruleset_rules.cpp loads
+// rules/ from a directory, fully): at run time their regexes are compiled
+// when first used and their examples are not matched again, which keeps them
+// out of every command's start-up. Files a user gives are verified in full.
+enum class Check { full, built_in };
+
 // Walks a rules document, naming file and key in every error.
 class Reader {
 public:
-    Reader(std::string file, const json& node, std::string path = {})
-        : m_file(std::move(file)), m_node(node), m_path(std::move(path))
+    Reader(std::string file, const json& node, Check check = Check::full, std::string path = {})
+        : m_file(std::move(file)), m_node(node), m_check(check), m_path(std::move(path))
     {}
 
     [[noreturn]] void
@@ -214,12 +237,12 @@ public:
         if (!m_node.is_object() || !m_node.contains(key)) {
             fail(key, "missing");
         }
-        return Reader(m_file, m_node.at(key), join(key));
+        return Reader(m_file, m_node.at(key), m_check, join(key));
     }
     [[nodiscard]] Reader
     at(std::size_t i) const
     {
-        return Reader(m_file, m_node.at(i), fmt::format("{}[{}]", m_path, i));
+        return Reader(m_file, m_node.at(i), m_check, fmt::format("{}[{}]", m_path, i));
     }
     [[nodiscard]] bool
     has(const std::string& key) const
@@ -235,6 +258,11 @@ public:
     file() const
     {
         return m_file;
+    }
+    [[nodiscard]] bool
+    verifies() const
+    {
+        return m_check == Check::full;
     }
 
     [[nodiscard]] double
@@ -342,7 +370,7 @@ public:
     pattern(const std::string& key) const
     {
         ModelPattern p(string(key));
-        if (!p.ok()) {
+        if (verifies() && !p.ok()) {
             fail(key, fmt::format("invalid RE2 pattern: {}", p.error()));
         }
         return p;
@@ -357,6 +385,7 @@ public:
 private:
     std::string m_file;
     const json& m_node;
+    Check m_check;
     std::string m_path;
 };
 
@@ -469,7 +498,8 @@ parse_provider(const Reader& r, std::string_view expected_name)
             }
             json wrapper = {{"level", order.node()[i]}};
             p.render_order.push_back(parse_level(
-                Reader(r.file(), wrapper, order.join(fmt::format("[{}]", i))), "level"));
+                Reader(r.file(), wrapper, Check::full, order.join(fmt::format("[{}]", i))),
+                "level"));
         }
         if (p.render_order.size() != 3) {
             r.fail("render_order", "expected the three levels tools, system and messages");
@@ -659,6 +689,28 @@ string_list(const Reader& r, const std::string& key)
     return out;
 }
 
+// A pattern compiles, matches each of its examples and none of its
+// counter-examples.
+void
+verify_examples(const Reader& p, const DynamicFieldPattern& d)
+{
+    const re2::RE2 re(d.pattern, re2::RE2::Quiet);
+    if (!re.ok()) {
+        p.fail("pattern", fmt::format("invalid RE2 pattern: {}", re.error()));
+    }
+    for (std::size_t k = 0; k < d.examples.size(); ++k) {
+        if (!re2::RE2::PartialMatch(d.examples[k], re)) {
+            p.fail(fmt::format("examples[{}]", k), "does not match the pattern");
+        }
+    }
+    for (std::size_t k = 0; k < d.counter_examples.size(); ++k) {
+        if (re2::RE2::PartialMatch(d.counter_examples[k], re)) {
+            p.fail(fmt::format("counter_examples[{}]", k),
+                   "matches the pattern, but a counter-example must not");
+        }
+    }
+}
+
 // Appends the patterns of one dynamic-fields document; every pattern must
 // compile, match each of its examples and none of its counter-examples.
 void
@@ -675,27 +727,19 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
         d.announces = p.has("announces") && p.boolean("announces");
         d.fallback = p.has("fallback") && p.boolean("fallback");
         d.file = r.file();
-        re2::RE2 re(d.pattern, re2::RE2::Quiet);
-        if (!re.ok()) {
-            p.fail("pattern", fmt::format("invalid RE2 pattern: {}", re.error()));
-        }
         const Reader examples = p.array("examples");
         if (examples.node().empty()) {
             p.fail("examples", "expected at least one example");
         }
         for (std::size_t k = 0; k < examples.node().size(); ++k) {
-            const auto& e = examples.node()[k];
-            if (!e.is_string() || !re2::RE2::PartialMatch(e.get<std::string>(), re)) {
-                p.fail(fmt::format("examples[{}]", k), "does not match the pattern");
+            if (!examples.node()[k].is_string()) {
+                p.fail(fmt::format("examples[{}]", k), "expected a string");
             }
-            d.examples.push_back(e.get<std::string>());
+            d.examples.push_back(examples.node()[k].get<std::string>());
         }
         d.counter_examples = string_list(p, "counter_examples");
-        for (std::size_t k = 0; k < d.counter_examples.size(); ++k) {
-            if (re2::RE2::PartialMatch(d.counter_examples[k], re)) {
-                p.fail(fmt::format("counter_examples[{}]", k),
-                       "matches the pattern, but a counter-example must not");
-            }
+        if (p.verifies()) {
+            verify_examples(p, d);
         }
         out.patterns.push_back(std::move(d));
     }
@@ -832,34 +876,36 @@ load_rules(const std::optional<std::string>& dir)
 {
     auto rules = std::make_shared<Rules>();
     rules->origin = dir ? *dir : "built-in";
+    const Check check = dir ? Check::full : Check::built_in;
     std::string label;
     for (const auto name : k_provider_names) {
         const std::string text = read_rule_file(dir, fmt::format("providers/{}.json", name), label);
         const json doc = parse_json(label, text);
-        rules->providers.emplace(std::string(name), parse_provider(Reader(label, doc), name));
+        rules->providers.emplace(std::string(name),
+                                 parse_provider(Reader(label, doc, check), name));
     }
     {
         const std::string text = read_rule_file(dir, "pricing.json", label);
         const json doc = parse_json(label, text);
-        rules->pricing = parse_pricing(Reader(label, doc));
+        rules->pricing = parse_pricing(Reader(label, doc, check));
     }
     {
         const std::string text = read_rule_file(dir, "tokens.json", label);
         const json doc = parse_json(label, text);
-        rules->tokens = parse_tokens(Reader(label, doc));
+        rules->tokens = parse_tokens(Reader(label, doc, check));
     }
     {
         const std::string text = read_rule_file(dir, "models.json", label);
-        parse_models(Reader(label, parse_json(label, text)), *rules);
+        parse_models(Reader(label, parse_json(label, text), check), *rules);
     }
     {
         const std::string text = read_rule_file(dir, "gpus.json", label);
-        parse_gpus(Reader(label, parse_json(label, text)), *rules);
+        parse_gpus(Reader(label, parse_json(label, text), check), *rules);
     }
     {
         const std::string text = read_rule_file(dir, "dynamic-fields.json", label);
         const json doc = parse_json(label, text);
-        parse_dynamic_fields(Reader(label, doc), rules->dynamic_fields, true);
+        parse_dynamic_fields(Reader(label, doc, check), rules->dynamic_fields, true);
     }
     return rules;
 }

@@ -31,6 +31,9 @@ class ModelPattern {
 public:
     explicit ModelPattern(const std::string& pattern);
 
+    // ok() and error() compile the pattern; matches() compiles it on first
+    // use (thread-safe), so that a command that never looks a model up never
+    // pays for the regexes of every model in rules/ (start-up time).
     [[nodiscard]] bool ok() const;
     [[nodiscard]] std::string error() const;
     [[nodiscard]] bool matches(std::string_view normalized_model) const;
@@ -41,8 +44,10 @@ public:
     }
 
 private:
+    struct Compiled;
+    [[nodiscard]] const re2::RE2& compiled() const;
     std::string m_text;
-    std::shared_ptr<const re2::RE2> m_re; // compiled once, shared by copies
+    std::shared_ptr<Compiled> m_compiled; // compiled once, shared by copies
 };
 
 // "us.anthropic.claude-sonnet-4-5-20250929-v1:0" -> "claude-sonnet-4-5": drops

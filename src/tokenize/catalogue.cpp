@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <filesystem>
 #include <openssl/evp.h>
 
@@ -216,10 +217,14 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
     if (!text) {
         return unexpected(text.error());
     }
-    if (const auto sum = sha256_hex(*text); !entry.sha256.empty() && sum != entry.sha256) {
+    const auto sum = sha256_hex(*text);
+    if (!sum) {
+        return unexpected(fmt::format("{}: {}", path, sum.error()));
+    }
+    if (!entry.sha256.empty() && *sum != entry.sha256) {
         return unexpected(fmt::format("{}: sha256 {} differs from the manifest's {} (a different "
                                       "version of {}?)",
-                                      path, sum, entry.sha256, entry.name));
+                                      path, *sum, entry.sha256, entry.name));
     }
     auto loaded = entry.format == "tiktoken"
                       ? load_tiktoken(*text, path,
@@ -262,12 +267,50 @@ find_tokenizer_dir(const std::optional<std::string>& rules_dir)
     return {};
 }
 
-std::string
+namespace {
+
+// OpenSSL's libcrypto, loaded when a vocabulary is first checked: linked, it
+// cost every run about 1 ms of start-up (the 2-core reference VM) for a
+// digest only `--tokenize` and `tokens` need.
+struct Crypto {
+    int (*digest)(const void* data, std::size_t count, unsigned char* md, unsigned int* size,
+                  const EVP_MD* type, ENGINE* engine) = nullptr;
+    const EVP_MD* (*sha256)() = nullptr;
+    std::string error;
+};
+
+Crypto
+load_crypto()
+{
+    Crypto c;
+    void* library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        c.error =
+            fmt::format("libcrypto cannot be loaded for SHA-256: {} (Debian: libssl3)", dlerror());
+        return c;
+    }
+    c.digest = reinterpret_cast<decltype(c.digest)>(dlsym(library, "EVP_Digest"));
+    c.sha256 = reinterpret_cast<decltype(c.sha256)>(dlsym(library, "EVP_sha256"));
+    if (c.digest == nullptr || c.sha256 == nullptr) {
+        c.error = "libcrypto.so.3 lacks EVP_Digest or EVP_sha256";
+    }
+    return c;
+}
+
+} // namespace
+
+Expected<std::string>
 sha256_hex(std::string_view bytes)
 {
+    static const Crypto crypto = load_crypto();
+    if (!crypto.error.empty()) {
+        return unexpected(crypto.error);
+    }
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
-    EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+    if (crypto.digest(bytes.data(), bytes.size(), digest, &length, crypto.sha256(), nullptr) != 1) {
+        return unexpected(std::string("SHA-256 failed (EVP_Digest)"));
+    }
     std::string hex;
     hex.reserve(length * 2);
     for (unsigned int i = 0; i < length; ++i) {

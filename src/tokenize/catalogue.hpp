@@ -72,7 +72,8 @@ private:
 // the source tree the binary was built from. Empty when none exists.
 std::string find_tokenizer_dir(const std::optional<std::string>& rules_dir);
 
-// Lower-case hex SHA-256 of `bytes`.
-std::string sha256_hex(std::string_view bytes);
+// Lower-case hex SHA-256 of `bytes` (OpenSSL, loaded on first use); the
+// error says why libcrypto could not be loaded.
+Expected<std::string> sha256_hex(std::string_view bytes);
 
 } // namespace cachewise::tokenize

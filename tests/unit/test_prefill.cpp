@@ -55,6 +55,33 @@ TEST_SUITE("prefill")
         CHECK(test::rules().find_model("gpt-5") == nullptr);
     }
 
+    TEST_CASE("the benchmark's GEMMs are the model's projections, counted as the FLOP model does")
+    {
+        // Dense: the GEMM weights of a layer are exactly P / L, so a measured
+        // TFLOP/s (full_layer_flops over the time) is the work the GPU did.
+        const auto& llama = shape_of("llama-3.1-8b");
+        const FlopModel f(llama);
+        double weights = 0;
+        for (const auto& g : f.projection_gemms()) {
+            weights += static_cast<double>(g.in) * g.out;
+        }
+        CHECK(weights == doctest::Approx(218103808.0)); // 6,979,321,856 / 32
+        CHECK(2 * weights * 4096 == doctest::Approx(f.projection_flops_per_layer(4096)));
+        CHECK(f.full_layer_flops(4096) ==
+              doctest::Approx(f.projection_flops_per_layer(4096) +
+                              f.attention_flops_per_layer(4096)));
+        // Without sliding layers, a full layer is the model's average layer.
+        CHECK(f.full_layer_flops(8192) * llama.layers == doctest::Approx(f.flops(8192)));
+        // A mixture of experts runs its active width densely: within 2%.
+        const FlopModel moe(shape_of("gpt-oss-120b"));
+        double moe_weights = 0;
+        for (const auto& g : moe.projection_gemms()) {
+            moe_weights += static_cast<double>(g.in) * g.out;
+        }
+        CHECK(2 * moe_weights * 1000 ==
+              doctest::Approx(moe.projection_flops_per_layer(1000)).epsilon(0.02));
+    }
+
     TEST_CASE("KV bytes per token: GQA, MLA and sliding windows")
     {
         // 2 x 32 layers x 8 kv heads x 128 x 2 bytes

@@ -245,6 +245,25 @@ TEST_SUITE("ruleset::rules")
         CHECK(e.find("pattern: invalid RE2 pattern") != std::string::npos);
     }
 
+    TEST_CASE("the built-in rules pass every check a rules directory gets")
+    {
+        // At run time the embedded copy skips the regex compilation and the
+        // example and counter-example matching (start-up time): this is where
+        // they are checked, on the same files.
+        test::TempFile anchor("");
+        const std::string dir = anchor.dir() + "/rules";
+        for (const auto& f : embedded_rule_files()) {
+            test::TempFile::write(dir + "/" + std::string(f.path), std::string(f.content));
+        }
+        CHECK(load_error(dir).empty());
+        const auto rules = load_rules(dir);
+        CHECK(rules->dynamic_fields.patterns.size() ==
+              test::rules().dynamic_fields.patterns.size());
+        for (const auto& m : rules->pricing.models) {
+            CHECK_MESSAGE(m.pattern.ok(), m.pattern.text());
+        }
+    }
+
     TEST_CASE("a rules directory missing a file is reported")
     {
         test::TempFile anchor("");

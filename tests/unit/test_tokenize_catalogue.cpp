@@ -110,7 +110,7 @@ TEST_SUITE("tokenize::Catalogue")
             "t.json", "t");
         REQUIRE(!t);
         CHECK(t.error().find("t.json: pre_tokenizer expressions not supported") == 0);
-        CHECK(sha256_hex("abc") ==
+        CHECK(sha256_hex("abc").value_or("") ==
               "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

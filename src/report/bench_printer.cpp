@@ -1,0 +1,102 @@
+#include "report/bench_printer.hpp"
+
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+namespace cachewise::report {
+
+namespace {
+
+// One row per length; "TFLOP/model" is F(n), what a cached prefix of n
+// tokens saves (the FLOP model, the same for a measured run).
+void
+print_text(const prefill::BenchResult& result, std::ostream& out)
+{
+    const auto& p = result.profile;
+    fmt::print(out, "{} prefill of {} ({}, {} layers) on {}{}\n",
+               p.measured ? "measured" : "modelled, not measured:", p.model, p.dtype,
+               p.model_layers, p.gpu, p.driver.empty() ? "" : " (driver " + p.driver + ")");
+    fmt::print(out, "  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>8}  {:>12}\n", "tokens",
+               "s/layer", "s/model", "proj s/layer", "attn s/layer", "TFLOP/s", "of peak",
+               "TFLOP/model");
+    for (std::size_t i = 0; i < p.points.size(); ++i) {
+        const auto& x = p.points[i];
+        fmt::print(out,
+                   "  {:>8}  {:>12.6f}  {:>12.4f}  {:>12.6f}  {:>12.6f}  {:>10.1f}  {:>7.1f}%  "
+                   "{:>12.1f}\n",
+                   static_cast<long long>(x.tokens), x.seconds_per_layer,
+                   x.seconds_per_layer * p.model_layers, x.projection_seconds, x.attention_seconds,
+                   x.tflops, 100 * x.fraction_of_peak, result.model_flops[i] / 1e12);
+    }
+    fmt::print(out, "  fit: seconds per layer = {:.4g} + {:.4g}·n + {:.4g}·n²\n", p.fit_c, p.fit_a,
+               p.fit_b);
+    if (result.assumption) {
+        const auto& a = *result.assumption;
+        fmt::print(out,
+                   "  modelled at {:.0f}% of the {} dense {} peak ({} TFLOP/s): an assumption "
+                   "(rules/gpus.json), not a measurement\n",
+                   100 * a.utilization, a.gpu, p.dtype, a.peak_tflops);
+    }
+}
+
+void
+print_json(const prefill::BenchResult& result, std::ostream& out)
+{
+    nlohmann::ordered_json j;
+    j["schema_version"] = 1;
+    j["command"] = "bench prefill";
+    auto profile = nlohmann::ordered_json::parse(result.profile.to_json());
+    for (std::size_t i = 0; i < result.model_flops.size(); ++i) {
+        profile["points"][i]["model_flops"] = result.model_flops[i];
+    }
+    j["profile"] = profile;
+    if (result.assumption) {
+        j["assumption"] = {{"utilization", result.assumption->utilization},
+                           {"gpu", result.assumption->gpu},
+                           {"peak_tflops", result.assumption->peak_tflops},
+                           {"source", "rules/gpus.json"}};
+    } else {
+        j["assumption"] = nullptr;
+    }
+    out << j.dump(2) << '\n';
+}
+
+} // namespace
+
+void
+print_bench_skipped(const std::string& reason, std::ostream& err)
+{
+    fmt::print(err, "cachewise: bench prefill skipped: {}\n", reason);
+}
+
+void
+check_bench_format(Format format)
+{
+    if (format != Format::text && format != Format::json) {
+        throw Error(
+            fmt::format("--format {}: bench prefill prints text or json", to_string(format)));
+    }
+}
+
+void
+print_bench(const prefill::BenchResult& result, Format format, std::ostream& out)
+{
+    check_bench_format(format);
+    switch (format) {
+    case Format::text:
+        print_text(result, out);
+        return;
+    case Format::json:
+        print_json(result, out);
+        return;
+    default:
+        return;
+    }
+}
+
+} // namespace cachewise::report
