@@ -112,7 +112,7 @@ add_bench_command(CLI::App& app, BenchCliOptions& options)
 }
 
 int
-run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options)
+run_bench_prefill(const Settings& global, const BenchCliOptions& options)
 {
     const auto rules = global.load_rules();
     const auto* model = rules->find_model(options.model);
