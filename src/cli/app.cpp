@@ -4,6 +4,7 @@
 #include "cli/output.hpp"
 #include "cli/setting_options.hpp"
 #include "cli/validators.hpp"
+#include "report/empty_window.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
 #include "util/escape.hpp"
@@ -133,17 +134,7 @@ load_log(const Settings& global, const ruleset::Rules& rules,
     const auto& s = out.summary;
     if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
         // A window that selects nothing is an answer, not an input error.
-        std::string why;
-        if (s.filtered > 0) {
-            why = fmt::format("{} request{} outside it", s.filtered, s.filtered == 1 ? "" : "s");
-        }
-        if (s.files_skipped > 0) {
-            why += fmt::format("{}{} file{} last written before it", why.empty() ? "" : ", ",
-                               s.files_skipped, s.files_skipped == 1 ? "" : "s");
-        }
-        fmt::print("0 requests in [{}, {}) ({})\n",
-                   options.since ? format_rfc3339(*options.since) : "the start",
-                   options.until ? format_rfc3339(*options.until) : "the end", why);
+        report::print_empty_window(s, options.since, options.until, std::cout);
         out.status = -1;
         return out;
     }

@@ -106,13 +106,7 @@ run_probe(const Settings& global, const ProbeCliOptions& options)
         fmt::print(stderr, "cachewise: {} placeholder{} without --var sent as written\n",
                    result.unfilled.size(), result.unfilled.size() == 1 ? "" : "s");
     }
-    if (format == report::Format::json) {
-        std::cout << report::probe_to_json(result).dump(
-                         2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-                  << "\n";
-    } else {
-        report::print_probe(result, std::cout);
-    }
+    report::print_probe(result, format, std::cout);
     return gate_status(new_findings(result.findings, gate), gate);
 }
 

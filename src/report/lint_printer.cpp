@@ -55,14 +55,6 @@ print_text(const LintReport& report, std::ostream& out)
 
 } // namespace
 
-std::string
-exact_count_text(const ExactCountSummary& exact)
-{
-    return fmt::format("exact counts: {} prefix{}, {} call{} to count tokens, {} from the cache",
-                       exact.prefixes, exact.prefixes == 1 ? "" : "es", exact.calls,
-                       exact.calls == 1 ? "" : "s", exact.cached);
-}
-
 void
 print_lint(const LintReport& report, Format format, std::ostream& out)
 {
