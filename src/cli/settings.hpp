@@ -35,7 +35,10 @@ struct Duration {
 };
 
 // The settings of the key table: a value may come from a default, the
-// config file, the environment or a flag, each with its origin.
+// config file, the environment or a flag, each with its origin. A new
+// setting is a Key, a row in k_key_table (settings.cpp) with its check, a
+// member of Settings, a case in origin_of and value_text, and
+// add_setting_option where a command takes its flag.
 enum class Key {
     rules,
     input_format,
