@@ -106,7 +106,9 @@ TEST_SUITE("cli::config")
             {cli::Key::latency, "--latency: expected a number of seconds"},
             {cli::Key::baseline, "--baseline "},
         };
-        for (const auto& [key, message] : bad) {
+        for (const auto& entry : bad) { // no structured binding: lambdas capture (clang 14)
+            const cli::Key key = entry.first;
+            const std::string& message = entry.second;
             cli::FlagValues flags;
             const bool list = cli::key_info(key).type == cli::ValueType::string_list;
             const std::string value = key == cli::Key::placeholders ? "bogus(" : "bogus";
