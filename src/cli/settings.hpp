@@ -72,13 +72,13 @@ struct KeyInfo {
     Key key;
     std::string_view name;
     std::string_view flag;
-    std::string_view env;
-    ValueType type;
-    bool in_config_file;        // settable in .cachewise.json, listed by `config show`
-    bool appends;               // a list the command line adds to, rather than replaces
-    std::string_view type_name; // the flag's value in --help
+    std::string_view env = {};
+    ValueType type = ValueType::string;
+    bool in_config_file = false; // settable in .cachewise.json, listed by `config show`
+    bool appends = false;        // a list the command line adds to, rather than replaces
+    std::string_view type_name;  // the flag's value in --help
     std::string_view default_text;
-    std::string (*check)(Settings& settings, const RawValue& value, Origin origin);
+    std::string (*check)(Settings& settings, const RawValue& value, Origin origin) = nullptr;
     std::string_view help;
 };
 
