@@ -240,11 +240,19 @@ check_output_not_input(const std::optional<std::string>& output, int argc, char*
 void
 finish_help(CLI::App& app)
 {
+    // Made from the options themselves, so that none is left out.
+    std::string globals;
+    for (const auto* option : app.get_options()) {
+        const std::string name = option->get_name();
+        if (name == "--help" || name == "--version") {
+            continue;
+        }
+        globals += (globals.empty() ? "" : ", ") + name;
+    }
     for (auto* command : app.get_subcommands({})) {
         clean_help(*command);
-        command->footer("Global options (before or after the command; see cachewise --help): "
-                        "--format, -o FILE, --rules, --input-format, --strict, -q, "
-                        "--dynamic-fields, --fail-on, --baseline, --max-regression");
+        command->footer("Global options (before or after the command; see cachewise --help): " +
+                        globals);
     }
     app.get_formatter()->label("REQUIRED", "(required)");
 }
