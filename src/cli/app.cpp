@@ -31,19 +31,17 @@ constexpr double k_suspect_scale = 10.0;
 } // namespace
 
 bool
-print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings)
+print_findings_format(const Settings& settings, const std::vector<analysis::Finding>& findings)
 {
-    if (format == report::Format::sarif) {
+    if (settings.format.value == report::Format::sarif) {
         report::print_sarif(findings, std::cout);
         return true;
     }
-    if (format == report::Format::github) {
+    if (settings.format.value == report::Format::github) {
         // Annotations name files from the checkout's root, else from here.
-        const char* workspace = std::getenv("GITHUB_WORKSPACE");
-        report::print_github(findings, std::cout,
-                             workspace != nullptr && *workspace != '\0'
-                                 ? std::string(workspace)
-                                 : std::filesystem::current_path().string());
+        report::print_github(
+            findings, std::cout,
+            settings.github_workspace.value.value_or(std::filesystem::current_path().string()));
         return true;
     }
     return false;

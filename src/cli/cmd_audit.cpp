@@ -192,7 +192,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate(FailOn{});
-    if (!print_findings_format(format, findings)) {
+    if (!print_findings_format(global, findings)) {
         report::print_with_diagnosis(
             diagnosis, format,
             [&](std::ostream& out) {

@@ -86,7 +86,7 @@ run_lint(const Settings& global, const LintCliOptions& options)
                                 result.skipped.size(), result.skipped.size() == 1 ? "" : "s"));
     }
     const auto counted = new_findings(result.findings, gate);
-    if (!print_findings_format(format, result.findings)) {
+    if (!print_findings_format(global, result.findings)) {
         report::LintReport report{result, std::nullopt, std::nullopt};
         if (gate.baseline != nullptr) {
             report.new_since_baseline = counted.size();

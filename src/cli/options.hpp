@@ -97,7 +97,8 @@ int run_suggest(const Settings& global, const SuggestCliOptions& options);
 
 // Prints findings as SARIF or GitHub annotations when the format asks for
 // them; false for the other formats.
-bool print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings);
+bool print_findings_format(const Settings& settings,
+                           const std::vector<analysis::Finding>& findings);
 
 struct BenchCliOptions {
     std::string model;

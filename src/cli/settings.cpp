@@ -111,6 +111,13 @@ check_tokenizer_dir(Settings& s, const RawValue& value, Origin origin)
 }
 
 std::string
+check_github_workspace(Settings& s, const RawValue& value, Origin origin)
+{
+    s.github_workspace = {text_of(value), origin};
+    return {};
+}
+
+std::string
 check_prices(Settings& s, const RawValue& value, Origin origin)
 {
     auto files = list_of(value);
@@ -397,6 +404,15 @@ const std::vector<KeyInfo> k_key_table = {
      .default_text = "(none)",
      .check = check_tokenizer_dir,
      .help = "A folder of vocabulary files cachewise does not ship (llama3.tokenizer.json)"},
+    // Set by GitHub Actions: --format github names files from the checkout's root.
+    {.key = Key::github_workspace,
+     .name = "github_workspace",
+     .env = "GITHUB_WORKSPACE",
+     .type = ValueType::string,
+     .type_name = "DIR",
+     .default_text = "(the working directory)",
+     .check = check_github_workspace,
+     .help = "The checkout's root, that GitHub annotations name files from"},
 };
 
 // The output formats each command renders; a command not listed renders
@@ -550,6 +566,8 @@ value_text(const Settings& s, Key key)
         return list(s.price_files.value);
     case Key::tokenizer_dir:
         return s.tokenizer_dir.value.value_or(std::string(key_info(key).default_text));
+    case Key::github_workspace:
+        return s.github_workspace.value.value_or(std::string(key_info(key).default_text));
     }
     return {};
 }
@@ -586,6 +604,8 @@ origin_of(const Settings& s, Key key)
         return s.price_files.origin;
     case Key::tokenizer_dir:
         return s.tokenizer_dir.origin;
+    case Key::github_workspace:
+        return s.github_workspace.origin;
     }
     return Origin::built_in;
 }

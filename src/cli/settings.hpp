@@ -54,6 +54,7 @@ enum class Key {
     baseline,
     prices,
     tokenizer_dir,
+    github_workspace,
 };
 
 // The shape of a value where it is written: a flag's text, a JSON string,
@@ -106,6 +107,8 @@ struct Settings {
     Setting<std::optional<Baseline>> baseline;         // read once, checked for the command
     Setting<std::vector<std::string>> price_files;     // laid over rules/pricing.json
     Setting<std::optional<std::string>> tokenizer_dir; // vocabularies cachewise does not ship
+    Setting<std::optional<std::string>>
+        github_workspace; // where GitHub annotations name files from
 
     // Flags without a config key or a check.
     bool strict = false;

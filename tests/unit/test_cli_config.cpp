@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
@@ -125,14 +126,37 @@ TEST_SUITE("cli::config")
         std::set<std::string_view> flags;
         for (const auto& key : cli::key_table()) {
             CHECK(names.insert(key.name).second);
-            CHECK(flags.insert(key.flag).second);
-            CHECK(key.flag.substr(0, 2) == "--");
+            // A key is set by a flag, the environment or both.
+            CHECK((!key.flag.empty() || !key.env.empty()));
+            if (!key.flag.empty()) {
+                CHECK(flags.insert(key.flag).second);
+                CHECK(key.flag.substr(0, 2) == "--");
+            }
             CHECK(&cli::key_info(key.key) == &key);
             if (key.in_config_file) {
                 CHECK(cli::find_key(key.name) == &key);
             }
         }
         CHECK(cli::find_key("rules") == nullptr); // an environment and flag key only
+    }
+
+    TEST_CASE("the environment sets its keys, and a flag wins over it")
+    {
+        test::TempFile dir("{}", "unrelated.json");
+        ::setenv("GITHUB_WORKSPACE", "/checkout", 1);
+        ::setenv("CACHEWISE_RULES", CACHEWISE_SOURCE_DIR "/rules", 1);
+        const auto from_env = settings_from(dir.dir());
+        CHECK(from_env.github_workspace.value == std::optional<std::string>("/checkout"));
+        CHECK(from_env.github_workspace.origin == cli::Origin::environment);
+        CHECK(from_env.rules_dir.origin == cli::Origin::environment);
+        cli::FlagValues flags;
+        flags.values[cli::Key::rules] = std::string(CACHEWISE_SOURCE_DIR "/rules");
+        CHECK(settings_from(dir.dir(), flags).rules_dir.origin == cli::Origin::command_line);
+        ::setenv("CACHEWISE_RULES", "/no/such/rules", 1);
+        CHECK(error_of([&] { (void)settings_from(dir.dir()); }) ==
+              "$CACHEWISE_RULES: /no/such/rules: no such directory");
+        ::unsetenv("CACHEWISE_RULES");
+        ::unsetenv("GITHUB_WORKSPACE");
     }
 
     TEST_CASE("--format is checked against what the command renders")
