@@ -415,8 +415,7 @@ const std::vector<KeyInfo> k_key_table = {
      .help = "The checkout's root, that GitHub annotations name files from"},
 };
 
-// The output formats each command renders; a command not listed renders
-// what it is given no format for (config, bench).
+// The output formats each command renders; config show has one.
 const std::map<std::string, std::vector<report::Format>, std::less<>> k_command_formats = {
     {"analyze",
      {report::Format::text, report::Format::json, report::Format::markdown, report::Format::sarif,
@@ -430,6 +429,7 @@ const std::map<std::string, std::vector<report::Format>, std::less<>> k_command_
     {"chain", {report::Format::text, report::Format::json}},
     {"tokens", {report::Format::text, report::Format::json}},
     {"probe", {report::Format::text, report::Format::json}},
+    {"bench", {report::Format::text, report::Format::json}},
 };
 
 void

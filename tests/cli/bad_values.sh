@@ -61,6 +61,7 @@ expect "--format markdown:" chain IN --format markdown
 expect "--format sarif:" suggest IN --format sarif
 expect "--format csv:" tokens IN --format csv
 expect "--format github:" probe IN --format github
+expect "--format csv:" bench prefill --model llama-3.1-8b --format csv
 expect "-o:" analyze IN -o ./no-such-dir/report.txt
 # The environment is checked like a flag, under its own name.
 CACHEWISE_RULES=./no-such-rules expect "\$CACHEWISE_RULES:" analyze IN
