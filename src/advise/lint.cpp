@@ -6,8 +6,6 @@
 #include "analysis/rule_catalogue.hpp"
 #include "analysis/secrets.hpp"
 #include "analysis/segment_text.hpp"
-#include "ingest/file_kind.hpp"
-#include "ingest/loader.hpp"
 #include "model/breakpoints.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
@@ -51,76 +49,42 @@ text_path(const Segment& s)
     }
 }
 
-class Linter {
+} // namespace
+
+const ruleset::MinimumRule*
+strictest_minimum(const ruleset::Rules& rules, std::string_view provider)
+{
+    const ruleset::MinimumRule* best = nullptr;
+    for (const auto& rule : rules.provider(provider).minimums) {
+        const bool plain = rule.pattern.text().find_first_of("()[]|?*+\\.^$") == std::string::npos;
+        if (plain && (best == nullptr || rule.tokens > best->tokens)) {
+            best = &rule;
+        }
+    }
+    return best;
+}
+
+class Linter::Impl {
 public:
-    Linter(const ruleset::Rules& rules, const LintOptions& options,
-           const analysis::DynamicFieldMatcher& matcher)
-        : m_rules(rules), m_options(options), m_matcher(matcher), m_estimator(rules.tokens)
+    Impl(const ruleset::Rules& rules, const LintOptions& options)
+        : m_rules(rules), m_options(options),
+          m_matcher_owned(template_matcher(rules, options.placeholders)),
+          m_matcher(*m_matcher_owned), m_estimator(rules.tokens)
     {}
 
     void
-    file(const std::string& path, std::vector<Finding>& out, std::vector<std::string>& warnings)
+    file(const LintInput& input, std::vector<Finding>& out)
     {
-        model::TextStore texts;
-        std::vector<Request> requests;
-        auto load = load_one(path, texts, m_options.model, requests);
-        if (load.error_count == 1 && load.errors.front().field == "model" &&
-            m_options.model.empty()) {
-            // A template without a model: the strictest minimum, so that no
-            // breakpoint passes that a listed model would reject.
-            const auto strictest = strictest_model(m_rules, "anthropic");
-            if (strictest) {
-                texts = model::TextStore{};
-                requests.clear();
-                load = load_one(path, texts, strictest->pattern.text(), requests);
-                warnings.push_back(fmt::format(
-                    "{}: no model (give --model M or set \"model\" in .cachewise.json): linted "
-                    "against the strictest minimum, {} tokens ({})",
-                    path, group_digits(strictest->tokens), strictest->pattern.text()));
-            }
-        }
-        if (load.error_count > 0 || requests.size() != 1) {
-            throw Error(load.errors.empty() ? fmt::format("{}: expected one request body", path)
-                                            : load.errors.front().str());
-        }
-        const std::string text = value_or_throw(read_file(path), "");
-        m_map = SourceMap::build(text);
-        m_text = &text;
-        m_path = path;
-        m_texts = &texts;
-        check(requests.front(), out);
+        m_map = SourceMap::build(input.text);
+        m_text = &input.text;
+        m_path = input.path;
+        m_texts = &input.texts;
+        check(input.request, out);
         m_map.reset();
         m_text = nullptr;
     }
 
 private:
-    ingest::LoadSummary
-    load_one(const std::string& path, model::TextStore& texts, const std::string& model,
-             std::vector<Request>& requests)
-    {
-        ingest::LoadOptions options;
-        options.format = ingest::InputFormat::request;
-        options.text_store = &texts;
-        options.model_override = model;
-        ingest::Loader loader(m_rules, options);
-        return loader.load({path}, [&](Request&& r) { requests.push_back(std::move(r)); });
-    }
-
-    // The listed model (a pattern that is a plain name) with the largest minimum.
-    static const ruleset::MinimumRule*
-    strictest_model(const ruleset::Rules& rules, std::string_view provider)
-    {
-        const ruleset::MinimumRule* best = nullptr;
-        for (const auto& rule : rules.provider(provider).minimums) {
-            const bool plain =
-                rule.pattern.text().find_first_of("()[]|?*+\\.^$") == std::string::npos;
-            if (plain && (best == nullptr || rule.tokens > best->tokens)) {
-                best = &rule;
-            }
-        }
-        return best;
-    }
-
     Finding
     make(std::string_view rule, const Request& r, const Segment* s,
          std::optional<std::size_t> offset)
@@ -376,7 +340,8 @@ private:
     }
 
     const ruleset::Rules& m_rules;
-    const LintOptions& m_options;
+    LintOptions m_options;
+    std::unique_ptr<analysis::DynamicFieldMatcher> m_matcher_owned;
     const analysis::DynamicFieldMatcher& m_matcher;
     model::TokenEstimator m_estimator;
     std::optional<SourceMap> m_map;
@@ -384,8 +349,6 @@ private:
     std::string m_path;
     const model::TextStore* m_texts = nullptr;
 };
-
-} // namespace
 
 std::unique_ptr<analysis::DynamicFieldMatcher>
 template_matcher(const ruleset::Rules& rules, const std::vector<std::string>& placeholders)
@@ -410,28 +373,16 @@ template_matcher(const ruleset::Rules& rules, const std::vector<std::string>& pl
     return std::make_unique<analysis::DynamicFieldMatcher>(fields);
 }
 
-LintResult
-lint(const std::vector<std::string>& files, const ruleset::Rules& rules, const LintOptions& options)
+Linter::Linter(const ruleset::Rules& rules, const LintOptions& options)
+    : m_impl(std::make_unique<Impl>(rules, options))
+{}
+
+Linter::~Linter() = default;
+
+void
+Linter::lint(const LintInput& input, std::vector<analysis::Finding>& out)
 {
-    const auto matcher = template_matcher(rules, options.placeholders);
-    Linter linter(rules, options, *matcher);
-    LintResult result;
-    for (const auto& file : ingest::expand_inputs(files, &result.notes)) {
-        // A folder holds logs beside templates: those are skipped, said so;
-        // a file named by itself must be a template.
-        const std::string text = value_or_throw(read_file(file), "");
-        const std::string kind = ingest::describe_non_template(text, file);
-        if (!kind.empty()) {
-            if (std::find(files.begin(), files.end(), file) != files.end()) {
-                throw Error(fmt::format("{}: not a request body or template: {}", file, kind));
-            }
-            result.skipped.push_back(fmt::format("{}: {}", file, kind));
-            continue;
-        }
-        ++result.files;
-        linter.file(file, result.findings, result.warnings);
-    }
-    return result;
+    m_impl->file(input, out);
 }
 
 } // namespace cachewise::advise

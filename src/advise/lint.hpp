@@ -3,6 +3,8 @@
 #include "advise/prefix_counter.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/finding.hpp"
+#include "model/request.hpp"
+#include "model/text_store.hpp"
 #include "ruleset/rules.hpp"
 
 #include <memory>
@@ -38,11 +40,39 @@ struct LintResult {
 std::unique_ptr<analysis::DynamicFieldMatcher>
 template_matcher(const ruleset::Rules& rules, const std::vector<std::string>& placeholders);
 
+// One request body or template to lint: its file, its bytes (for line and
+// column, and for exact counts) and the request read from them.
+struct LintInput {
+    const std::string& path;
+    const std::string& text;
+    const model::Request& request;
+    const model::TextStore& texts;
+};
+
 // Lints request bodies and templates without a log (rules CW010-CW017): no
 // request is sent, every token is an estimate with the error band of
 // rules/tokens.json. Findings carry the JSON path and the file's line and
-// column. Throws Error for a file that is not one request.
-LintResult lint(const std::vector<std::string>& files, const ruleset::Rules& rules,
-                const LintOptions& options);
+// column. The command reads the files (cli/lint_inputs.cpp). Throws Error
+// for a placeholder pattern RE2 rejects.
+class Linter {
+public:
+    Linter(const ruleset::Rules& rules, const LintOptions& options);
+    ~Linter();
+    Linter(const Linter&) = delete;
+    Linter& operator=(const Linter&) = delete;
+
+    // Appends the findings of one request, in position order.
+    void lint(const LintInput& input, std::vector<analysis::Finding>& out);
+
+private:
+    class Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// The listed model (a pattern that is a plain name) of `provider` with the
+// largest minimum: a template without a model is linted against it, so that
+// no breakpoint passes that a listed model would reject.
+const ruleset::MinimumRule* strictest_minimum(const ruleset::Rules& rules,
+                                              std::string_view provider);
 
 } // namespace cachewise::advise

@@ -2,6 +2,9 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/setting_options.hpp"
+#include "cli/validators.hpp"
+#include "report/empty_window.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
 #include "util/escape.hpp"
@@ -27,91 +30,25 @@ constexpr double k_suspect_scale = 10.0;
 
 } // namespace
 
-ingest::InputFormat
-GlobalOptions::parsed_input_format() const
-{
-    if (const auto f = ingest::parse_input_format(input_format)) {
-        return *f;
-    }
-    throw Error(fmt::format("--input-format: unknown format \"{}\" (expected auto, request, "
-                            "exchange, sse, claude-code or vcr)",
-                            input_format));
-}
-
-report::Format
-GlobalOptions::parsed_format() const
-{
-    if (const auto f = report::parse_format(format)) {
-        return *f;
-    }
-    throw Error(fmt::format("--format: unknown format \"{}\" (expected text, json, markdown, csv, "
-                            "sarif, github or html)",
-                            format));
-}
-
-Gate
-GlobalOptions::gate(const std::string& fallback) const
-{
-    Gate g;
-    g.fail_on =
-        fail_on ? *fail_on : (config.fail_on.origin != "default" ? config.fail_on.value : fallback);
-    check_fail_on(g.fail_on);
-    g.baseline = baseline;
-    if (max_regression) {
-        g.max_regression = max_regression;
-    } else if (config.max_regression.origin != "default") {
-        g.max_regression = config.max_regression.value;
-    }
-    return g;
-}
-
 bool
-print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings)
+print_findings_format(const Settings& settings, const std::vector<analysis::Finding>& findings)
 {
-    if (format == report::Format::sarif) {
+    if (settings.format.value == report::Format::sarif) {
         report::print_sarif(findings, std::cout);
         return true;
     }
-    if (format == report::Format::github) {
+    if (settings.format.value == report::Format::github) {
         // Annotations name files from the checkout's root, else from here.
-        const char* workspace = std::getenv("GITHUB_WORKSPACE");
-        report::print_github(findings, std::cout,
-                             workspace != nullptr && *workspace != '\0'
-                                 ? std::string(workspace)
-                                 : std::filesystem::current_path().string());
+        report::print_github(
+            findings, std::cout,
+            settings.github_workspace.value.value_or(std::filesystem::current_path().string()));
         return true;
     }
     return false;
 }
 
-std::shared_ptr<const ruleset::Rules>
-GlobalOptions::load_rules() const
-{
-    std::optional<std::string> dir = rules_dir;
-    if (!dir) {
-        if (const char* env = std::getenv("CACHEWISE_RULES"); env != nullptr && *env != '\0') {
-            dir = env;
-        }
-    }
-    auto rules = ruleset::load_rules(dir);
-    if (dynamic_field_files.empty() && config.dynamic_fields.value.empty() && price_files.empty()) {
-        return rules;
-    }
-    auto extended = std::make_shared<ruleset::Rules>(*rules);
-    for (const auto& file : price_files) {
-        ruleset::add_prices(extended->pricing, file);
-    }
-    for (const auto& file : config.dynamic_fields.value) {
-        ruleset::add_dynamic_fields(extended->dynamic_fields, file);
-    }
-    for (const auto& file : dynamic_field_files) {
-        ruleset::add_dynamic_fields(extended->dynamic_fields, file);
-    }
-    return extended;
-}
-
 void
-report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summary)
+report_load_errors(const Settings& global, const ingest::LoadSummary& summary)
 {
     if (global.quiet) {
         return;
@@ -129,7 +66,7 @@ report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summa
 }
 
 int
-load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary)
+load_exit_status(const Settings& global, const ingest::LoadSummary& summary)
 {
     if (summary.requests == 0) {
         fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
@@ -160,12 +97,12 @@ keep_stdin(const std::vector<std::string>& inputs, bool keep)
 }
 
 LoadedLog
-load_log(const GlobalOptions& global, const ruleset::Rules& rules,
+load_log(const Settings& global, const ruleset::Rules& rules,
          const std::vector<std::string>& inputs, ingest::LoadOptions options,
          const ingest::Loader::RequestCallback& on_request)
 {
     keep_stdin(inputs, false);
-    options.format = global.parsed_input_format();
+    options.format = global.input_format.value;
     TokenizerHook tokenizer(global, options);
     ingest::Loader loader(rules, options);
     LoadedLog out;
@@ -195,17 +132,7 @@ load_log(const GlobalOptions& global, const ruleset::Rules& rules,
     const auto& s = out.summary;
     if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
         // A window that selects nothing is an answer, not an input error.
-        std::string why;
-        if (s.filtered > 0) {
-            why = fmt::format("{} request{} outside it", s.filtered, s.filtered == 1 ? "" : "s");
-        }
-        if (s.files_skipped > 0) {
-            why += fmt::format("{}{} file{} last written before it", why.empty() ? "" : ", ",
-                               s.files_skipped, s.files_skipped == 1 ? "" : "s");
-        }
-        fmt::print("0 requests in [{}, {}) ({})\n",
-                   options.since ? format_rfc3339(*options.since) : "the start",
-                   options.until ? format_rfc3339(*options.until) : "the end", why);
+        report::print_empty_window(s, options.since, options.until, std::cout);
         out.status = -1;
         return out;
     }
@@ -223,10 +150,13 @@ parse_error_status(CLI::App& app, const CLI::ParseError& e, int argc, char** arg
     const auto known = app.get_subcommands(
         [&](const CLI::App* sub) { return argc > 1 && sub->check_name(argv[1]); });
     if (argc > 1 && argv[1][0] != '-' && known.empty()) {
-        fmt::print(stderr,
-                   "cachewise: error: unknown command \"{}\" (expected analyze, audit, chain, "
-                   "lint, suggest, bench or config)\n",
-                   argv[1]);
+        std::vector<std::string> names;
+        for (const auto* sub : app.get_subcommands({})) {
+            names.push_back(sub->get_name());
+        }
+        std::sort(names.begin(), names.end());
+        fmt::print(stderr, "cachewise: error: unknown command \"{}\" (expected {})\n", argv[1],
+                   in_words(names));
         return static_cast<int>(ExitCode::usage);
     }
     if (e.get_exit_code() == 0) {
@@ -238,58 +168,30 @@ parse_error_status(CLI::App& app, const CLI::ParseError& e, int argc, char** arg
     return static_cast<int>(ExitCode::usage);
 }
 
-// The options every command takes, before or after the command's name.
+// The options every command takes, before or after the command's name: the
+// key table's through `flags`, checked once parsing is done; the plain ones
+// straight into `global`.
 void
-add_global_options(CLI::App& app, GlobalOptions& global)
+add_global_options(CLI::App& app, Settings& global, FlagValues& flags)
 {
-    app.add_option("--rules", global.rules_dir,
-                   "Directory of rules files replacing the built-in ones (also $CACHEWISE_RULES)")
-        ->type_name("DIR");
-    app.add_option("--input-format", global.input_format,
-                   "Input format: auto, request, exchange, sse, claude-code, vcr (default auto)")
-        ->type_name("FORMAT");
+    add_setting_option(app, Key::rules, flags);
+    add_setting_option(app, Key::input_format, flags);
     app.add_flag("--strict", global.strict, "Exit with status 2 when any record is broken");
-    app.add_option("--format", global.format,
-                   "Output format (default text): text, json, markdown (analyze, audit), csv "
-                   "(audit), sarif or github (findings of analyze, audit, lint), html (analyze, "
-                   "audit)")
-        ->type_name("FORMAT");
-    app.add_option("--dynamic-fields", global.dynamic_field_files,
-                   "A file of extra dynamic-field patterns (format of rules/dynamic-fields.json); "
-                   "repeat the option for more files")
-        ->type_name("FILE")
-        ->expected(1)
-        ->allow_extra_args(false)
-        ->take_all();
+    add_setting_option(app, Key::format, flags);
+    add_setting_option(app, Key::dynamic_fields, flags);
     app.add_option("-o,--output", global.output,
                    "Write the report to FILE instead of standard output, whole or not at all "
                    "(on an error FILE keeps its old content)")
         ->type_name("FILE");
-    app.add_option("--prices", global.price_files,
-                   "A price file (format of rules/pricing.json) laid over the built-in prices: "
-                   "its models replace the ones they match; repeatable")
-        ->type_name("FILE")
-        ->allow_extra_args(false);
+    add_setting_option(app, Key::prices, flags);
     app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
     app.add_flag("--tokenize", global.tokenize,
                  "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
                  "(rules/tokenizers/), offline");
-    app.add_option("--tokenizer-dir", global.tokenizer_dir,
-                   "A folder of vocabulary files cachewise does not ship (llama3.tokenizer.json)")
-        ->type_name("DIR");
-    app.add_option("--fail-on", global.fail_on,
-                   "Exit 1 on findings at or above a level (error, warning, info, none) or with "
-                   "these rule ids "
-                   "(CW010,CW012)")
-        ->type_name("LEVEL|IDS");
-    app.add_option("--baseline", global.baseline,
-                   "A previous --format json result: only new findings count (and, for audit, the "
-                   "hit-rate drop)")
-        ->type_name("FILE");
-    app.add_option("--max-regression", global.max_regression,
-                   "With --baseline: exit 1 when audit's token-weighted hit rate falls more than "
-                   "this many points")
-        ->type_name("POINTS");
+    add_setting_option(app, Key::tokenizer_dir, flags);
+    add_setting_option(app, Key::fail_on, flags);
+    add_setting_option(app, Key::baseline, flags);
+    add_setting_option(app, Key::max_regression, flags);
 }
 
 // Positionals show their name only ("LOG ...", not CLI11's "LOG TEXT ..."),
@@ -336,39 +238,100 @@ check_output_not_input(const std::optional<std::string>& output, int argc, char*
 void
 finish_help(CLI::App& app)
 {
+    // Made from the options themselves, so that none is left out.
+    std::string globals;
+    for (const auto* option : app.get_options()) {
+        const std::string name = option->get_name();
+        if (name == "--help" || name == "--version") {
+            continue;
+        }
+        globals += (globals.empty() ? "" : ", ") + name;
+    }
     for (auto* command : app.get_subcommands({})) {
         clean_help(*command);
-        command->footer("Global options (before or after the command; see cachewise --help): "
-                        "--format, -o FILE, --rules, --input-format, --strict, -q, "
-                        "--dynamic-fields, --fail-on, --baseline, --max-regression");
+        command->footer("Global options (before or after the command; see cachewise --help): " +
+                        globals);
     }
     app.get_formatter()->label("REQUIRED", "(required)");
 }
 
-// --baseline must be a result of the command it gates: checked before the
-// run, so that a long audit does not end on a baseline it cannot use.
-void
-check_baseline_command(const std::optional<std::string>& baseline, const std::string& command)
+// The command the line names ("" for none; "config" for config show).
+std::string
+command_name(const CLI::App& app)
 {
-    if (!baseline) {
-        return;
+    for (const auto* sub : app.get_subcommands()) {
+        return sub->get_name();
     }
-    const auto text = read_file(*baseline);
-    if (!text) {
-        throw Error(fmt::format("--baseline {}", text.error()));
+    return {};
+}
+
+// Everything the command line can say, filled by CLI11.
+struct CommandLine {
+    Settings plain;   // the flags without a key: --strict, -q, -o, ...
+    FlagValues flags; // the key table's flags, unchecked
+    ChainOptions chain;
+    AnalyzeOptions analyze;
+    AuditOptions audit;
+    LintCliOptions lint;
+    SuggestCliOptions suggest;
+    BenchCliOptions bench;
+    ProbeCliOptions probe;
+    TokensCliOptions tokens;
+};
+
+void
+add_commands(CLI::App& app, CommandLine& line)
+{
+    add_global_options(app, line.plain, line.flags);
+    add_chain_command(app, line.chain);
+    add_analyze_command(app, line.analyze, line.flags);
+    add_audit_command(app, line.audit, line.flags);
+    add_lint_command(app, line.lint, line.flags);
+    add_suggest_command(app, line.suggest, line.flags);
+    add_bench_command(app, line.bench);
+    add_probe_command(app, line.probe);
+    add_tokens_command(app, line.tokens);
+    auto* config = app.add_subcommand(
+        "config", "Show the project configuration (.cachewise.json) and its origins");
+    config->add_subcommand("show", "Print every setting and where it came from")
+        ->require_subcommand(0);
+    config->require_subcommand(1);
+    finish_help(app);
+}
+
+int
+dispatch(const CLI::App& app, const Settings& settings, const CommandLine& line)
+{
+    const std::string& command = settings.command;
+    if (command == "config") {
+        return run_config_show(settings);
     }
-    const auto j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("command") || !j["command"].is_string()) {
-        throw Error(fmt::format("--baseline {}: not a cachewise --format json result (expected "
-                                "the output of `cachewise {} --format json`)",
-                                *baseline, command));
+    if (command == "lint") {
+        return run_lint(settings, line.lint);
     }
-    const auto made_by = j["command"].get<std::string>();
-    if (made_by != command) {
-        throw Error(fmt::format("--baseline {}: a result of `{}`; `{}` needs a result of "
-                                "`cachewise {} --format json`",
-                                *baseline, made_by, command, command));
+    if (command == "suggest") {
+        return run_suggest(settings, line.suggest);
     }
+    if (command == "bench") {
+        return run_bench_prefill(settings, line.bench);
+    }
+    if (command == "tokens") {
+        return run_tokens(settings, line.tokens);
+    }
+    if (command == "chain") {
+        return run_chain(settings, line.chain);
+    }
+    if (command == "analyze") {
+        return run_analyze(settings, line.analyze);
+    }
+    if (command == "audit") {
+        return run_audit(settings, line.audit);
+    }
+    if (command == "probe") {
+        return run_probe(settings, line.probe);
+    }
+    std::cout << app.help();
+    return static_cast<int>(ExitCode::usage);
 }
 
 } // namespace
@@ -382,80 +345,20 @@ run(int argc, char** argv)
     app.fallthrough(); // global options may follow the command
     app.set_version_flag("--version", version_text(),
                          "Print the version and the compiled-in features");
-
-    GlobalOptions global;
-    add_global_options(app, global);
-
-    ChainOptions chain;
-    add_chain_command(app, global, chain);
-    AnalyzeOptions analyze;
-    add_analyze_command(app, analyze);
-    AuditOptions audit;
-    add_audit_command(app, audit);
-    LintCliOptions lint;
-    add_lint_command(app, lint);
-    SuggestCliOptions suggest;
-    add_suggest_command(app, suggest);
-    BenchCliOptions bench;
-    add_bench_command(app, bench);
-    ProbeCliOptions probe;
-    add_probe_command(app, probe);
-    TokensCliOptions tokens;
-    add_tokens_command(app, tokens);
-    auto* config = app.add_subcommand(
-        "config", "Show the project configuration (.cachewise.json) and its origins");
-    config->add_subcommand("show", "Print every setting and where it came from")
-        ->require_subcommand(0);
-    config->require_subcommand(1);
-    finish_help(app);
-
+    CommandLine line;
+    add_commands(app, line);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return parse_error_status(app, e, argc, argv);
     }
-
-    const auto dispatch = [&]() -> int {
-        for (const char* gated : {"lint", "analyze", "audit"}) {
-            if (app.got_subcommand(gated)) {
-                check_baseline_command(global.baseline, gated);
-            }
-        }
-        if (app.got_subcommand("config")) {
-            return run_config_show(global);
-        }
-        if (app.got_subcommand("lint")) {
-            return run_lint(global, lint);
-        }
-        if (app.got_subcommand("suggest")) {
-            return run_suggest(global, suggest);
-        }
-        if (app.got_subcommand("bench")) {
-            return run_bench_prefill(global, bench);
-        }
-        if (app.got_subcommand("tokens")) {
-            return run_tokens(global, tokens);
-        }
-        if (app.got_subcommand("chain")) {
-            return run_chain(global, chain);
-        }
-        if (app.got_subcommand("analyze")) {
-            return run_analyze(global, analyze);
-        }
-        if (app.got_subcommand("audit")) {
-            return run_audit(global, audit);
-        }
-        if (app.got_subcommand("probe")) {
-            return run_probe(global, probe);
-        }
-        std::cout << app.help();
-        return static_cast<int>(ExitCode::usage);
-    };
     try {
-        global.config = load_project_config(std::filesystem::current_path());
-        check_output_not_input(global.output, argc, argv);
-        Output output(global.output);
-        return output.finish(dispatch());
+        // Every value checked here, before any input is read.
+        const Settings settings = resolve_settings(line.plain, line.flags, command_name(app),
+                                                   std::filesystem::current_path());
+        check_output_not_input(settings.output, argc, argv);
+        Output output(settings.output);
+        return output.finish(dispatch(app, settings, line));
     } catch (const Error& e) {
         // Messages may quote an input: printed escaped and redacted.
         fmt::print(stderr, "cachewise: error: {}\n", safe_text(e.what()));

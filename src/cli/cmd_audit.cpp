@@ -1,7 +1,9 @@
 #include "account/auditor.hpp"
+#include "account/expected_basis.hpp"
 #include "advise/suggest.hpp"
 #include "cli/options.hpp"
 #include "cli/request_watchers.hpp"
+#include "cli/setting_options.hpp"
 #include "cli/validators.hpp"
 #include "prefill/modelled.hpp"
 #include "report/audit_printer.hpp"
@@ -50,10 +52,45 @@ replay_placement(std::vector<model::Request> requests, const model::TextStore& t
     return replay;
 }
 
+// --model with --prefill-profile or --gpu: the compute a cache read saves,
+// on an open model as a reference.
+void
+add_compute_saved(account::AuditOptions& audit, const ruleset::Rules& rules,
+                  const AuditOptions& options)
+{
+    if (options.model) {
+        const auto* shape = rules.find_model(*options.model);
+        if (shape == nullptr) {
+            throw Error(fmt::format("--model: unknown model \"{}\" (see rules/models.json)",
+                                    *options.model));
+        }
+        audit.compute.model = shape;
+        if (options.prefill_profile) {
+            const std::string text =
+                value_or_throw(read_file(*options.prefill_profile), "--prefill-profile");
+            audit.compute.profile = value_or_throw(prefill::Profile::from_json(text),
+                                                   "--prefill-profile " + *options.prefill_profile);
+        } else if (options.gpu) {
+            const auto* gpu = rules.find_gpu(*options.gpu);
+            if (gpu == nullptr) {
+                throw Error(
+                    fmt::format("--gpu: unknown GPU \"{}\" (see rules/gpus.json)", *options.gpu));
+            }
+            audit.compute.profile =
+                prefill::modelled_profile(*shape, *gpu, true, rules.assumed_utilization.value,
+                                          {512, 2048, 8192, 32768, 131072});
+        } else {
+            throw Error("--model needs --prefill-profile FILE or --gpu NAME for the GPU time");
+        }
+    } else if (options.prefill_profile || options.gpu) {
+        throw Error("--prefill-profile and --gpu need --model M");
+    }
+}
+
 } // namespace
 
 void
-add_audit_command(CLI::App& app, AuditOptions& options)
+add_audit_command(CLI::App& app, AuditOptions& options, FlagValues& flags)
 {
     auto* cmd = app.add_subcommand(
         "audit",
@@ -72,8 +109,7 @@ add_audit_command(CLI::App& app, AuditOptions& options)
         ->check(one_of({"day", "stream", "model"}));
     cmd->add_flag("--details", options.details,
                   "One line per request: reported and expected split, cost, findings");
-    cmd->add_option("--window", options.window, "How far back a partner may be (default 1h)")
-        ->type_name("DURATION");
+    add_setting_option(*cmd, Key::window, flags);
     cmd->add_option("--model", options.model,
                     "Add compute saved, on this open model of rules/models.json (a reference for "
                     "API models)")
@@ -104,58 +140,23 @@ add_audit_command(CLI::App& app, AuditOptions& options)
                     "DeepSeek's fixed persistence interval (unpublished; default from rules)")
         ->type_name("N")
         ->check(at_least(1));
-    cmd->add_option("--latency", options.latency,
-                    "Seconds after its start when a request's cache entry becomes visible, when "
-                    "the log has no "
-                    "first_token_at (default 2)")
-        ->type_name("SECONDS");
+    add_setting_option(*cmd, Key::latency, flags);
 }
 
 int
-run_audit(const GlobalOptions& global, const AuditOptions& options)
+run_audit(const Settings& global, const AuditOptions& options)
 {
     const auto rules = global.load_rules();
-    const auto format = global.parsed_format();
+    const auto format = global.format.value;
     account::AuditOptions audit_options;
-    audit_options.analyze.window_seconds = value_or_throw(
-        parse_duration(options.window.value_or(global.config.window.value)), "--window");
-    audit_options.sim.visibility_latency_seconds =
-        options.latency.value_or(global.config.latency.value);
-    if (audit_options.sim.visibility_latency_seconds < 0) {
-        throw Error("--latency: must not be negative");
-    }
+    audit_options.analyze.window_seconds = global.window.value.seconds;
+    audit_options.sim.visibility_latency_seconds = global.latency.value;
     audit_options.policy = options.policy.value_or("");
     audit_options.sim.block_size = options.block_size;
     audit_options.sim.capacity_blocks = options.capacity_blocks;
     audit_options.sim.interval_tokens = options.interval_tokens;
 
-    if (options.model) {
-        const auto* shape = rules->find_model(*options.model);
-        if (shape == nullptr) {
-            throw Error(fmt::format("--model: unknown model \"{}\" (see rules/models.json)",
-                                    *options.model));
-        }
-        audit_options.compute.model = shape;
-        if (options.prefill_profile) {
-            const std::string text =
-                value_or_throw(read_file(*options.prefill_profile), "--prefill-profile");
-            audit_options.compute.profile = value_or_throw(
-                prefill::Profile::from_json(text), "--prefill-profile " + *options.prefill_profile);
-        } else if (options.gpu) {
-            const auto* gpu = rules->find_gpu(*options.gpu);
-            if (gpu == nullptr) {
-                throw Error(
-                    fmt::format("--gpu: unknown GPU \"{}\" (see rules/gpus.json)", *options.gpu));
-            }
-            audit_options.compute.profile =
-                prefill::modelled_profile(*shape, *gpu, true, rules->assumed_utilization.value,
-                                          {512, 2048, 8192, 32768, 131072});
-        } else {
-            throw Error("--model needs --prefill-profile FILE or --gpu NAME for the GPU time");
-        }
-    } else if (options.prefill_profile || options.gpu) {
-        throw Error("--prefill-profile and --gpu need --model M");
-    }
+    add_compute_saved(audit_options, *rules, options);
 
     model::TextStore texts;
     ingest::LoadOptions load_options;
@@ -190,13 +191,14 @@ run_audit(const GlobalOptions& global, const AuditOptions& options)
     const auto diagnosis = watch.diagnoses.compare(result.analysis);
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
-    const Gate gate = global.gate("none");
-    if (!print_findings_format(format, findings)) {
+    const Gate gate = global.gate(FailOn{});
+    if (!print_findings_format(global, findings)) {
         report::print_with_diagnosis(
             diagnosis, format,
             [&](std::ostream& out) {
                 report::print_audit(result, load,
-                                    {format, options.details, options.by, rules.get(), placement},
+                                    {format, options.details, options.by, rules.get(), placement,
+                                     account::expected_basis(result)},
                                     out);
             },
             std::cout);

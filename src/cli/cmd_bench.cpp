@@ -100,11 +100,10 @@ struct BenchPlan {
 };
 
 BenchPlan
-plan_bench(const GlobalOptions& global, const BenchCliOptions& options)
+plan_bench(const Settings& global, const BenchCliOptions& options)
 {
     BenchPlan plan;
-    plan.format = global.parsed_format();
-    report::check_bench_format(plan.format);
+    plan.format = global.format.value;
     plan.rules = global.load_rules();
     plan.model = plan.rules->find_model(options.model);
     if (plan.model == nullptr) {
@@ -187,7 +186,7 @@ run_bench(const BenchPlan& plan, const BenchCliOptions& options)
 } // namespace
 
 int
-run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options)
+run_bench_prefill(const Settings& global, const BenchCliOptions& options)
 {
     const auto plan = plan_bench(global, options);
     const auto run = run_bench(plan, options);

@@ -13,9 +13,8 @@
 namespace cachewise::cli {
 
 void
-add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options)
+add_chain_command(CLI::App& app, ChainOptions& options)
 {
-    (void)global;
     auto* cmd = app.add_subcommand("chain", "Print each request's segments in render order with "
                                             "tokens, breakpoints and identity chain");
     cmd->add_option("LOG", options.inputs,
@@ -28,16 +27,12 @@ add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options)
 }
 
 int
-run_chain(const GlobalOptions& global, const ChainOptions& options)
+run_chain(const Settings& global, const ChainOptions& options)
 {
     const auto rules = global.load_rules();
     ingest::LoadOptions load_options;
-    load_options.format = global.parsed_input_format();
-    const auto format = global.parsed_format();
-    if (format != report::Format::text && format != report::Format::json) {
-        throw Error(fmt::format("chain: --format {} is not offered (text or json)",
-                                report::to_string(format)));
-    }
+    load_options.format = global.input_format.value;
+    const auto format = global.format.value;
     const auto printer = report::make_chain_printer(format, std::cout);
 
     std::optional<std::uint64_t> index;
@@ -68,7 +63,11 @@ run_chain(const GlobalOptions& global, const ChainOptions& options)
             !request.file.empty()) {
             live::pin_exact_tokens(request, live::body_json_of(request), *counter);
         }
-        printer->request(request);
+        std::optional<account::ReportedSplit> reported;
+        if (request.usage && request.usage->schema == model::UsageSchema::inclusive) {
+            reported = account::reported_split(*request.usage);
+        }
+        printer->request(request, reported);
     }));
     if (counter && !global.quiet) {
         fmt::print(stderr, "cachewise: {}\n", exact_summary(*counter));

@@ -94,29 +94,19 @@ checked_options(const ProbeCliOptions& o)
 } // namespace
 
 int
-run_probe(const GlobalOptions& global, const ProbeCliOptions& options)
+run_probe(const Settings& global, const ProbeCliOptions& options)
 {
-    const auto format = global.parsed_format();
-    if (format != report::Format::text && format != report::Format::json) {
-        throw Error(fmt::format("probe: --format {} is not offered (text or json)",
-                                report::to_string(format)));
-    }
+    const auto format = global.format.value;
     const live::ProbeOptions probe_options = checked_options(options);
     const auto rules = global.load_rules();
-    const Gate gate = global.gate("none");
+    const Gate gate = global.gate(FailOn{});
     live::HttpClient client(probe_options.timeouts);
     const auto result = live::probe(probe_options, *rules, client);
     if (!result.unfilled.empty() && !global.quiet) {
         fmt::print(stderr, "cachewise: {} placeholder{} without --var sent as written\n",
                    result.unfilled.size(), result.unfilled.size() == 1 ? "" : "s");
     }
-    if (format == report::Format::json) {
-        std::cout << report::probe_to_json(result).dump(
-                         2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-                  << "\n";
-    } else {
-        report::print_probe(result, std::cout);
-    }
+    report::print_probe(result, format, std::cout);
     return gate_status(new_findings(result.findings, gate), gate);
 }
 

@@ -3,14 +3,13 @@
 #include "advise/source_map.hpp"
 #include "advise/suggest.hpp"
 #include "cli/options.hpp"
+#include "cli/setting_options.hpp"
 #include "cli/validators.hpp"
 #include "live/exact_pin.hpp"
-#include "report/request_json.hpp"
+#include "report/suggest_printer.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
-#include "util/escape.hpp"
 #include "util/file.hpp"
-#include "util/format.hpp"
 #include "util/line_reader.hpp"
 
 #include <CLI/CLI.hpp>
@@ -82,9 +81,9 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
         const std::string target =
             options.write ? write_target(*options.write, file, options.inputs, to_folder) : "";
         if (options.diff) {
-            // The diff quotes the input's lines: escaped and redacted.
-            std::cout << safe_lines(advise::unified_diff(
-                before, after, file, options.write ? target : file + " (suggested)"));
+            report::print_diff(advise::unified_diff(before, after, file,
+                                                    options.write ? target : file + " (suggested)"),
+                               std::cout);
         }
         if (options.write && !rewritten.emplace(target, after).second) {
             throw Error(fmt::format("--write {}: two inputs would be written to {}", *options.write,
@@ -106,15 +105,14 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
 } // namespace
 
 void
-add_suggest_command(CLI::App& app, SuggestCliOptions& options)
+add_suggest_command(CLI::App& app, SuggestCliOptions& options, FlagValues& flags)
 {
     auto* cmd = app.add_subcommand(
         "suggest",
         "Place cache_control where it pays most, proven by replaying the log (or for one request)");
     cmd->add_option("INPUT", options.inputs, "An exchange log, or one request body or template")
         ->required();
-    cmd->add_option("--model", options.model, "Treat the requests as this model")
-        ->type_name("MODEL");
+    add_setting_option(*cmd, Key::model, flags);
     cmd->add_option("--policy", options.policy,
                     "Replay a log with this cache instead of each request's provider's "
                     "(breakpoints are placed for anthropic and bedrock only)")
@@ -129,21 +127,17 @@ add_suggest_command(CLI::App& app, SuggestCliOptions& options)
 }
 
 int
-run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
+run_suggest(const Settings& global, const SuggestCliOptions& options)
 {
     const auto rules = global.load_rules();
-    const auto format = global.parsed_format();
-    if (format != report::Format::text && format != report::Format::json) {
-        throw Error(fmt::format("suggest: --format {} is not offered (text or json)",
-                                report::to_string(format)));
-    }
+    const auto format = global.format.value;
     if (options.write || options.diff) {
         keep_stdin(options.inputs); // read again for the rewrite
     }
     model::TextStore texts;
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
-    load_options.model_override = options.model ? *options.model : global.config.model.value;
+    load_options.model_override = global.model.value;
     std::vector<model::Request> requests;
     const int status =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
@@ -162,9 +156,7 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
                                 "a log is rewritten whole",
                                 requests.size()));
     }
-    const std::vector<std::string> placeholders = global.config.placeholders.value.empty()
-                                                      ? advise::LintOptions{}.placeholders
-                                                      : global.config.placeholders.value;
+    const std::vector<std::string> placeholders = global.placeholder_patterns();
     live::HttpClient client;
     auto counter = make_exact_counter(options.exact, client, "suggest");
     if (counter) {
@@ -187,112 +179,19 @@ run_suggest(const GlobalOptions& global, const SuggestCliOptions& options)
                                    : advise::suggest_from_log(std::move(requests), texts, *rules,
                                                               options.policy.value_or(""));
 
-    if (format == report::Format::json) {
-        report::Json j;
-        j["schema_version"] = 1;
-        j["command"] = "suggest";
-        j["mode"] = single ? "request" : "log";
-        report::Json families = report::Json::array();
-        for (const auto& f : suggestion.families) {
-            const auto replay = [](const advise::Replay& r) {
-                return report::Json{
-                    {"cost_usd", r.cost_usd}, {"hit_rate", r.hit_rate()}, {"priced", r.priced}};
-            };
-            families.push_back(
-                {{"example", f.example},
-                 {"provider", f.provider},
-                 {"placeable", f.placeable},
-                 {"streams", f.streams},
-                 {"requests", f.requests},
-                 {"stable_head_segments", f.stable_head},
-                 {"current", replay(f.current)},
-                 {"suggested",
-                  {{"placement", f.suggested.describe()}, {"replay", replay(f.suggested_replay)}}},
-                 {"keeps_current", f.keeps_current},
-                 {"note", f.note.empty() ? report::Json(nullptr) : report::Json(f.note)},
-                 {"ideal_cost_usd", f.ideal_cost_usd}});
+    // The report, unless standard output carries the rewrite (JSON: unless
+    // anything is rewritten).
+    const bool rewrite_on_stdout = options.write && *options.write == "-";
+    const bool shown =
+        !options.diff && (format == report::Format::json ? !options.write : !rewrite_on_stdout);
+    if (shown) {
+        report::SuggestReport report{suggestion, single, 0};
+        if (single) {
+            const auto& r = suggestion.requests.front();
+            report.minimum_tokens = rules->provider(r.provider).minimum_tokens(r.model).tokens;
         }
-        j["families"] = families;
-        report::Json marks = report::Json::object();
-        for (const auto& r : suggestion.requests) {
-            report::Json list = report::Json::array();
-            const auto it = suggestion.breakpoints.find(r.id);
-            if (it != suggestion.breakpoints.end()) {
-                for (const auto& b : it->second) {
-                    list.push_back({{"path", r.segments[b.segment].path.str()},
-                                    {"ttl", std::string(model::to_string(b.cache_control.ttl))},
-                                    {"tokens", r.segments[b.segment].cumulative_tokens}});
-                }
-            }
-            marks[r.id] = list;
-        }
-        j["breakpoints"] = marks;
-        j["advice"] = suggestion.advice;
-        if (!options.write && !options.diff) {
-            std::cout << j.dump(2, ' ', false, report::Json::error_handler_t::replace) << "\n";
-        }
-    } else if (!(options.write && *options.write == "-") && !options.diff) {
-        for (const auto& f : suggestion.families) {
-            if (single) {
-                const auto& r = suggestion.requests.front();
-                fmt::print("cachewise suggest: {} ({}, stable prefix: {} segments)\n", r.id,
-                           r.model, f.stable_head);
-                const auto& marks = suggestion.breakpoints.at(r.id);
-                if (!f.placeable) {
-                    fmt::print("  no breakpoint to place: {} caches the prompt prefix "
-                               "automatically; keep it byte-stable\n",
-                               r.provider);
-                } else if (marks.empty()) {
-                    fmt::print(
-                        "  no breakpoint: no stable boundary reaches the {} minimum of {} tokens\n",
-                        r.model,
-                        group_digits(rules->provider(r.provider).minimum_tokens(r.model).tokens));
-                }
-                for (const auto& b : marks) {
-                    fmt::print("  breakpoint at {} ({}), prefix ≈{} tokens\n",
-                               r.segments[b.segment].path.str(),
-                               model::to_string(b.cache_control.ttl),
-                               group_digits(r.segments[b.segment].cumulative_tokens));
-                }
-                continue;
-            }
-            fmt::print("family {} · {} request{} in {} stream{} · stable head {} segments\n",
-                       f.example, f.requests, f.requests == 1 ? "" : "s", f.streams.size(),
-                       f.streams.size() == 1 ? "" : "s", f.stable_head);
-            if (!f.note.empty()) {
-                fmt::print("  {}\n", f.note);
-            } else if (!f.placeable) {
-                fmt::print("  {} caches the prompt prefix automatically: no breakpoints to place; "
-                           "the replay is its simulated cache\n",
-                           f.provider);
-            }
-            // Unpriced is "unpriced", never 0.000000 USD.
-            const auto money = [&](double v) {
-                return f.current.priced ? fmt::format("{:.6f} USD", v) : std::string("unpriced");
-            };
-            fmt::print("  current    {:>16} · hit rate {:.1f}%  (the requests' own breakpoints)\n",
-                       money(f.current.cost_usd), 100 * f.current.hit_rate());
-            fmt::print("  suggested  {:>16} · hit rate {:.1f}%  {}\n",
-                       money(f.suggested_replay.cost_usd), 100 * f.suggested_replay.hit_rate(),
-                       !f.placeable      ? "(nothing to place)"
-                       : f.keeps_current ? "the current placement: it is the best found"
-                                         : f.suggested.describe());
-            fmt::print("  ideal      {:>16} (lower bound: every shared token read)\n",
-                       money(f.ideal_cost_usd));
-            const double saved = f.current.cost_usd - f.suggested_replay.cost_usd;
-            if (f.current.priced) {
-                fmt::print("  saves      {:>16} ({:.1f}%) on input tokens\n", money(saved),
-                           f.current.cost_usd > 0 ? 100 * saved / f.current.cost_usd : 0.0);
-            } else {
-                fmt::print("  saves      unpriced (a model of this family has no price in "
-                           "rules/pricing.json)\n");
-            }
-        }
-        for (const auto& a : suggestion.advice) {
-            fmt::print("advice: {}\n", safe_text(a));
-        }
+        report::print_suggestion(report, format, std::cout);
     }
-
     if (options.write || options.diff) {
         write_rewrites(options, suggestion, single);
     }

@@ -84,30 +84,26 @@ choose(const tokenize::Catalogue& catalogue, const TokensCliOptions& options)
 } // namespace
 
 int
-run_tokens(const GlobalOptions& global, const TokensCliOptions& options)
+run_tokens(const Settings& global, const TokensCliOptions& options)
 {
     if (options.request) {
         if (options.tokenizer || options.model || options.ids) {
             throw Error("tokens --request: segments are counted with each request's model's "
                         "tokenizer; --tokenizer, --model and --ids apply to text");
         }
-        GlobalOptions exact = global;
+        Settings exact = global;
         exact.tokenize = true;
         ChainOptions chain;
         chain.inputs = {options.input};
         return run_chain(exact, chain);
     }
-    const auto format = global.parsed_format();
-    if (format != report::Format::text && format != report::Format::json) {
-        throw Error(fmt::format("tokens: --format {} is not offered (text or json)",
-                                report::to_string(format)));
-    }
-    const std::string dir = tokenize::find_tokenizer_dir(global.rules_dir);
+    const auto format = global.format.value;
+    const std::string dir = tokenize::find_tokenizer_dir(global.rules_dir.value);
     if (dir.empty()) {
         throw Error("tokens: no rules/tokenizers/manifest.json found (set $CACHEWISE_TOKENIZERS "
                     "to the folder that holds it)");
     }
-    auto catalogue = value_or_throw(tokenize::Catalogue::load(dir, global.tokenizer_dir), "");
+    auto catalogue = value_or_throw(tokenize::Catalogue::load(dir, global.tokenizer_dir.value), "");
     if (catalogue.find("o200k_base") == nullptr) {
         throw Error(fmt::format("{}/manifest.json: lists no o200k_base", dir));
     }

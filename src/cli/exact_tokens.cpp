@@ -1,5 +1,7 @@
 #include "cli/exact_tokens.hpp"
 
+#include "report/exact_counts.hpp"
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -37,9 +39,7 @@ make_exact_counter(const ExactTokenCliOptions& options, live::HttpClient& client
 std::string
 exact_summary(const live::ExactCounter& counter)
 {
-    return fmt::format("exact counts: {} prefix{}, {} call{} to count tokens, {} from the cache",
-                       counter.prefixes(), counter.prefixes() == 1 ? "" : "es", counter.calls(),
-                       counter.calls() == 1 ? "" : "s", counter.cached());
+    return report::exact_count_text({counter.prefixes(), counter.calls(), counter.cached()});
 }
 
 } // namespace cachewise::cli

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -18,20 +18,6 @@ using analysis::Finding;
 using analysis::Severity;
 
 namespace {
-
-nlohmann::json
-read_baseline(const std::string& path)
-{
-    const auto text = read_file(path);
-    if (!text) {
-        throw Error(fmt::format("--baseline {}", text.error()));
-    }
-    auto j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        throw Error(fmt::format("--baseline {}: not a cachewise --format json result", path));
-    }
-    return j;
-}
 
 // A member of a baseline finding that must be a string (or, when `nullable`,
 // null or absent).
@@ -111,40 +97,94 @@ split(const std::string& text)
     return out;
 }
 
-int
-rank(Severity s)
+FailOn::Level
+severity_level(Severity s)
 {
-    return s == Severity::error ? 3 : s == Severity::warning ? 2 : 1;
+    return s == Severity::error     ? FailOn::Level::error
+           : s == Severity::warning ? FailOn::Level::warning
+                                    : FailOn::Level::info;
+}
+
+int
+rank(FailOn::Level level)
+{
+    return level == FailOn::Level::error ? 3 : level == FailOn::Level::warning ? 2 : 1;
 }
 
 } // namespace
 
-void
-check_fail_on(const std::string& value)
+Expected<FailOn>
+FailOn::parse(std::string_view text)
 {
-    if (value == "error" || value == "warning" || value == "info" || value == "none") {
-        return;
+    FailOn f;
+    f.text = std::string(text);
+    for (const auto level : {Level::none, Level::info, Level::warning, Level::error}) {
+        static constexpr std::string_view k_names[] = {"none", "info", "warning", "error"};
+        if (text == k_names[static_cast<int>(level)]) {
+            f.level = level;
+            return f;
+        }
     }
-    for (const auto& id : split(value)) {
+    f.level = Level::ids;
+    f.ids = split(f.text);
+    for (const auto& id : f.ids) {
         try {
             analysis::rule_info(id);
         } catch (const std::out_of_range&) {
-            throw Error(fmt::format(
-                "--fail-on: \"{}\" is neither a level (error, warning, info, none) nor a rule "
-                "id",
-                id));
+            return unexpected(fmt::format(
+                "\"{}\" is neither a level (error, warning, info, none) nor a rule id", id));
         }
     }
+    if (f.ids.empty()) {
+        return unexpected(fmt::format(
+            "\"{}\" is neither a level (error, warning, info, none) nor a rule id", text));
+    }
+    return f;
+}
+
+Baseline
+read_baseline(const std::string& path, std::string_view command)
+{
+    const auto text = read_file(path);
+    if (!text) {
+        throw Error(fmt::format("--baseline {}", text.error()));
+    }
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    const auto expected_what = [&] {
+        return command.empty() ? std::string()
+                               : fmt::format(" (expected the output of `cachewise {} --format "
+                                             "json`)",
+                                             command);
+    };
+    const bool has_command = j.is_object() && j.contains("command") && j["command"].is_string();
+    if (j.is_discarded() || !j.is_object() || (!command.empty() && !has_command)) {
+        throw Error(fmt::format("--baseline {}: not a cachewise --format json result{}", path,
+                                expected_what()));
+    }
+    Baseline b;
+    b.path = path;
+    b.command = has_command ? j["command"].get<std::string>() : std::string();
+    if (!command.empty() && b.command != command) {
+        throw Error(fmt::format("--baseline {}: a result of `{}`; `{}` needs a result of "
+                                "`cachewise {} --format json`",
+                                path, b.command, command, command));
+    }
+    b.findings = baseline_findings(j, path);
+    if (j.contains("totals") && j["totals"].is_object() && j["totals"].contains("hit_rate") &&
+        j["totals"]["hit_rate"].is_number()) {
+        b.hit_rate = j["totals"]["hit_rate"].get<double>();
+    }
+    return b;
 }
 
 std::vector<Finding>
 new_findings(const std::vector<Finding>& findings, const Gate& gate)
 {
-    if (!gate.baseline) {
+    if (gate.baseline == nullptr) {
         return findings;
     }
     std::set<std::string> known;
-    for (const auto& f : baseline_findings(read_baseline(*gate.baseline), *gate.baseline)) {
+    for (const auto& f : gate.baseline->findings) {
         known.insert(report::fingerprint(f));
     }
     std::vector<Finding> out;
@@ -160,43 +200,39 @@ int
 gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional<double> hit_rate)
 {
     int status = 0;
-    if (gate.fail_on != "none") {
-        const bool by_level =
-            gate.fail_on == "error" || gate.fail_on == "warning" || gate.fail_on == "info";
-        const auto ids = by_level ? std::vector<std::string>{} : split(gate.fail_on);
-        const int threshold = gate.fail_on == "error" ? 3 : gate.fail_on == "warning" ? 2 : 1;
+    const auto& fail_on = gate.fail_on;
+    if (fail_on.level != FailOn::Level::none) {
+        const int threshold = rank(fail_on.level);
         std::size_t failing = 0;
         for (const auto& f : counted) {
-            const bool hit = by_level ? rank(f.severity) >= threshold
-                                      : std::find(ids.begin(), ids.end(), f.rule) != ids.end();
+            const bool hit =
+                fail_on.level == FailOn::Level::ids
+                    ? std::find(fail_on.ids.begin(), fail_on.ids.end(), f.rule) != fail_on.ids.end()
+                    : rank(severity_level(f.severity)) >= threshold;
             failing += hit ? 1 : 0;
         }
         if (failing > 0) {
             fmt::print(stderr, "cachewise: {} finding{} at or above --fail-on {}{}\n", failing,
-                       failing == 1 ? "" : "s", gate.fail_on,
-                       gate.baseline ? " (new since the baseline)" : "");
+                       failing == 1 ? "" : "s", fail_on.text,
+                       gate.baseline != nullptr ? " (new since the baseline)" : "");
             status = 1;
         }
     }
-    if (gate.max_regression && gate.baseline && hit_rate) {
-        const auto baseline = read_baseline(*gate.baseline);
-        if (baseline.contains("totals") && baseline["totals"].contains("hit_rate") &&
-            baseline["totals"]["hit_rate"].is_number()) {
-            const double before = baseline["totals"]["hit_rate"].get<double>();
-            const double drop = (before - *hit_rate) * 100.0;
-            if (drop > *gate.max_regression) {
-                fmt::print(stderr,
-                           "cachewise: the token-weighted hit rate fell {:.1f} points ({:.1f}% → "
-                           "{:.1f}%), "
-                           "more than --max-regression {}\n",
-                           drop, before * 100.0, *hit_rate * 100.0, *gate.max_regression);
-                status = 1;
-            }
-        } else {
+    if (gate.max_regression && gate.baseline != nullptr && hit_rate) {
+        if (!gate.baseline->hit_rate) {
             throw Error(fmt::format(
                 "--baseline {}: has no totals.hit_rate (an audit --format json result is "
                 "needed for --max-regression)",
-                *gate.baseline));
+                gate.baseline->path));
+        }
+        const double before = *gate.baseline->hit_rate;
+        const double drop = (before - *hit_rate) * 100.0;
+        if (drop > *gate.max_regression) {
+            fmt::print(stderr,
+                       "cachewise: the token-weighted hit rate fell {:.1f} points ({:.1f}% → "
+                       "{:.1f}%), more than --max-regression {}\n",
+                       drop, before * 100.0, *hit_rate * 100.0, *gate.max_regression);
+            status = 1;
         }
     }
     return status;

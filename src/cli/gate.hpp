@@ -1,23 +1,48 @@
 #pragma once
 
 #include "analysis/finding.hpp"
+#include "util/expected.hpp"
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cachewise::cli {
 
-// The CI gate shared by lint, analyze and audit.
+// --fail-on, parsed once: a level, or a list of rule ids.
+struct FailOn {
+    enum class Level { none, info, warning, error, ids };
+    Level level = Level::none;
+    std::vector<std::string> ids; // with Level::ids
+    std::string text = "none";    // as written, for messages
+
+    // "error", "warning", "info", "none", or comma-separated rule ids of the
+    // catalogue; the reason otherwise.
+    static Expected<FailOn> parse(std::string_view text);
+};
+
+// A previous --format json result, read and checked once.
+struct Baseline {
+    std::string path;
+    std::string command;                     // the command that wrote it
+    std::vector<analysis::Finding> findings; // rule, file, kind, location path, excerpt
+    std::optional<double> hit_rate;          // totals.hit_rate (audit)
+};
+
+// Reads a baseline written by `command` (any command when empty); throws
+// Error for another command's result, and naming the path of a member of the wrong
+// type ("--baseline FILE: findings[0].rule: expected a string, found object").
+Baseline read_baseline(const std::string& path, std::string_view command);
+
+// The CI gate shared by lint, analyze, audit and probe.
 struct Gate {
-    // "error", "warning", "info", "none", or a comma-separated list of rule ids.
-    std::string fail_on = "none";
-    std::optional<std::string> baseline;  // a previous --format json result
+    FailOn fail_on;
+    const Baseline* baseline = nullptr;
     std::optional<double> max_regression; // hit-rate points (audit)
 };
 
-// The findings that count: all of them, or without a baseline's. Throws Error
-// for a baseline that cannot be read.
+// The findings that count: all of them, or without the baseline's.
 std::vector<analysis::Finding> new_findings(const std::vector<analysis::Finding>& findings,
                                             const Gate& gate);
 
@@ -26,8 +51,5 @@ std::vector<analysis::Finding> new_findings(const std::vector<analysis::Finding>
 // Says why on standard error.
 int gate_status(const std::vector<analysis::Finding>& counted, const Gate& gate,
                 std::optional<double> hit_rate = std::nullopt);
-
-// Validates a --fail-on value; throws Error.
-void check_fail_on(const std::string& value);
 
 } // namespace cachewise::cli

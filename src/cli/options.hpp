@@ -2,7 +2,7 @@
 
 #include "cli/exact_tokens.hpp"
 #include "cli/gate.hpp"
-#include "cli/project_config.hpp"
+#include "cli/settings.hpp"
 #include "ingest/loader.hpp"
 #include "report/format.hpp"
 #include "ruleset/rules.hpp"
@@ -18,50 +18,23 @@ class App;
 
 namespace cachewise::cli {
 
-// Options every command shares.
-struct GlobalOptions {
-    std::optional<std::string> rules_dir; // --rules, else $CACHEWISE_RULES, else built-in
-    std::string input_format = "auto";
-    bool strict = false;
-    std::string format = "text";
-    bool quiet = false;
-    std::vector<std::string> dynamic_field_files; // --dynamic-fields, added to the rules
-    std::vector<std::string> price_files;         // --prices, laid over rules/pricing.json
-    std::optional<std::string> fail_on;           // --fail-on, else the config's
-    std::optional<std::string> baseline;
-    std::optional<double> max_regression;
-    bool tokenize = false;                    // --tokenize (src/tokenize/)
-    std::optional<std::string> tokenizer_dir; // --tokenizer-dir
-    std::optional<std::string> output;        // -o FILE: the report, written atomically
-    ProjectConfig config;                     // .cachewise.json, loaded before the command runs
-
-    // The CI gate with flags over the config; `fallback` is the command's
-    // default --fail-on when neither sets it.
-    [[nodiscard]] Gate gate(const std::string& fallback) const;
-
-    [[nodiscard]] ingest::InputFormat parsed_input_format() const;
-    [[nodiscard]] report::Format parsed_format() const;
-    [[nodiscard]] std::shared_ptr<const ruleset::Rules> load_rules() const;
-};
-
 struct ChainOptions {
     std::vector<std::string> inputs;
     std::optional<std::string> request;
     ExactTokenCliOptions exact; // requests without usage: counts pinned to the provider's
 };
 
-void add_chain_command(CLI::App& app, GlobalOptions& global, ChainOptions& options);
-int run_chain(const GlobalOptions& global, const ChainOptions& options);
+void add_chain_command(CLI::App& app, ChainOptions& options);
+int run_chain(const Settings& global, const ChainOptions& options);
 
 struct AnalyzeOptions {
     std::vector<std::string> inputs;
     std::size_t top = 10;
     bool details = false;
-    std::optional<std::string> window;
 };
 
-void add_analyze_command(CLI::App& app, AnalyzeOptions& options);
-int run_analyze(const GlobalOptions& global, const AnalyzeOptions& options);
+void add_analyze_command(CLI::App& app, AnalyzeOptions& options, FlagValues& flags);
+int run_analyze(const Settings& global, const AnalyzeOptions& options);
 
 struct AuditOptions {
     std::vector<std::string> inputs;
@@ -69,8 +42,6 @@ struct AuditOptions {
     std::optional<std::string> until;
     std::optional<std::string> by;
     bool details = false;
-    std::optional<std::string> window;
-    std::optional<double> latency;
     std::optional<std::string> model;            // reference open model for compute saved
     std::optional<std::string> prefill_profile;  // a profile from bench prefill --out
     std::optional<std::string> gpu;              // or a GPU to model it on
@@ -80,13 +51,13 @@ struct AuditOptions {
     std::optional<std::int64_t> interval_tokens; // DeepSeek persistence interval
 };
 
-void add_audit_command(CLI::App& app, AuditOptions& options);
-int run_audit(const GlobalOptions& global, const AuditOptions& options);
+void add_audit_command(CLI::App& app, AuditOptions& options, FlagValues& flags);
+int run_audit(const Settings& global, const AuditOptions& options);
 
 // Prints the load errors to stderr (text) and decides the exit status shared
 // by every command that reads logs: 2 when nothing usable was read, or when
 // --strict and any record was broken.
-int load_exit_status(const GlobalOptions& global, const ingest::LoadSummary& summary);
+int load_exit_status(const Settings& global, const ingest::LoadSummary& summary);
 
 // Reads the logs a command was given (the global --input-format applies),
 // reports broken records and returns the summary with the exit status the
@@ -95,42 +66,39 @@ struct LoadedLog {
     ingest::LoadSummary summary;
     int status = 0; // -1: nothing in --since/--until, said so; the command exits 0
 };
-LoadedLog load_log(const GlobalOptions& global, const ruleset::Rules& rules,
+LoadedLog load_log(const Settings& global, const ruleset::Rules& rules,
                    const std::vector<std::string>& inputs, ingest::LoadOptions options,
                    const ingest::Loader::RequestCallback& on_request);
 // Refuses "-" given twice; with `keep`, reads standard input into memory now,
 // for a command that reads its inputs twice (lint, suggest --write).
 void keep_stdin(const std::vector<std::string>& inputs, bool keep = true);
-void report_load_errors(const GlobalOptions& global, const ingest::LoadSummary& summary);
+void report_load_errors(const Settings& global, const ingest::LoadSummary& summary);
 
 struct LintCliOptions {
     std::vector<std::string> inputs;
-    std::optional<std::string> model;
-    std::vector<std::string> placeholders;
-    std::vector<std::string> disable;
     bool exact_tokens = false; // count undecided prefixes with the provider's endpoint
     std::optional<std::string> base_url;
     std::optional<std::string> api_key_file;
 };
-void add_lint_command(CLI::App& app, LintCliOptions& options);
-int run_lint(const GlobalOptions& global, const LintCliOptions& options);
+void add_lint_command(CLI::App& app, LintCliOptions& options, FlagValues& flags);
+int run_lint(const Settings& global, const LintCliOptions& options);
 
-int run_config_show(const GlobalOptions& global);
+int run_config_show(const Settings& settings);
 
 struct SuggestCliOptions {
     std::vector<std::string> inputs;
-    std::optional<std::string> model;
     std::optional<std::string> write;
     std::optional<std::string> policy; // replay with this cache instead of the provider's
     bool diff = false;
     ExactTokenCliOptions exact; // one request or template: counts pinned to the provider's
 };
-void add_suggest_command(CLI::App& app, SuggestCliOptions& options);
-int run_suggest(const GlobalOptions& global, const SuggestCliOptions& options);
+void add_suggest_command(CLI::App& app, SuggestCliOptions& options, FlagValues& flags);
+int run_suggest(const Settings& global, const SuggestCliOptions& options);
 
 // Prints findings as SARIF or GitHub annotations when the format asks for
 // them; false for the other formats.
-bool print_findings_format(report::Format format, const std::vector<analysis::Finding>& findings);
+bool print_findings_format(const Settings& settings,
+                           const std::vector<analysis::Finding>& findings);
 
 struct BenchCliOptions {
     std::string model;
@@ -142,7 +110,7 @@ struct BenchCliOptions {
     std::optional<std::string> out;
 };
 void add_bench_command(CLI::App& app, BenchCliOptions& options);
-int run_bench_prefill(const GlobalOptions& global, const BenchCliOptions& options);
+int run_bench_prefill(const Settings& global, const BenchCliOptions& options);
 
 // probe: send a body N times (live checks; a dry run unless --yes).
 struct ProbeCliOptions {
@@ -161,13 +129,13 @@ struct ProbeCliOptions {
     double timeout = 120;
 };
 void add_probe_command(CLI::App& app, ProbeCliOptions& options);
-int run_probe(const GlobalOptions& global, const ProbeCliOptions& options);
+int run_probe(const Settings& global, const ProbeCliOptions& options);
 // --tokenize: wraps a request callback so that requests of models with a
 // public tokenizer get exact counts first; keeps its own text store when
 // the command has none.
 class TokenizerHook {
 public:
-    TokenizerHook(const GlobalOptions& global, ingest::LoadOptions& options);
+    TokenizerHook(const Settings& global, ingest::LoadOptions& options);
     ~TokenizerHook();
     TokenizerHook(const TokenizerHook&) = delete;
     TokenizerHook& operator=(const TokenizerHook&) = delete;
@@ -187,7 +155,7 @@ struct TokensCliOptions {
     bool request = false;
 };
 void add_tokens_command(CLI::App& app, TokensCliOptions& options);
-int run_tokens(const GlobalOptions& global, const TokensCliOptions& options);
+int run_tokens(const Settings& global, const TokensCliOptions& options);
 
 std::string version_text();
 

@@ -14,19 +14,19 @@ struct TokenizerHook::State {
     std::unique_ptr<tokenize::ExactCounts> counts;
 };
 
-TokenizerHook::TokenizerHook(const GlobalOptions& global, ingest::LoadOptions& options)
+TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& options)
 {
     if (!global.tokenize) {
         return;
     }
-    const std::string dir = tokenize::find_tokenizer_dir(global.rules_dir);
+    const std::string dir = tokenize::find_tokenizer_dir(global.rules_dir.value);
     if (dir.empty()) {
         throw Error("--tokenize: no rules/tokenizers/manifest.json found (set "
                     "$CACHEWISE_TOKENIZERS to the folder that holds it)");
     }
     m_state = std::make_unique<State>();
     m_state->catalogue = std::make_unique<tokenize::Catalogue>(
-        value_or_throw(tokenize::Catalogue::load(dir, global.tokenizer_dir), "--tokenize"));
+        value_or_throw(tokenize::Catalogue::load(dir, global.tokenizer_dir.value), "--tokenize"));
     m_state->counts = std::make_unique<tokenize::ExactCounts>(*m_state->catalogue);
     if (options.text_store == nullptr) {
         options.text_store = &m_state->own_texts;

@@ -57,9 +57,9 @@ title(const Finding& f)
                           : fmt::format("{} {} ({})", f.rule, f.name, f.kind);
 }
 
+// What was read and how the requests relate to their partners.
 void
-text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPrintOptions& o,
-     std::ostream& out)
+text_summary(const AnalysisResult& r, std::ostream& out)
 {
     fmt::print(
         out,
@@ -79,7 +79,12 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
     fmt::print(out, "\n  tokens lost to breaks: {}{}\n", group_digits(r.tokens_lost),
                r.cost_lost_usd ? fmt::format(" (≈{} extra, estimated)", money(r.cost_lost_usd))
                                : "");
+}
 
+// The breaks by cause, then the dynamic fields and latent template bugs.
+void
+text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream& out)
+{
     if (!r.causes.empty()) {
         fmt::print(out, "\nBreaks by cause\n");
         for (const auto& c : r.causes) {
@@ -117,18 +122,13 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
                        f.occurrences > 1 ? fmt::format(" ({} requests)", f.occurrences) : "");
         }
     }
+}
 
-    if (!r.hot_prefixes.empty()) {
-        fmt::print(out, "\nHottest shared prefixes (requests × tokens)\n");
-        fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", "requests", "streams",
-                   "segments", "tokens", "ends at", "example");
-        for (const auto& h : r.hot_prefixes) {
-            fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", h.requests, h.streams,
-                       h.segments, group_digits(h.tokens), h.ends_at, h.example);
-        }
-    }
-
-    if (o.details && !r.findings.empty()) {
+// Every break with its was/now excerpt (--details), else a pointer to it.
+void
+text_breaks(const AnalysisResult& r, bool details, std::ostream& out)
+{
+    if (details && !r.findings.empty()) {
         fmt::print(out, "\nBreaks\n");
         for (const auto& f : r.findings) {
             fmt::print(out, "  {} ← {}  {}  {}, {} tokens lost{}\n", f.request, f.partner, title(f),
@@ -142,6 +142,25 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
     } else if (!r.findings.empty()) {
         fmt::print(out, "\n(--details lists every break with its was/now excerpt)\n");
     }
+}
+
+void
+text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPrintOptions& o,
+     std::ostream& out)
+{
+    text_summary(r, out);
+    text_causes(r, o, out);
+    if (!r.hot_prefixes.empty()) {
+        fmt::print(out, "\nHottest shared prefixes (requests × tokens)\n");
+        fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", "requests", "streams",
+                   "segments", "tokens", "ends at", "example");
+        for (const auto& h : r.hot_prefixes) {
+            fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", h.requests, h.streams,
+                       h.segments, group_digits(h.tokens), h.ends_at, h.example);
+        }
+    }
+
+    text_breaks(r, o.details, out);
     if (load.error_count > 0) {
         fmt::print(out, "\n{} skipped (see standard error)\n",
                    count(load.error_count, "broken record"));

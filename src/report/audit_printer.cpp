@@ -116,31 +116,31 @@ cost_rows(const AuditResult& r, std::ostream& out, bool markdown)
     row("ideal (lower bound)", t.ideal);
 }
 
+// The first lines: what was read, reported and expected, and on what basis.
 void
-text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
-     std::ostream& out)
+text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out)
 {
     const Totals& t = r.totals;
     fmt::print(out, "cachewise audit: {} request{} in {} stream{} · {} with usage · {} priced\n",
                t.requests, t.requests == 1 ? "" : "s", r.analysis.streams,
                r.analysis.streams == 1 ? "" : "s", t.with_usage, t.priced);
     fmt::print(out, "  reported  {}\n", split_text(t.reported));
+    const auto& basis = o.basis;
     std::string what;
-    if (!r.policy.empty()) {
-        what = fmt::format("{}'s cache for every request; reported usage not compared", r.policy);
-    } else if (r.policies.empty() ||
-               (r.policies.size() == 1 && r.policies.front() == "anthropic")) {
+    switch (basis.kind) {
+    case account::ExpectedBasis::Kind::forced_policy:
+        what =
+            fmt::format("{}'s cache for every request; reported usage not compared", basis.forced);
+        break;
+    case account::ExpectedBasis::Kind::anthropic:
         what = "Anthropic's documented cache, the requests' own breakpoints";
-    } else {
-        what = fmt::format("each provider's documented cache: {}", fmt::join(r.policies, ", "));
+        break;
+    case account::ExpectedBasis::Kind::each_provider:
+        what = fmt::format("each provider's documented cache: {}", fmt::join(basis.policies, ", "));
+        break;
     }
     fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected), what);
-    std::vector<std::string> estimated;
-    for (const auto& p : r.policies) {
-        if (p != "anthropic") {
-            estimated.push_back(p);
-        }
-    }
+    const auto& estimated = basis.estimated;
     if (!estimated.empty()) {
         fmt::print(out,
                    "  estimated: the {} cache{} rest{} on best-effort behaviour or uncertain facts "
@@ -148,6 +148,13 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                    fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
                    estimated.size() == 1 ? "s" : "");
     }
+}
+
+// Hit rates, cold and warm, percentiles, and the notes of the replay.
+void
+text_hit_rates(const AuditResult& r, std::ostream& out)
+{
+    const Totals& t = r.totals;
     fmt::print(
         out,
         "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} requests read from the cache\n",
@@ -182,6 +189,13 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                    "(end of the system prompt and the last block)\n",
                    r.assumed_breakpoints);
     }
+}
+
+// The cost table and what the log prices itself or leaves unpriced.
+void
+text_costs(const AuditResult& r, std::ostream& out)
+{
+    const Totals& t = r.totals;
     if (t.priced > 0) {
         fmt::print(out, "\n");
         cost_rows(r, out, false);
@@ -199,7 +213,11 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         fmt::print(out, "  unpriced (no price in rules/pricing.json): {}\n",
                    fmt::join(r.unpriced_models, ", "));
     }
+}
 
+void
+text_compute(const AuditResult& r, std::ostream& out)
+{
     if (r.compute.enabled) {
         const auto& c = r.compute;
         fmt::print(out, "\nCompute saved by cache reads ({} on {}{})\n", c.model, c.gpu,
@@ -216,6 +234,58 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                    c.saved_flops, c.saved_seconds, c.unread_write_flops,
                    human_bytes(static_cast<std::uint64_t>(c.live_kv_bytes)));
     }
+}
+
+// --by: a table of totals by day, stream or model.
+void
+text_by(const AuditResult& r, const std::string& by, std::ostream& out)
+{
+    fmt::print(out, "\nBy {}\n", by);
+    fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", by, "requests", "hit rate",
+               "actual USD", "no-cache USD", "saved USD");
+    for (const auto& [key, g] : r.by(by)) {
+        // An unpriced group is "unpriced", never 0.000000.
+        const bool priced = g.priced > 0; // clang 14 captures no structured binding
+        const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
+        fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", key, g.requests,
+                   pct(g.hit_rate()), money(g.actual.total()), money(g.no_cache.total()),
+                   money(g.no_cache.total() - g.actual.total()));
+    }
+}
+
+// --details: one line per request.
+void
+text_details(const AuditResult& r, std::ostream& out)
+{
+    fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh)\n");
+    // The id column is as wide as the longest id: the columns stay aligned.
+    std::size_t id_width = 28;
+    for (const auto& a : r.requests) {
+        id_width = std::max(id_width, a.id.size());
+    }
+    fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", id_width, "started",
+               "status", "reported", "expected", "actual USD", "findings");
+    for (const auto& a : r.requests) {
+        std::string rules;
+        for (const auto i : a.findings) {
+            rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
+        }
+        fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id, id_width,
+                   a.started_at ? format_rfc3339(*a.started_at) : "-",
+                   analysis::to_string(a.status), a.reported ? split_short(*a.reported) : "-",
+                   a.simulated ? split_short(a.expected) : "-",
+                   a.priced ? usd(a.actual.total()) : "-", rules);
+    }
+}
+
+void
+text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
+     std::ostream& out)
+{
+    text_summary(r, o, out);
+    text_hit_rates(r, out);
+    text_costs(r, out);
+    text_compute(r, out);
     if (!r.findings.empty()) {
         fmt::print(out, "\nFindings\n");
         for (const auto& f : r.findings) {
@@ -225,38 +295,10 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         }
     }
     if (o.by) {
-        fmt::print(out, "\nBy {}\n", *o.by);
-        fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", *o.by, "requests",
-                   "hit rate", "actual USD", "no-cache USD", "saved USD");
-        for (const auto& [key, g] : r.by(*o.by)) {
-            // An unpriced group is "unpriced", never 0.000000.
-            const bool priced = g.priced > 0; // clang 14 captures no structured binding
-            const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
-            fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", key, g.requests,
-                       pct(g.hit_rate()), money(g.actual.total()), money(g.no_cache.total()),
-                       money(g.no_cache.total() - g.actual.total()));
-        }
+        text_by(r, *o.by, out);
     }
     if (o.details) {
-        fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh)\n");
-        // The id column is as wide as the longest id: the columns stay aligned.
-        std::size_t id_width = 28;
-        for (const auto& a : r.requests) {
-            id_width = std::max(id_width, a.id.size());
-        }
-        fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", id_width,
-                   "started", "status", "reported", "expected", "actual USD", "findings");
-        for (const auto& a : r.requests) {
-            std::string rules;
-            for (const auto i : a.findings) {
-                rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
-            }
-            fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id, id_width,
-                       a.started_at ? format_rfc3339(*a.started_at) : "-",
-                       analysis::to_string(a.status), a.reported ? split_short(*a.reported) : "-",
-                       a.simulated ? split_short(a.expected) : "-",
-                       a.priced ? usd(a.actual.total()) : "-", rules);
-        }
+        text_details(r, out);
     }
     if (load.error_count > 0) {
         fmt::print(out, "\n{} broken records skipped (see standard error)\n", load.error_count);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "account/auditor.hpp"
+#include "account/expected_basis.hpp"
 #include "ingest/loader.hpp"
 #include "report/format.hpp"
 #include "report/html_data.hpp"
@@ -17,6 +18,7 @@ struct AuditPrintOptions {
     std::optional<std::string> by;            // "day", "stream" or "model"
     const ruleset::Rules* rules = nullptr;    // html: each provider's TTL, for idle gaps
     std::optional<PlacementReplay> placement; // html: suggest's placement replayed
+    account::ExpectedBasis basis;             // what the expected split rests on
 };
 
 // Prints the result of `cachewise audit`.

@@ -75,18 +75,9 @@ print_bench_skipped(const std::string& reason, std::ostream& err)
 }
 
 void
-check_bench_format(Format format)
-{
-    if (format != Format::text && format != Format::json) {
-        throw Error(
-            fmt::format("--format {}: bench prefill prints text or json", to_string(format)));
-    }
-}
-
-void
 print_bench(const prefill::BenchResult& result, Format format, std::ostream& out)
 {
-    check_bench_format(format);
+    // The settings' format table lets bench choose text or json only.
     switch (format) {
     case Format::text:
         print_text(result, out);
@@ -95,7 +86,8 @@ print_bench(const prefill::BenchResult& result, Format format, std::ostream& out
         print_json(result, out);
         return;
     default:
-        return;
+        throw Error(
+            fmt::format("--format {}: bench prefill prints text or json", to_string(format)));
     }
 }
 

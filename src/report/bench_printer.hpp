@@ -8,9 +8,6 @@
 
 namespace cachewise::report {
 
-// Throws Error for a format bench does not print: checked before the run.
-void check_bench_format(Format format);
-
 // `bench prefill`: a table of one row per length (text), or the profile
 // with the FLOPs of each row and the modelling assumption (json).
 void print_bench(const prefill::BenchResult& result, Format format, std::ostream& out);

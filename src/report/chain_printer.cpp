@@ -1,6 +1,5 @@
 #include "report/chain_printer.hpp"
 
-#include "account/usage_split.hpp"
 #include "model/breakpoints.hpp"
 #include "report/request_json.hpp"
 #include "util/format.hpp"
@@ -38,14 +37,13 @@ count(std::uint64_t n, std::string_view noun)
 }
 
 std::string
-usage_line(const model::Usage& u)
+usage_line(const model::Usage& u, const std::optional<account::ReportedSplit>& split)
 {
     const auto n = [](const std::optional<std::int64_t>& v) {
         return v ? group_digits(*v) : std::string("?");
     };
     if (u.schema == model::UsageSchema::inclusive) {
         // Cache tokens are inside the prompt total: show the normalised split.
-        const auto split = account::reported_split(u);
         if (!split) {
             return fmt::format("prompt total missing · output {} ({} usage)", n(u.output_tokens),
                                u.dialect);
@@ -56,12 +54,12 @@ usage_line(const model::Usage& u)
                            group_digits(split->split.fresh), n(u.output_tokens), n(u.total_input()),
                            u.dialect);
     }
-    std::string split;
+    std::string ttls;
     if (u.cache_write_5m || u.cache_write_1h) {
-        split = fmt::format(" (5m {}, 1h {})", n(u.cache_write_5m), n(u.cache_write_1h));
+        ttls = fmt::format(" (5m {}, 1h {})", n(u.cache_write_5m), n(u.cache_write_1h));
     }
     return fmt::format("read {} · write {}{} · fresh {} · output {} · total input {}{}",
-                       n(u.cache_read), group_digits(u.cache_write_total()), split,
+                       n(u.cache_read), group_digits(u.cache_write_total()), ttls,
                        n(u.input_tokens), n(u.output_tokens), n(u.total_input()),
                        u.summed_from_iterations ? " (summed from iterations)" : "");
 }
@@ -71,7 +69,7 @@ public:
     explicit TextChainPrinter(std::ostream& out) : m_out(out) {}
 
     void
-    request(const model::Request& r) override
+    request(const model::Request& r, const std::optional<account::ReportedSplit>& reported) override
     {
         if (m_count++ > 0) {
             fmt::print(m_out, "\n");
@@ -110,7 +108,7 @@ public:
                                  : std::string("(no eligible block)"));
         }
         if (r.usage) {
-            fmt::print(m_out, "  usage    {}\n", usage_line(*r.usage));
+            fmt::print(m_out, "  usage    {}\n", usage_line(*r.usage, reported));
         }
         for (const auto& note : r.notes) {
             fmt::print(m_out, "  note     {}\n", note);
@@ -175,7 +173,7 @@ public:
     }
 
     void
-    request(const model::Request& r) override
+    request(const model::Request& r, const std::optional<account::ReportedSplit>&) override
     {
         m_out << (m_count++ > 0 ? ",\n" : "\n");
         write_indented(request_to_json(r), "    ");

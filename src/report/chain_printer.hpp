@@ -1,5 +1,6 @@
 #pragma once
 
+#include "account/usage_split.hpp"
 #include "ingest/loader.hpp"
 #include "model/request.hpp"
 #include "report/format.hpp"
@@ -14,7 +15,11 @@ namespace cachewise::report {
 class ChainPrinter {
 public:
     virtual ~ChainPrinter() = default;
-    virtual void request(const model::Request& request) = 0;
+    // `reported`: the request's usage normalised to read / write / fresh
+    // (account::reported_split), shown for usage that counts the cache
+    // inside the prompt total; nothing when it lacks that total.
+    virtual void request(const model::Request& request,
+                         const std::optional<account::ReportedSplit>& reported) = 0;
     virtual void finish(const ingest::LoadSummary& summary) = 0;
 };
 

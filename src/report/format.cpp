@@ -5,13 +5,22 @@ namespace cachewise::report {
 std::optional<Format>
 parse_format(std::string_view name)
 {
-    for (auto f : {Format::text, Format::json, Format::markdown, Format::csv, Format::sarif,
-                   Format::github, Format::html}) {
+    for (const auto f : k_formats) {
         if (to_string(f) == name) {
             return f;
         }
     }
     return std::nullopt;
+}
+
+std::vector<std::string>
+format_names()
+{
+    std::vector<std::string> names;
+    for (const auto f : k_formats) {
+        names.emplace_back(to_string(f));
+    }
+    return names;
 }
 
 std::string_view

@@ -171,4 +171,16 @@ probe_to_json(const live::ProbeResult& r)
     return j;
 }
 
+void
+print_probe(const live::ProbeResult& result, Format format, std::ostream& out)
+{
+    if (format == Format::json) {
+        out << probe_to_json(result).dump(2, ' ', false,
+                                          nlohmann::ordered_json::error_handler_t::replace)
+            << "\n";
+    } else {
+        print_probe(result, out);
+    }
+}
+
 } // namespace cachewise::report

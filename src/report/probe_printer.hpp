@@ -1,6 +1,7 @@
 #pragma once
 
 #include "live/probe.hpp"
+#include "report/format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,5 +16,8 @@ void print_probe(const live::ProbeResult& result, std::ostream& out);
 // {schema_version, provider, model, dry_run, request: {...}, calls: [...],
 // predicted: [...], findings: [...]} (documented in man/cachewise.1).
 nlohmann::ordered_json probe_to_json(const live::ProbeResult& result);
+
+// Text or JSON.
+void print_probe(const live::ProbeResult& result, Format format, std::ostream& out);
 
 } // namespace cachewise::report

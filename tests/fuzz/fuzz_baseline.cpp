@@ -22,11 +22,12 @@ LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
     f.file = "a.json";
     f.kind = "date";
     f.excerpt = analysis::Excerpt{"", "2026-01-01"};
-    cli::Gate gate;
-    gate.fail_on = "warning";
-    gate.baseline = path;
-    gate.max_regression = 1.0;
     try {
+        const auto baseline = cli::read_baseline(path, "");
+        cli::Gate gate;
+        gate.fail_on = cli::FailOn::parse("warning").value();
+        gate.baseline = &baseline;
+        gate.max_regression = 1.0;
         const auto fresh = cli::new_findings({f}, gate);
         (void)cli::gate_status(fresh, gate, 0.5);
     } catch (const Error&) {

@@ -1,6 +1,6 @@
 // libFuzzer harness for .cachewise.json: a setting or an input error, never
 // a crash.
-#include "cli/project_config.hpp"
+#include "cli/settings.hpp"
 #include "util/error.hpp"
 
 #include <cstdint>
@@ -22,8 +22,10 @@ LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
         out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     }
     try {
-        const auto config = cli::load_project_config(dir);
-        (void)cli::describe(config);
+        const auto settings = cli::resolve_settings({}, {}, "lint", dir);
+        for (const auto& key : cli::key_table()) {
+            (void)cli::value_text(settings, key.key);
+        }
     } catch (const Error&) {
     }
     return 0;

@@ -1,5 +1,6 @@
 #include "advise/lint.hpp"
 #include "analysis/rule_catalogue.hpp"
+#include "cli/lint_inputs.hpp"
 #include "helpers.hpp"
 #include "report/findings_printer.hpp"
 
@@ -17,7 +18,7 @@ std::vector<analysis::Finding>
 lint_text(const std::string& text, advise::LintOptions options = {})
 {
     test::TempFile file(text, "request.json");
-    return advise::lint({file.path()}, test::rules(), options).findings;
+    return cli::lint_files({file.path()}, test::rules(), options).findings;
 }
 
 const analysis::Finding*

@@ -2,6 +2,7 @@
 #include "advise/rewrite.hpp"
 #include "advise/source_map.hpp"
 #include "advise/suggest.hpp"
+#include "cli/lint_inputs.hpp"
 #include "helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -120,12 +121,12 @@ TEST_SUITE("advise::rewrite")
         CHECK(without(*out, R"(,"cache_control":{"type":"ephemeral"})") == text);
 
         test::TempFile written(*out, "written.json");
-        const auto result = advise::lint({written.path()}, test::rules(), {});
+        const auto result = cli::lint_files({written.path()}, test::rules(), {});
         for (const auto& f : result.findings) {
             CHECK_MESSAGE(f.severity == analysis::Severity::info, f.rule, ": ", f.message);
         }
         // The original, without a breakpoint, is flagged for it.
-        const auto before = advise::lint({file.path()}, test::rules(), {});
+        const auto before = cli::lint_files({file.path()}, test::rules(), {});
         CHECK(std::any_of(before.findings.begin(), before.findings.end(),
                           [](const auto& f) { return f.rule == "CW011"; }));
     }

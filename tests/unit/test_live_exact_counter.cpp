@@ -1,5 +1,6 @@
 #include "../support/fake_provider.hpp"
 #include "advise/lint.hpp"
+#include "cli/lint_inputs.hpp"
 #include "helpers.hpp"
 #include "ingest/loader.hpp"
 #include "live/exact_counter.hpp"
@@ -85,12 +86,12 @@ TEST_SUITE("live::exact_counter")
         const auto dir = std::filesystem::path(cache.dir()) / "counts";
         live::HttpClient client;
         advise::LintOptions options;
-        const auto estimated = advise::lint({k_template}, test::rules(), options);
+        const auto estimated = cli::lint_files({k_template}, test::rules(), options);
         CHECK(count_rule(estimated, "CW012", "borderline") == 1);
 
         live::ExactCounter first(client, server.base_url(), std::nullopt, dir);
         options.counter = &first;
-        const auto exact = advise::lint({k_template}, test::rules(), options);
+        const auto exact = cli::lint_files({k_template}, test::rules(), options);
         // 4,956 counted tokens reach the 4,096 minimum: no CW012 at all.
         CHECK(count_rule(exact, "CW012", "borderline") == 0);
         CHECK(count_rule(exact, "CW012", "exact") == 0);
@@ -100,7 +101,7 @@ TEST_SUITE("live::exact_counter")
 
         live::ExactCounter second(client, server.base_url(), std::nullopt, dir);
         options.counter = &second;
-        const auto again = advise::lint({k_template}, test::rules(), options);
+        const auto again = cli::lint_files({k_template}, test::rules(), options);
         CHECK(again.findings.size() == exact.findings.size());
         CHECK(second.calls() == 0);
         CHECK(second.cached() == 2);
@@ -127,10 +128,10 @@ TEST_SUITE("live::exact_counter")
         live::ExactCounter counter(client, server.base_url(), std::nullopt,
                                    std::filesystem::path(body.dir()) / "counts");
         advise::LintOptions options;
-        const auto estimated = advise::lint({body.path()}, test::rules(), options);
+        const auto estimated = cli::lint_files({body.path()}, test::rules(), options);
         REQUIRE(count_rule(estimated, "CW012", "borderline") == 1);
         options.counter = &counter;
-        const auto exact = advise::lint({body.path()}, test::rules(), options);
+        const auto exact = cli::lint_files({body.path()}, test::rules(), options);
         REQUIRE(count_rule(exact, "CW012", "exact") == 1);
         for (const auto& f : exact.findings) {
             if (f.rule == "CW012") {

@@ -1,0 +1,33 @@
+#include "account/expected_basis.hpp"
+
+namespace cachewise::account {
+
+bool
+documented_cache(std::string_view policy)
+{
+    return policy == "anthropic";
+}
+
+ExpectedBasis
+expected_basis(const AuditResult& result)
+{
+    ExpectedBasis basis;
+    if (!result.policy.empty()) {
+        basis.kind = ExpectedBasis::Kind::forced_policy;
+        basis.forced = result.policy;
+    } else if (result.policies.empty() ||
+               (result.policies.size() == 1 && documented_cache(result.policies.front()))) {
+        basis.kind = ExpectedBasis::Kind::anthropic;
+    } else {
+        basis.kind = ExpectedBasis::Kind::each_provider;
+        basis.policies = result.policies;
+    }
+    for (const auto& p : result.policies) {
+        if (!documented_cache(p)) {
+            basis.estimated.push_back(p);
+        }
+    }
+    return basis;
+}
+
+} // namespace cachewise::account

@@ -1,0 +1,35 @@
+#include "cli/setting_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace cachewise::cli {
+
+CLI::Option*
+add_setting_option(CLI::App& command, Key key, FlagValues& flags, std::string_view help)
+{
+    const KeyInfo& info = key_info(key);
+    std::string text(help.empty() ? info.help : help);
+    if (key == Key::format && help.empty()) {
+        text = format_help();
+    }
+    if (info.type == ValueType::string_list) {
+        return command
+            .add_option_function<std::vector<std::string>>(
+                std::string(info.flag),
+                [&flags, key](const std::vector<std::string>& values) {
+                    flags.values[key] = values;
+                },
+                text)
+            ->type_name(std::string(info.type_name))
+            ->expected(1)
+            ->allow_extra_args(false)
+            ->take_all();
+    }
+    return command
+        .add_option_function<std::string>(
+            std::string(info.flag),
+            [&flags, key](const std::string& value) { flags.values[key] = value; }, text)
+        ->type_name(std::string(info.type_name));
+}
+
+} // namespace cachewise::cli

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "cli/settings.hpp"
+
+namespace CLI {
+class App;
+class Option;
+} // namespace CLI
+
+namespace cachewise::cli {
+
+// Adds the flag of a key of the key table to `command`: its value lands
+// unchecked in `flags`, for resolve_settings to check. `help` replaces the
+// table's help where a command says more.
+CLI::Option* add_setting_option(CLI::App& command, Key key, FlagValues& flags,
+                                std::string_view help = {});
+
+} // namespace cachewise::cli

@@ -1,0 +1,24 @@
+#include "report/empty_window.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace cachewise::report {
+
+void
+print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
+                   std::optional<Timestamp> until, std::ostream& out)
+{
+    std::string why;
+    if (s.filtered > 0) {
+        why = fmt::format("{} request{} outside it", s.filtered, s.filtered == 1 ? "" : "s");
+    }
+    if (s.files_skipped > 0) {
+        why += fmt::format("{}{} file{} last written before it", why.empty() ? "" : ", ",
+                           s.files_skipped, s.files_skipped == 1 ? "" : "s");
+    }
+    fmt::print(out, "0 requests in [{}, {}) ({})\n", since ? format_rfc3339(*since) : "the start",
+               until ? format_rfc3339(*until) : "the end", why);
+}
+
+} // namespace cachewise::report

@@ -1,0 +1,68 @@
+#include "report/lint_printer.hpp"
+
+#include "report/finding_json.hpp"
+#include "report/request_json.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace cachewise::report {
+
+namespace {
+
+void
+print_json(const LintReport& report, std::ostream& out)
+{
+    const auto& result = report.result;
+    Json j;
+    j["schema_version"] = 1;
+    j["command"] = "lint";
+    j["files"] = result.files;
+    Json findings = Json::array();
+    for (const auto& f : result.findings) {
+        findings.push_back(finding_to_json(f));
+    }
+    j["findings"] = findings;
+    if (report.exact) {
+        j["exact_tokens"] = {{"prefixes", report.exact->prefixes},
+                             {"calls", report.exact->calls},
+                             {"cached", report.exact->cached}};
+    }
+    out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+void
+print_text(const LintReport& report, std::ostream& out)
+{
+    const auto& result = report.result;
+    for (const auto& f : result.findings) {
+        const std::string where =
+            f.line > 0 ? fmt::format("{}:{}:{}", f.file, f.line, f.column) : f.file;
+        fmt::print(out, "{}: {} {} {}{}: {}\n", where, analysis::to_string(f.severity), f.rule,
+                   f.name, f.kind.empty() ? "" : " (" + f.kind + ")", f.message);
+        if (f.excerpt && !f.excerpt->now.empty()) {
+            fmt::print(out, "    {}: {}\n", f.location.path, f.excerpt->now);
+        }
+    }
+    fmt::print(out, "{} file{} linted · {} finding{}{}{}\n", result.files,
+               result.files == 1 ? "" : "s", result.findings.size(),
+               result.findings.size() == 1 ? "" : "s",
+               report.new_since_baseline
+                   ? fmt::format(" ({} new since the baseline)", *report.new_since_baseline)
+                   : "",
+               report.exact ? " · " + exact_count_text(*report.exact) : std::string());
+}
+
+} // namespace
+
+void
+print_lint(const LintReport& report, Format format, std::ostream& out)
+{
+    if (format == Format::json) {
+        print_json(report, out);
+    } else {
+        print_text(report, out);
+    }
+}
+
+} // namespace cachewise::report

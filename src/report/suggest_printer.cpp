@@ -1,0 +1,157 @@
+#include "report/suggest_printer.hpp"
+
+#include "report/request_json.hpp"
+#include "util/escape.hpp"
+#include "util/format.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace cachewise::report {
+
+namespace {
+
+Json
+replay_json(const advise::Replay& r)
+{
+    return Json{{"cost_usd", r.cost_usd}, {"hit_rate", r.hit_rate()}, {"priced", r.priced}};
+}
+
+Json
+family_json(const advise::FamilyAdvice& f)
+{
+    return {{"example", f.example},
+            {"provider", f.provider},
+            {"placeable", f.placeable},
+            {"streams", f.streams},
+            {"requests", f.requests},
+            {"stable_head_segments", f.stable_head},
+            {"current", replay_json(f.current)},
+            {"suggested",
+             {{"placement", f.suggested.describe()}, {"replay", replay_json(f.suggested_replay)}}},
+            {"keeps_current", f.keeps_current},
+            {"note", f.note.empty() ? Json(nullptr) : Json(f.note)},
+            {"ideal_cost_usd", f.ideal_cost_usd}};
+}
+
+void
+print_json(const SuggestReport& report, std::ostream& out)
+{
+    const auto& suggestion = report.suggestion;
+    Json j;
+    j["schema_version"] = 1;
+    j["command"] = "suggest";
+    j["mode"] = report.single ? "request" : "log";
+    Json families = Json::array();
+    for (const auto& f : suggestion.families) {
+        families.push_back(family_json(f));
+    }
+    j["families"] = families;
+    Json marks = Json::object();
+    for (const auto& r : suggestion.requests) {
+        Json list = Json::array();
+        const auto it = suggestion.breakpoints.find(r.id);
+        if (it != suggestion.breakpoints.end()) {
+            for (const auto& b : it->second) {
+                list.push_back({{"path", r.segments[b.segment].path.str()},
+                                {"ttl", std::string(model::to_string(b.cache_control.ttl))},
+                                {"tokens", r.segments[b.segment].cumulative_tokens}});
+            }
+        }
+        marks[r.id] = list;
+    }
+    j["breakpoints"] = marks;
+    j["advice"] = suggestion.advice;
+    out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+// One request or template: where its breakpoints go.
+void
+print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::ostream& out)
+{
+    const auto& r = report.suggestion.requests.front();
+    fmt::print(out, "cachewise suggest: {} ({}, stable prefix: {} segments)\n", r.id, r.model,
+               f.stable_head);
+    const auto& marks = report.suggestion.breakpoints.at(r.id);
+    if (!f.placeable) {
+        fmt::print(out,
+                   "  no breakpoint to place: {} caches the prompt prefix automatically; keep it "
+                   "byte-stable\n",
+                   r.provider);
+    } else if (marks.empty()) {
+        fmt::print(out, "  no breakpoint: no stable boundary reaches the {} minimum of {} tokens\n",
+                   r.model, group_digits(report.minimum_tokens));
+    }
+    for (const auto& b : marks) {
+        fmt::print(out, "  breakpoint at {} ({}), prefix ≈{} tokens\n",
+                   r.segments[b.segment].path.str(), model::to_string(b.cache_control.ttl),
+                   group_digits(r.segments[b.segment].cumulative_tokens));
+    }
+}
+
+// A template family of a log: its current, suggested and ideal replays.
+void
+print_family(const advise::FamilyAdvice& f, std::ostream& out)
+{
+    fmt::print(out, "family {} · {} request{} in {} stream{} · stable head {} segments\n",
+               f.example, f.requests, f.requests == 1 ? "" : "s", f.streams.size(),
+               f.streams.size() == 1 ? "" : "s", f.stable_head);
+    if (!f.note.empty()) {
+        fmt::print(out, "  {}\n", f.note);
+    } else if (!f.placeable) {
+        fmt::print(out,
+                   "  {} caches the prompt prefix automatically: no breakpoints to place; the "
+                   "replay is its simulated cache\n",
+                   f.provider);
+    }
+    // Unpriced is "unpriced", never 0.000000 USD.
+    const auto money = [&](double v) {
+        return f.current.priced ? fmt::format("{:.6f} USD", v) : std::string("unpriced");
+    };
+    fmt::print(out, "  current    {:>16} · hit rate {:.1f}%  (the requests' own breakpoints)\n",
+               money(f.current.cost_usd), 100 * f.current.hit_rate());
+    fmt::print(out, "  suggested  {:>16} · hit rate {:.1f}%  {}\n",
+               money(f.suggested_replay.cost_usd), 100 * f.suggested_replay.hit_rate(),
+               !f.placeable      ? "(nothing to place)"
+               : f.keeps_current ? "the current placement: it is the best found"
+                                 : f.suggested.describe());
+    fmt::print(out, "  ideal      {:>16} (lower bound: every shared token read)\n",
+               money(f.ideal_cost_usd));
+    const double saved = f.current.cost_usd - f.suggested_replay.cost_usd;
+    if (f.current.priced) {
+        fmt::print(out, "  saves      {:>16} ({:.1f}%) on input tokens\n", money(saved),
+                   f.current.cost_usd > 0 ? 100 * saved / f.current.cost_usd : 0.0);
+    } else {
+        fmt::print(out, "  saves      unpriced (a model of this family has no price in "
+                        "rules/pricing.json)\n");
+    }
+}
+
+} // namespace
+
+void
+print_suggestion(const SuggestReport& report, Format format, std::ostream& out)
+{
+    if (format == Format::json) {
+        print_json(report, out);
+        return;
+    }
+    for (const auto& f : report.suggestion.families) {
+        if (report.single) {
+            print_request(report, f, out);
+        } else {
+            print_family(f, out);
+        }
+    }
+    for (const auto& a : report.suggestion.advice) {
+        fmt::print(out, "advice: {}\n", safe_text(a));
+    }
+}
+
+void
+print_diff(const std::string& diff, std::ostream& out)
+{
+    out << safe_lines(diff);
+}
+
+} // namespace cachewise::report
