@@ -76,8 +76,8 @@ recount(std::vector<Segment>& segments, const Request& head)
 bool
 equal(const std::vector<Segment>& a, const std::vector<Segment>& b)
 {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x,
-                                                                                const auto& y) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
                return same(x, y) && x.cumulative_tokens == y.cumulative_tokens;
            });
 }
