@@ -108,14 +108,46 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
             return it->second;
         }
     }
-    const auto id = static_cast<std::uint32_t>(m_nodes.size());
-    Node node;
+    std::uint32_t id = 0;
+    if (m_free.empty()) {
+        id = static_cast<std::uint32_t>(m_nodes.size());
+        m_nodes.emplace_back();
+    } else {
+        id = m_free.back();
+        m_free.pop_back();
+    }
+    Node& node = m_nodes[id];
     node.parent = parent;
+    node.refs = 0;
     node.segment = segment;
     node.segment.cumulative_tokens = 0;
-    m_nodes.push_back(node);
+    if (parent != k_none) {
+        ++m_nodes[parent].refs;
+    }
     m_index.emplace(key, id);
     return id;
+}
+
+// One path less ends at `leaf`: nodes left without children or paths are
+// freed, up to the first one still in use.
+void
+RequestStore::release(std::uint32_t leaf)
+{
+    for (auto at = leaf; at != k_none;) {
+        Node& node = m_nodes[at];
+        if (--node.refs > 0) {
+            return;
+        }
+        const auto range = m_index.equal_range(key_of(node.parent, node.segment));
+        for (auto it = range.first; it != range.second; ++it) {
+            if (it->second == at) {
+                m_index.erase(it);
+                break;
+            }
+        }
+        m_free.push_back(at);
+        at = node.parent;
+    }
 }
 
 RequestStore::Path
@@ -125,6 +157,9 @@ RequestStore::store(const std::vector<Segment>& segments, Form form)
     path.form = form;
     for (const auto& s : form == Form::recount ? uncounted(segments) : segments) {
         path.leaf = intern(path.leaf, s);
+    }
+    if (path.leaf != k_none) {
+        ++m_nodes[path.leaf].refs;
     }
     return path;
 }
@@ -176,7 +211,12 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
         }
     }
     m_heads[i] = std::move(request);
+    // The new path first, so that what it shares with the old one stays.
+    const Path old = m_paths[i];
     m_paths[i] = path;
+    if (old.form == Form::recount || old.form == Form::as_is) {
+        release(old.leaf);
+    }
 }
 
 void

@@ -21,6 +21,8 @@ namespace cachewise::analysis {
 // model::assign_tokens; one the analysis has pinned to its partner's counts
 // shares its partner's nodes as it is. A request either form cannot give
 // back exactly keeps its own segments: what comes out is always what went in.
+// A node no path uses any more (the uncounted form of a request once the
+// analysis has put its final form) is reused, so the two forms do not add up.
 class RequestStore {
 public:
     // Appends a request as the loader made it (its counts from assign_tokens).
@@ -54,7 +56,7 @@ public:
     [[nodiscard]] std::size_t
     nodes() const
     {
-        return m_nodes.size();
+        return m_nodes.size() - m_free.size();
     }
     [[nodiscard]] std::size_t
     unshared() const
@@ -66,6 +68,7 @@ private:
     static constexpr std::uint32_t k_none = UINT32_MAX;
     struct Node {
         std::uint32_t parent = k_none;
+        std::uint32_t refs = 0; // children and paths ending here; 0: free
         model::Segment segment; // cumulative_tokens left 0: summed on the way out
     };
     enum class Form : std::uint8_t { empty, recount, as_is, own };
@@ -76,10 +79,12 @@ private:
 
     [[nodiscard]] Path store(const std::vector<model::Segment>& segments, Form form);
     std::uint32_t intern(std::uint32_t parent, const model::Segment& segment);
+    void release(std::uint32_t leaf);
     void rebuild(std::size_t i, std::vector<model::Segment>& out) const;
     void set(std::size_t i, model::Request&& request, bool from_log);
 
     std::vector<Node> m_nodes;
+    std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
     std::unordered_multimap<std::uint64_t, std::uint32_t> m_index; // node key → node
     std::vector<model::Request> m_heads;                           // segments empty
     std::vector<Path> m_paths;
