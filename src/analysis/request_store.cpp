@@ -101,11 +101,11 @@ std::uint32_t
 RequestStore::intern(std::uint32_t parent, const Segment& segment)
 {
     const std::uint64_t key = key_of(parent, segment);
-    const auto range = m_index.equal_range(key);
-    for (auto it = range.first; it != range.second; ++it) {
-        const Node& node = m_nodes[it->second];
+    const auto found = m_index.find(key);
+    if (found != m_index.end()) {
+        const Node& node = m_nodes[found->second];
         if (node.parent == parent && same(node.segment, segment)) {
-            return it->second;
+            return found->second;
         }
     }
     std::uint32_t id = 0;
@@ -124,7 +124,9 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
     if (parent != k_none) {
         ++m_nodes[parent].refs;
     }
-    m_index.emplace(key, id);
+    if (found == m_index.end()) {
+        m_index.emplace(key, id); // a 64-bit collision is merely not shared
+    }
     return id;
 }
 
@@ -138,12 +140,9 @@ RequestStore::release(std::uint32_t leaf)
         if (--node.refs > 0) {
             return;
         }
-        const auto range = m_index.equal_range(key_of(node.parent, node.segment));
-        for (auto it = range.first; it != range.second; ++it) {
-            if (it->second == at) {
-                m_index.erase(it);
-                break;
-            }
+        if (const auto it = m_index.find(key_of(node.parent, node.segment));
+            it != m_index.end() && it->second == at) {
+            m_index.erase(it);
         }
         m_free.push_back(at);
         at = node.parent;

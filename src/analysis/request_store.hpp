@@ -85,8 +85,8 @@ private:
 
     std::vector<Node> m_nodes;
     std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
-    std::unordered_multimap<std::uint64_t, std::uint32_t> m_index; // node key → node
-    std::vector<model::Request> m_heads;                           // segments empty
+    std::unordered_map<std::uint64_t, std::uint32_t> m_index; // node key → node
+    std::vector<model::Request> m_heads;                      // segments empty
     std::vector<Path> m_paths;
     std::unordered_map<std::size_t, std::vector<model::Segment>> m_own; // by request
 };
