@@ -134,23 +134,27 @@ public:
     {}
 
     void
-    run(const std::vector<Request>& requests)
+    run(const analysis::RequestStore& requests)
     {
         m_requests = &requests;
         std::set<std::string> unpriced;
         for (std::size_t i = 0; i < requests.size(); ++i) {
-            RequestAudit a = one(requests[i], i);
+            // One request whole at a time: the store keeps the rest as paths.
+            const Request r = requests.get(i);
+            RequestAudit a = one(r, i);
             if (!a.priced && a.reported && !a.reported_cost_usd) {
-                unpriced.insert(unpriced_label(requests[i]));
+                unpriced.insert(unpriced_label(r));
             }
             m_result.requests.push_back(std::move(a));
         }
         m_result.unpriced_models.assign(unpriced.begin(), unpriced.end());
         m_result.policy = m_options.policy;
         m_result.policies = m_caches.policies();
-        m_result.untimed = static_cast<std::size_t>(std::count_if(
-            requests.begin(), requests.end(), [](const Request& r) { return !r.started_at; }));
-        if (m_result.untimed == requests.size() && !requests.empty()) {
+        m_result.untimed = 0;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            m_result.untimed += requests.head(i).started_at ? 0 : 1;
+        }
+        if (m_result.untimed == requests.size() && requests.size() > 0) {
             // Without times, expiry, concurrency and the TTL cannot be judged:
             // no CW020/CW021/CW023/CW024 and no advice that drops breakpoints.
             m_result.notes.push_back(
@@ -361,7 +365,7 @@ private:
                                           : m.reason == sim::MissReason::concurrent ? "CW021"
                                                                                     : "CW015";
             Finding f = finding(rule, r, index);
-            f.partner = (*m_requests)[m.writer].id;
+            f.partner = m_requests->head(m.writer).id;
             f.location.path = r.segments[m.segment].path.str();
             f.location.token = m.tokens;
             f.tokens_lost = m.tokens - s.read;
@@ -445,7 +449,7 @@ private:
         if (d_read < -tolerance) {
             f.kind = "CW022";
             f.tokens_lost = -d_read;
-            f.partner = s.hit_writer ? (*m_requests)[*s.hit_writer].id : "";
+            f.partner = s.hit_writer ? m_requests->head(*s.hit_writer).id : "";
             // "identical" only where both texts are logged; an automatic cache
             // has no marks.
             const bool unlogged_head =
@@ -527,7 +531,7 @@ private:
             if (counts.second != counts.first || paid.write() == 0 || a.breakpoints_assumed) {
                 continue;
             }
-            const Request& r = (*m_requests)[writer];
+            const Request& r = m_requests->head(writer);
             auto [it, first] = per_stream.try_emplace(r.stream, finding("CW023", r, writer));
             Finding& f = it->second;
             if (!first) {
@@ -599,7 +603,7 @@ private:
             }
             const std::size_t first = s.requests.front();
             const auto price = m_prices.find(first);
-            const Request& r = (*m_requests)[first];
+            const Request& r = m_requests->head(first);
             if (s.written_5m > 0 && mid_gaps > 0 && s.expired_tokens > 0) {
                 Finding f = finding("CW024", r, first);
                 f.kind = "use-1h";
@@ -701,12 +705,20 @@ private:
         std::sort(live.begin(), live.end(),
                   [](const auto& x, const auto& y) { return x.tokens > y.tokens; });
         std::vector<const sim::WriteReport*> kept;
+        std::unordered_map<std::size_t, std::vector<Hash128>> chains; // of live writers
+        const auto chains_of = [&](std::size_t writer) -> const std::vector<Hash128>& {
+            auto [it, fresh] = chains.try_emplace(writer);
+            if (fresh) {
+                m_requests->chains(writer, it->second);
+            }
+            return it->second;
+        };
         for (const auto& w : live) {
-            const auto& chain = (*m_requests)[w.writer].segments[w.segment].chain;
+            const Hash128 chain = chains_of(w.writer)[w.segment];
             const bool covered =
                 std::any_of(kept.begin(), kept.end(), [&](const sim::WriteReport* k) {
-                    const auto& longer = (*m_requests)[k->writer].segments;
-                    return w.segment < longer.size() && longer[w.segment].chain == chain;
+                    const auto& longer = chains_of(k->writer);
+                    return w.segment < longer.size() && longer[w.segment] == chain;
                 });
             if (!covered) {
                 kept.push_back(&w);
@@ -737,7 +749,7 @@ private:
     const AuditOptions& m_options;
     AuditResult& m_result;
     Simulators m_caches;
-    const std::vector<Request>* m_requests = nullptr;
+    const analysis::RequestStore* m_requests = nullptr;
     std::unordered_map<std::size_t, ruleset::PriceSet> m_prices;
     std::vector<std::size_t> m_pending; // findings of the request being audited
     bool m_expired_now = false;
@@ -749,11 +761,18 @@ AuditResult
 audit(std::vector<Request> requests, const model::TextStore& texts, const ruleset::Rules& rules,
       const AuditOptions& options)
 {
-    AuditResult result;
     analysis::Analyzer analyzer(rules, options.analyze, texts);
     for (auto& r : requests) {
         analyzer.add(std::move(r));
     }
+    requests = {};
+    return audit(analyzer, rules, options);
+}
+
+AuditResult
+audit(analysis::Analyzer& analyzer, const ruleset::Rules& rules, const AuditOptions& options)
+{
+    AuditResult result;
     result.analysis = analyzer.finish();
     Auditor auditor(rules, options, result);
     auditor.run(analyzer.requests());

@@ -151,5 +151,10 @@ struct AuditResult {
 // from a log. Ordered by start time inside.
 AuditResult audit(std::vector<model::Request> requests, const model::TextStore& texts,
                   const ruleset::Rules& rules, const AuditOptions& options);
+// The same over requests already added to an analyzer as they were read (the
+// analyzer keeps them as shared paths, not each with its own history). The
+// analyzer's options are its own; options.analyze is not read again.
+AuditResult audit(analysis::Analyzer& analyzer, const ruleset::Rules& rules,
+                  const AuditOptions& options);
 
 } // namespace cachewise::account

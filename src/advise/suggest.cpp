@@ -185,7 +185,7 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
     }
     const auto analysis = analyzer.finish();
     Suggestion out;
-    out.requests = analyzer.requests();
+    out.requests = analyzer.requests().all();
 
     std::map<Hash128, std::vector<std::size_t>> families;
     for (std::size_t i = 0; i < out.requests.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
+#include "analysis/request_store.hpp"
 #include "model/tokens.hpp"
 
 #include <fmt/format.h>
@@ -140,6 +141,29 @@ fold_latent(std::vector<Finding>& latent, Finding f)
     latent.push_back(std::move(f));
 }
 
+// The order of requests by start time; one without a start time keeps its
+// place in the log, after the last time seen before it (stable).
+template <typename StartOf>
+std::vector<std::size_t>
+start_order(std::size_t count, const StartOf& start_of)
+{
+    std::vector<std::int64_t> key(count);
+    std::int64_t carried = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 0; i < count; ++i) {
+        if (const auto& started = start_of(i)) {
+            carried = std::max(carried, started->micros);
+            key[i] = started->micros;
+        } else {
+            key[i] = carried;
+        }
+    }
+    std::vector<std::size_t> order(count);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    return order;
+}
+
 } // namespace
 
 struct Analyzer::Impl {
@@ -148,11 +172,30 @@ struct Analyzer::Impl {
     const model::TextStore& texts;
     model::TokenEstimator estimator;
     DynamicFieldMatcher matcher;
-    std::vector<Request> requests;
+    RequestStore requests;
+
+    // What one run() carries from request to request, in start order.
+    std::vector<std::optional<std::int64_t>> times;
+    std::unordered_map<Hash128, Holder, Hash128Hasher> holders;
+    std::unordered_map<Hash128, Node, Hash128Hasher> nodes;
+    std::unordered_map<std::string, std::size_t> last_of_stream;
+    std::unordered_map<std::string, std::size_t> stream_length;
+    std::vector<std::size_t> position_in_stream;
+    std::vector<std::size_t> finding_request; // request index of each finding
+    std::size_t inferred = 0;
+    // Dynamic fields already found, by path, offset and excerpt: a lookup,
+    // not a search, so thousands of values stay linear.
+    std::unordered_map<std::string, std::size_t> dynamic_index;
 
     Impl(const ruleset::Rules& r, AnalyzeOptions o, const model::TextStore& t)
         : rules(r), options(o), texts(t), estimator(r.tokens), matcher(r.dynamic_fields)
     {}
+
+    [[nodiscard]] DivergenceContext
+    context() const
+    {
+        return {rules, texts, matcher, estimator};
+    }
 
     bool
     within_window(const std::optional<std::int64_t>& now,
@@ -170,8 +213,7 @@ struct Analyzer::Impl {
     // conversation's partner nor its break. A request that goes on with the
     // conversation on the new model stays (its change is CW005 model).
     void
-    assign_sub_stream(Request& r, const std::string& ns,
-                      const std::unordered_map<std::string, std::size_t>& last_of_stream) const
+    assign_sub_stream(Request& r, const std::string& ns) const
     {
         if (r.stream.empty()) {
             return;
@@ -180,14 +222,30 @@ struct Analyzer::Impl {
         if (it == last_of_stream.end()) {
             return;
         }
-        const Request& previous = requests[it->second];
-        if (cache_namespace(previous) == ns || continues(r, previous)) {
+        if (cache_namespace(requests.head(it->second)) == ns ||
+            continues(r, requests.get(it->second))) {
             return;
         }
         r.stream = fmt::format("{}/{}", r.stream, r.model.empty() ? "side" : r.model);
     }
 
     AnalysisResult run();
+    void order();
+    void analyse(std::size_t index, AnalysisResult& result);
+    std::size_t shared_depth(const Request& r, std::size_t index, const Hash128& ns_hash) const;
+    std::optional<std::size_t> partner_of(const Request& r, std::size_t index,
+                                          const Hash128& ns_hash, std::size_t depth) const;
+    void judge(Request& r, const Request* p, std::size_t lo, std::size_t index,
+               RequestOutcome& outcome, AnalysisResult& result);
+    void start_conversation(Request& r, const Request* p, std::size_t lo, bool branch,
+                            RequestOutcome& outcome, AnalysisResult& result);
+    void continue_conversation(Request& r, const Request& p, std::size_t lo,
+                               std::optional<Finding> finding, std::size_t index,
+                               RequestOutcome& outcome, AnalysisResult& result);
+    void remember(const Request& r, std::size_t index, const Hash128& ns_hash);
+    void mark_changing_places(AnalysisResult& result) const;
+    void summarise_causes(AnalysisResult& result) const;
+    void find_hot_prefixes(AnalysisResult& result);
 };
 
 Analyzer::Analyzer(const ruleset::Rules& rules, AnalyzeOptions options,
@@ -200,7 +258,7 @@ Analyzer::~Analyzer() = default;
 void
 Analyzer::add(Request&& request)
 {
-    m_impl->requests.push_back(std::move(request));
+    m_impl->requests.add(std::move(request));
 }
 
 AnalysisResult
@@ -209,7 +267,7 @@ Analyzer::finish()
     return m_impl->run();
 }
 
-const std::vector<Request>&
+const RequestStore&
 Analyzer::requests() const
 {
     return m_impl->requests;
@@ -218,22 +276,8 @@ Analyzer::requests() const
 void
 sort_by_start(std::vector<Request>& requests)
 {
-    // A request without a start time keeps its place in the log, after the
-    // last time seen before it.
-    std::vector<std::int64_t> key(requests.size());
-    std::int64_t carried = std::numeric_limits<std::int64_t>::min();
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (requests[i].started_at) {
-            carried = std::max(carried, requests[i].started_at->micros);
-            key[i] = requests[i].started_at->micros;
-        } else {
-            key[i] = carried;
-        }
-    }
-    std::vector<std::size_t> order(requests.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    const auto order = start_order(
+        requests.size(), [&](std::size_t i) -> const auto& { return requests[i].started_at; });
     std::vector<Request> sorted;
     sorted.reserve(requests.size());
     for (const auto i : order) {
@@ -248,222 +292,272 @@ Analyzer::Impl::run()
     AnalysisResult result;
     result.window_seconds = options.window_seconds;
     result.requests = requests.size();
-
-    sort_by_start(requests);
-    std::vector<std::optional<std::int64_t>> times(requests.size());
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (requests[i].started_at) {
-            times[i] = requests[i].started_at->micros;
-        }
-    }
-
-    const DivergenceContext context{rules, texts, matcher, estimator};
-    std::unordered_map<Hash128, Holder, Hash128Hasher> holders;
-    std::unordered_map<Hash128, Node, Hash128Hasher> nodes;
-    std::unordered_map<std::string, std::size_t> last_of_stream;
-    std::unordered_map<std::string, std::size_t> stream_length;
-    std::vector<std::size_t> position_in_stream(requests.size(), 0);
-    std::vector<std::size_t> finding_request; // request index of each finding
-    std::size_t inferred = 0;
-    // Dynamic fields already found, by path, offset and excerpt: a lookup,
-    // not a search, so thousands of values stay linear.
-    std::unordered_map<std::string, std::size_t> dynamic_index;
-
+    order();
     for (std::size_t index = 0; index < requests.size(); ++index) {
-        Request& r = requests[index];
-        RequestOutcome outcome;
-        outcome.id = r.id;
-        outcome.prompt_tokens = r.prompt_tokens();
-        if (!r.prompt_logged || r.segments.empty()) {
-            outcome.status = RequestOutcome::Status::not_logged;
-            outcome.stream = r.stream;
-            ++result.not_logged;
-            result.outcomes.push_back(std::move(outcome));
-            continue;
-        }
-        result.input_tokens += r.prompt_tokens();
-
-        // Longest shared prefix within the window. The most recent holder of a
-        // deeper prefix is never more recent than that of a shallower one, so
-        // "some holder is within the window" is monotone in depth.
-        const std::string ns = cache_namespace(r);
-        assign_sub_stream(r, ns, last_of_stream);
-        const Hash128 ns_hash = hash_bytes(ns);
-        const auto key = [&](const Hash128& chain) {
-            return HashBuilder().add(ns_hash).add(chain).digest();
-        };
-        const auto held = [&](std::size_t depth) -> const Holder* {
-            const auto it = holders.find(key(r.segments[depth - 1].chain));
-            if (it == holders.end() || !within_window(times[index], it->second.micros)) {
-                return nullptr;
-            }
-            return &it->second;
-        };
-        std::size_t lo = 0;
-        std::size_t hi = r.segments.size();
-        while (lo < hi) {
-            const std::size_t mid = lo + (hi - lo + 1) / 2;
-            if (held(mid) != nullptr) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        std::optional<std::size_t> partner;
-        if (lo > 0) {
-            partner = held(lo)->request;
-        } else if (!r.stream.empty()) {
-            // Nothing shared: the stream's previous request is the one it broke from.
-            if (const auto it = last_of_stream.find(r.stream);
-                it != last_of_stream.end() && within_window(times[index], times[it->second])) {
-                partner = it->second;
-            }
-        }
-
-        if (partner && lo > 0) {
-            // Token positions of the shared prefix follow the partner's counts.
-            model::calibrate_from_prefix(r, requests[*partner], lo);
-        }
-        // A new conversation on a shared head is not a break. Requests belong to
-        // one conversation when the log says they share a stream or, without
-        // streams, when their first messages are the same. Across
-        // conversations only template bugs count: a dynamic value, unstable
-        // serialisation, reordered tools.
-        const Request* p = partner ? &requests[*partner] : nullptr;
-        std::optional<Finding> finding;
-        bool branch = false;
-        if (p != nullptr) {
-            finding = find_divergence(r, *p, context);
-            const bool template_bug =
-                finding &&
-                (finding->rule == "CW003" || finding->rule == "CW004" || finding->rule == "CW010");
-            // A different first message on an equal head (tools, system) is a
-            // new conversation, whatever stream the log put it in.
-            const bool new_first_message = in_first_message(r, lo) && in_first_message(*p, lo) &&
-                                           r.segments[lo].content != p->segments[lo].content;
-            branch = lo < r.segments.size() && lo < p->segments.size() &&
-                     (!same_conversation(r, *p) || new_first_message) && !template_bug;
-        }
-        if (p == nullptr || branch) {
-            if (branch) {
-                outcome.status = RequestOutcome::Status::branched;
-                outcome.partner = p->id;
-                outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
-                result.shared_tokens += outcome.shared_tokens;
-                ++result.branched;
-            } else {
-                outcome.status = RequestOutcome::Status::cold;
-                ++result.cold_starts;
-            }
-            if (r.stream.empty()) {
-                r.stream = fmt::format("inferred-{}", ++inferred);
-            }
-            for (auto& f : scan_dynamic_fields(r, context, false, branch ? lo : 0)) {
-                const std::string place = fmt::format(
-                    "{}\x1f{}\x1f{}", f.location.path,
-                    f.location.offset ? static_cast<std::int64_t>(*f.location.offset) : -1,
-                    f.excerpt->now);
-                const auto [it, fresh] =
-                    dynamic_index.try_emplace(place, result.dynamic_fields.size());
-                if (!fresh) {
-                    ++result.dynamic_fields[it->second].occurrences;
-                } else {
-                    result.dynamic_fields.push_back(std::move(f));
-                }
-            }
-        } else {
-            if (r.stream.empty()) {
-                r.stream = p->stream; // the same conversation continues its stream
-            }
-            outcome.partner = p->id;
-            outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
-            result.shared_tokens += outcome.shared_tokens;
-            if (finding) {
-                finding->stream = r.stream;
-                outcome.status = RequestOutcome::Status::diverged;
-                outcome.finding = result.findings.size();
-                result.findings.push_back(std::move(*finding));
-                finding_request.push_back(index);
-            } else if (lo < p->segments.size() && lo < r.segments.size()) {
-                outcome.status = RequestOutcome::Status::uncached;
-                ++result.uncached;
-                if (auto latent = find_latent(r, *p, context)) {
-                    latent->stream = r.stream;
-                    fold_latent(result.latent, std::move(*latent));
-                }
-            } else {
-                outcome.status = RequestOutcome::Status::extends;
-                ++result.extends;
-            }
-        }
-        outcome.stream = r.stream;
-        position_in_stream[index] = stream_length[r.stream]++;
-        last_of_stream[r.stream] = index;
-
-        Hash128 parent;
-        for (std::size_t k = 0; k < r.segments.size(); ++k) {
-            const auto& s = r.segments[k];
-            holders[key(s.chain)] = Holder{index, times[index]};
-            auto [it, inserted] = nodes.try_emplace(s.chain);
-            Node& node = it->second;
-            if (inserted) {
-                if (k > 0) {
-                    ++nodes[parent].children;
-                }
-                node.parent = parent;
-                node.root = r.segments.front().chain;
-                node.depth = static_cast<std::uint32_t>(k + 1);
-                node.tokens = s.cumulative_tokens;
-                node.example = index;
-            }
-            ++node.count;
-            if (k > 0) {
-                Node& up = nodes[parent];
-                up.max_child = std::max(up.max_child, node.count);
-            }
-            parent = s.chain;
-        }
-        result.outcomes.push_back(std::move(outcome));
+        analyse(index, result);
     }
+    mark_changing_places(result);
+    summarise_causes(result);
+    find_hot_prefixes(result);
+    return result;
+}
 
-    // A place that changes in three or more consecutive requests of a stream
-    // is dynamic even when no pattern knows its values.
-    {
-        std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_place;
-        for (std::size_t f = 0; f < result.findings.size(); ++f) {
-            by_place[{result.findings[f].stream, result.findings[f].location.path}].push_back(f);
+void
+Analyzer::Impl::order()
+{
+    requests.permute(start_order(
+        requests.size(), [&](std::size_t i) -> const auto& {
+            return requests.head(i).started_at;
+        }));
+    times.assign(requests.size(), std::nullopt);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (const auto& started = requests.head(i).started_at) {
+            times[i] = started->micros;
         }
-        for (auto& entry : by_place) {
-            auto& list = entry.second; // not a structured binding: clang 14 cannot capture one
-            std::size_t run_start = 0;
-            for (std::size_t i = 1; i <= list.size(); ++i) {
-                const auto pos = [&](std::size_t j) {
-                    return position_in_stream[finding_request[list[j]]];
-                };
-                const bool continues = i < list.size() && pos(i) == pos(i - 1) + 1;
-                if (continues) {
-                    continue;
-                }
-                if (i - run_start >= 3) {
-                    for (std::size_t j = run_start; j < i; ++j) {
-                        Finding& f = result.findings[list[j]];
-                        if (f.rule == "CW001") {
-                            f.rule = "CW010";
-                            f.name = "dynamic-field";
-                            f.kind = "changing";
-                            f.message =
-                                fmt::format("{} changes in {} consecutive requests of stream {}: a "
-                                            "dynamic value no pattern knows",
-                                            f.location.path, i - run_start, f.stream);
-                        }
+    }
+    position_in_stream.assign(requests.size(), 0);
+}
+
+// One request in start order: its partner, how it parts from it, and what
+// later requests may share with it. Only this request and its partner are
+// whole in memory; the store gets the request back with its counts pinned.
+void
+Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
+{
+    Request r = requests.get(index);
+    RequestOutcome outcome;
+    outcome.id = r.id;
+    outcome.prompt_tokens = r.prompt_tokens();
+    if (!r.prompt_logged || r.segments.empty()) {
+        outcome.status = RequestOutcome::Status::not_logged;
+        outcome.stream = r.stream;
+        ++result.not_logged;
+        result.outcomes.push_back(std::move(outcome));
+        return;
+    }
+    result.input_tokens += r.prompt_tokens();
+
+    const std::string ns = cache_namespace(r);
+    assign_sub_stream(r, ns);
+    const Hash128 ns_hash = hash_bytes(ns);
+    const std::size_t lo = shared_depth(r, index, ns_hash);
+    const auto partner = partner_of(r, index, ns_hash, lo);
+    std::optional<Request> p;
+    if (partner) {
+        p = requests.get(*partner);
+        if (lo > 0) {
+            // Token positions of the shared prefix follow the partner's counts.
+            model::calibrate_from_prefix(r, *p, lo);
+        }
+    }
+    judge(r, p ? &*p : nullptr, lo, index, outcome, result);
+    outcome.stream = r.stream;
+    position_in_stream[index] = stream_length[r.stream]++;
+    last_of_stream[r.stream] = index;
+    remember(r, index, ns_hash);
+    requests.put(index, std::move(r));
+    result.outcomes.push_back(std::move(outcome));
+}
+
+// Longest shared prefix within the window. The most recent holder of a
+// deeper prefix is never more recent than that of a shallower one, so "some
+// holder is within the window" is monotone in depth.
+std::size_t
+Analyzer::Impl::shared_depth(const Request& r, std::size_t index, const Hash128& ns_hash) const
+{
+    std::size_t lo = 0;
+    std::size_t hi = r.segments.size();
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo + 1) / 2;
+        const auto it =
+            holders.find(HashBuilder().add(ns_hash).add(r.segments[mid - 1].chain).digest());
+        if (it != holders.end() && within_window(times[index], it->second.micros)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+std::optional<std::size_t>
+Analyzer::Impl::partner_of(const Request& r, std::size_t index, const Hash128& ns_hash,
+                           std::size_t depth) const
+{
+    if (depth > 0) {
+        return holders.at(HashBuilder().add(ns_hash).add(r.segments[depth - 1].chain).digest())
+            .request;
+    }
+    if (!r.stream.empty()) {
+        // Nothing shared: the stream's previous request is the one it broke from.
+        if (const auto it = last_of_stream.find(r.stream);
+            it != last_of_stream.end() && within_window(times[index], times[it->second])) {
+            return it->second;
+        }
+    }
+    return std::nullopt;
+}
+
+// A new conversation on a shared head is not a break. Requests belong to one
+// conversation when the log says they share a stream or, without streams,
+// when their first messages are the same. Across conversations only template
+// bugs count: a dynamic value, unstable serialisation, reordered tools.
+void
+Analyzer::Impl::judge(Request& r, const Request* p, std::size_t lo, std::size_t index,
+                      RequestOutcome& outcome, AnalysisResult& result)
+{
+    std::optional<Finding> finding;
+    bool branch = false;
+    if (p != nullptr) {
+        finding = find_divergence(r, *p, context());
+        const bool template_bug = finding && (finding->rule == "CW003" ||
+                                              finding->rule == "CW004" || finding->rule == "CW010");
+        // A different first message on an equal head (tools, system) is a
+        // new conversation, whatever stream the log put it in.
+        const bool new_first_message = in_first_message(r, lo) && in_first_message(*p, lo) &&
+                                       r.segments[lo].content != p->segments[lo].content;
+        branch = lo < r.segments.size() && lo < p->segments.size() &&
+                 (!same_conversation(r, *p) || new_first_message) && !template_bug;
+    }
+    if (p == nullptr || branch) {
+        start_conversation(r, p, lo, branch, outcome, result);
+    } else {
+        continue_conversation(r, *p, lo, std::move(finding), index, outcome, result);
+    }
+}
+
+void
+Analyzer::Impl::start_conversation(Request& r, const Request* p, std::size_t lo, bool branch,
+                                   RequestOutcome& outcome, AnalysisResult& result)
+{
+    if (branch) {
+        outcome.status = RequestOutcome::Status::branched;
+        outcome.partner = p->id;
+        outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
+        result.shared_tokens += outcome.shared_tokens;
+        ++result.branched;
+    } else {
+        outcome.status = RequestOutcome::Status::cold;
+        ++result.cold_starts;
+    }
+    if (r.stream.empty()) {
+        r.stream = fmt::format("inferred-{}", ++inferred);
+    }
+    for (auto& f : scan_dynamic_fields(r, context(), false, branch ? lo : 0)) {
+        const std::string place = fmt::format(
+            "{}\x1f{}\x1f{}", f.location.path,
+            f.location.offset ? static_cast<std::int64_t>(*f.location.offset) : -1, f.excerpt->now);
+        const auto [it, fresh] = dynamic_index.try_emplace(place, result.dynamic_fields.size());
+        if (!fresh) {
+            ++result.dynamic_fields[it->second].occurrences;
+        } else {
+            result.dynamic_fields.push_back(std::move(f));
+        }
+    }
+}
+
+void
+Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t lo,
+                                      std::optional<Finding> finding, std::size_t index,
+                                      RequestOutcome& outcome, AnalysisResult& result)
+{
+    if (r.stream.empty()) {
+        r.stream = p.stream; // the same conversation continues its stream
+    }
+    outcome.partner = p.id;
+    outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
+    result.shared_tokens += outcome.shared_tokens;
+    if (finding) {
+        finding->stream = r.stream;
+        outcome.status = RequestOutcome::Status::diverged;
+        outcome.finding = result.findings.size();
+        result.findings.push_back(std::move(*finding));
+        finding_request.push_back(index);
+    } else if (lo < p.segments.size() && lo < r.segments.size()) {
+        outcome.status = RequestOutcome::Status::uncached;
+        ++result.uncached;
+        if (auto latent = find_latent(r, p, context())) {
+            latent->stream = r.stream;
+            fold_latent(result.latent, std::move(*latent));
+        }
+    } else {
+        outcome.status = RequestOutcome::Status::extends;
+        ++result.extends;
+    }
+}
+
+// Every prefix of the request: its holder for partner search, its node in
+// the prefix tree for the hottest shared prefixes.
+void
+Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_hash)
+{
+    Hash128 parent;
+    for (std::size_t k = 0; k < r.segments.size(); ++k) {
+        const auto& s = r.segments[k];
+        holders[HashBuilder().add(ns_hash).add(s.chain).digest()] = Holder{index, times[index]};
+        auto [it, inserted] = nodes.try_emplace(s.chain);
+        Node& node = it->second;
+        if (inserted) {
+            if (k > 0) {
+                ++nodes[parent].children;
+            }
+            node.parent = parent;
+            node.root = r.segments.front().chain;
+            node.depth = static_cast<std::uint32_t>(k + 1);
+            node.tokens = s.cumulative_tokens;
+            node.example = index;
+        }
+        ++node.count;
+        if (k > 0) {
+            Node& up = nodes[parent];
+            up.max_child = std::max(up.max_child, node.count);
+        }
+        parent = s.chain;
+    }
+}
+
+// A place that changes in three or more consecutive requests of a stream is
+// dynamic even when no pattern knows its values.
+void
+Analyzer::Impl::mark_changing_places(AnalysisResult& result) const
+{
+    std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_place;
+    for (std::size_t f = 0; f < result.findings.size(); ++f) {
+        by_place[{result.findings[f].stream, result.findings[f].location.path}].push_back(f);
+    }
+    for (auto& entry : by_place) {
+        auto& list = entry.second; // not a structured binding: clang 14 cannot capture one
+        std::size_t run_start = 0;
+        for (std::size_t i = 1; i <= list.size(); ++i) {
+            const auto pos = [&](std::size_t j) {
+                return position_in_stream[finding_request[list[j]]];
+            };
+            if (i < list.size() && pos(i) == pos(i - 1) + 1) {
+                continue;
+            }
+            if (i - run_start >= 3) {
+                for (std::size_t j = run_start; j < i; ++j) {
+                    Finding& f = result.findings[list[j]];
+                    if (f.rule == "CW001") {
+                        f.rule = "CW010";
+                        f.name = "dynamic-field";
+                        f.kind = "changing";
+                        f.message =
+                            fmt::format("{} changes in {} consecutive requests of stream {}: a "
+                                        "dynamic value no pattern knows",
+                                        f.location.path, i - run_start, f.stream);
                     }
                 }
-                run_start = i;
             }
+            run_start = i;
         }
     }
+}
 
-    // Totals and causes.
+// Totals and causes.
+void
+Analyzer::Impl::summarise_causes(AnalysisResult& result) const
+{
     std::map<std::string, CauseSummary> causes;
     std::set<std::string> streams;
     for (const auto& o : result.outcomes) {
@@ -503,11 +597,15 @@ Analyzer::Impl::run()
     std::stable_sort(
         result.causes.begin(), result.causes.end(),
         [](const CauseSummary& a, const CauseSummary& b) { return a.tokens_lost > b.tokens_lost; });
+}
 
-    // Hottest shared prefixes: the heads of template families. A head is the
-    // deepest prefix every request of a family shares, a place where requests
-    // that shared everything so far part ways (several children), or an
-    // identical prompt sent again (a shared leaf); ranked by requests × tokens.
+// Hottest shared prefixes: the heads of template families. A head is the
+// deepest prefix every request of a family shares, a place where requests
+// that shared everything so far part ways (several children), or an
+// identical prompt sent again (a shared leaf); ranked by requests × tokens.
+void
+Analyzer::Impl::find_hot_prefixes(AnalysisResult& result)
+{
     std::vector<std::pair<Hash128, const Node*>> heads;
     for (const auto& [hash, node] : nodes) {
         const bool whole_family =
@@ -526,25 +624,31 @@ Analyzer::Impl::run()
     if (heads.size() > options.top) {
         heads.resize(options.top);
     }
-    for (const auto& [hash, node] : heads) {
-        HotPrefix h;
-        const Request& example = requests[node->example];
-        h.model = example.model;
-        h.ends_at = example.segments[node->depth - 1].path.str();
-        h.segments = node->depth;
-        h.tokens = node->tokens;
-        h.requests = node->count;
-        h.example = example.id;
-        std::set<std::string> in;
-        for (const auto& r : requests) {
-            if (r.segments.size() >= node->depth && r.segments[node->depth - 1].chain == hash) {
-                in.insert(r.stream);
+    // The streams through each head, in one walk over every request's chains.
+    std::vector<std::set<std::string>> streams(heads.size());
+    std::vector<Hash128> chains;
+    for (std::size_t i = 0; i < requests.size() && !heads.empty(); ++i) {
+        requests.chains(i, chains);
+        for (std::size_t h = 0; h < heads.size(); ++h) {
+            const std::size_t depth = heads[h].second->depth;
+            if (chains.size() >= depth && chains[depth - 1] == heads[h].first) {
+                streams[h].insert(requests.head(i).stream);
             }
         }
-        h.streams = in.size();
-        result.hot_prefixes.push_back(std::move(h));
     }
-    return result;
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        const Node* node = heads[h].second;
+        const Request example = requests.get(node->example);
+        HotPrefix hot;
+        hot.model = example.model;
+        hot.ends_at = example.segments[node->depth - 1].path.str();
+        hot.segments = node->depth;
+        hot.tokens = node->tokens;
+        hot.requests = node->count;
+        hot.example = example.id;
+        hot.streams = streams[h].size();
+        result.hot_prefixes.push_back(std::move(hot));
+    }
 }
 
 } // namespace cachewise::analysis

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/finding.hpp"
+#include "analysis/request_store.hpp"
 #include "model/request.hpp"
 #include "model/text_store.hpp"
 #include "ruleset/rules.hpp"
@@ -93,9 +94,10 @@ struct AnalysisResult {
 // Finds, for every request, the earlier request it should have reused (its
 // partner: the one within the window whose chain shares the longest prefix;
 // ties to the most recent; the stream's previous request when nothing is
-// shared), where the two part and why. Requests are added as they are read;
-// finish() orders them by start time and analyses them in one pass, with
-// hash lookups only, so time grows linearly with the log.
+// shared), where the two part and why. Requests are added as they are read
+// and kept as paths in a shared prefix structure (RequestStore); finish()
+// orders them by start time and analyses them in one pass, with hash lookups
+// only, so time grows linearly with the log.
 class Analyzer {
 public:
     Analyzer(const ruleset::Rules& rules, AnalyzeOptions options, const model::TextStore& texts);
@@ -107,8 +109,9 @@ public:
     AnalysisResult finish();
 
     // After finish(): the requests in start order, as outcomes[i] describes
-    // requests()[i], with inferred streams filled in.
-    [[nodiscard]] const std::vector<model::Request>& requests() const;
+    // requests().get(i), with inferred streams filled in and token counts
+    // pinned to their partners'.
+    [[nodiscard]] const RequestStore& requests() const;
 
 private:
     struct Impl;

@@ -167,13 +167,13 @@ run_audit(const Settings& global, const AuditOptions& options)
     if (options.until) {
         load_options.until = parse_bound(*options.until, "--until");
     }
-    std::vector<model::Request> requests;
+    analysis::Analyzer analyzer(*rules, audit_options.analyze, texts);
     RequestWatchers watch(texts);
     // Named, not a structured binding: lambdas below capture it (clang 14).
     const LoadedLog loaded =
         load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
             watch.note(r);
-            requests.push_back(std::move(r));
+            analyzer.add(std::move(r));
         });
     const auto& load = loaded.summary;
     const int status = loaded.status;
@@ -182,9 +182,10 @@ run_audit(const Settings& global, const AuditOptions& options)
     }
     std::optional<report::PlacementReplay> placement;
     if (format == report::Format::html) {
-        placement = replay_placement(requests, texts, *rules, audit_options.policy);
+        placement =
+            replay_placement(analyzer.requests().all(), texts, *rules, audit_options.policy);
     }
-    auto result = account::audit(std::move(requests), texts, *rules, audit_options);
+    auto result = account::audit(analyzer, *rules, audit_options);
     result.findings.insert(result.findings.end(), watch.secrets.findings().begin(),
                            watch.secrets.findings().end());
     report::make_printable(result.findings);

@@ -2,6 +2,7 @@
 
 #include "util/hash.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,40 +13,60 @@ namespace cachewise::model {
 // Rendered segment bytes, kept once per distinct content. Agent logs repeat
 // their whole history in every request, so the store grows with the distinct
 // content of a log, not with its size. Only analyses that quote text (the
-// divergence excerpts) ask for one.
+// divergence excerpts, dynamic fields, secrets) ask for one, and rarely
+// after the request that brought it was read.
+//
+// So that a long log of distinct content does not hold it all in memory,
+// texts beyond `memory_budget` bytes go to an anonymous temporary file (in
+// $TMPDIR, removed by the system when the process ends, however it ends) and
+// are read back when asked for: memory keeps an offset per text. Without a
+// temporary file everything stays in memory, as before.
 class TextStore {
 public:
-    void
-    put(const Hash128& content, std::string_view bytes)
-    {
-        if (m_texts.find(content) == m_texts.end()) {
-            m_bytes += bytes.size();
-            m_texts.emplace(content, std::string(bytes));
-        }
-    }
-    [[nodiscard]] std::optional<std::string_view>
-    get(const Hash128& content) const
-    {
-        const auto it = m_texts.find(content);
-        if (it == m_texts.end()) {
-            return std::nullopt;
-        }
-        return std::string_view(it->second);
-    }
+    static constexpr std::size_t k_memory_budget = std::size_t{32} << 20;
+
+    explicit TextStore(std::size_t memory_budget = k_memory_budget);
+    ~TextStore();
+    TextStore(const TextStore&) = delete;
+    TextStore& operator=(const TextStore&) = delete;
+    TextStore(TextStore&& other) noexcept;
+    TextStore& operator=(TextStore&& other) noexcept;
+
+    void put(const Hash128& content, std::string_view bytes);
+    [[nodiscard]] std::optional<std::string> get(const Hash128& content) const;
+
     [[nodiscard]] std::size_t
     size() const
     {
-        return m_texts.size();
+        return m_texts.size() + m_spilled.size();
     }
     [[nodiscard]] std::size_t
     bytes() const
     {
         return m_bytes;
     }
+    // Of bytes(), those in the temporary file.
+    [[nodiscard]] std::size_t
+    spilled_bytes() const
+    {
+        return m_file_size;
+    }
 
 private:
+    struct Spilled {
+        std::uint64_t offset = 0;
+        std::uint32_t size = 0;
+    };
+    [[nodiscard]] bool spill(const Hash128& content, std::string_view bytes);
+
     std::unordered_map<Hash128, std::string, Hash128Hasher> m_texts;
+    std::unordered_map<Hash128, Spilled, Hash128Hasher> m_spilled;
+    std::size_t m_budget;
     std::size_t m_bytes = 0;
+    std::size_t m_memory_bytes = 0;
+    int m_fd = -1;          // the temporary file, once one is needed
+    bool m_no_file = false; // it could not be made: everything stays in memory
+    std::uint64_t m_file_size = 0;
 };
 
 } // namespace cachewise::model

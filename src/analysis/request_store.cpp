@@ -1,0 +1,291 @@
+#include "analysis/request_store.hpp"
+
+#include "model/tokens.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace cachewise::analysis {
+
+using model::Request;
+using model::Segment;
+
+namespace {
+
+std::uint64_t
+mix(std::uint64_t h, std::uint64_t v)
+{
+    h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 29);
+}
+
+// Every field but cumulative_tokens, which a path sums on the way out.
+bool
+same(const Segment& a, const Segment& b)
+{
+    return a.path == b.path && a.kind == b.kind && a.role == b.role &&
+           a.message_start == b.message_start &&
+           a.cache_control_allowed == b.cache_control_allowed &&
+           a.cache_control == b.cache_control && a.lookback_position == b.lookback_position &&
+           a.content == b.content && a.bytes == b.bytes &&
+           std::bit_cast<std::uint32_t>(a.estimate) == std::bit_cast<std::uint32_t>(b.estimate) &&
+           a.tokens == b.tokens && a.token_source == b.token_source && a.chain == b.chain;
+}
+
+std::uint64_t
+key_of(std::uint32_t parent, const Segment& s)
+{
+    std::uint64_t h = mix(parent, s.chain.low);
+    h = mix(h, s.chain.high);
+    h = mix(h, s.content.low);
+    h = mix(h, static_cast<std::uint64_t>(s.tokens));
+    h = mix(h, (static_cast<std::uint64_t>(s.token_source) << 8) |
+                   (s.cache_control ? 1U + static_cast<unsigned>(s.cache_control->ttl) : 0U));
+    h = mix(h, std::bit_cast<std::uint32_t>(s.estimate));
+    h = mix(h, (static_cast<std::uint64_t>(s.lookback_position) << 32) |
+                   static_cast<std::uint32_t>(s.path.index));
+    return mix(h, static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.path.message)));
+}
+
+// The counts cleared: what the loader had before model::assign_tokens.
+std::vector<Segment>
+uncounted(const std::vector<Segment>& segments)
+{
+    std::vector<Segment> out = segments;
+    for (auto& s : out) {
+        s.tokens = 0;
+        s.cumulative_tokens = 0;
+        if (s.token_source != model::TokenSource::exact) {
+            s.token_source = model::TokenSource::estimated;
+        }
+    }
+    return out;
+}
+
+// Counts as the loader gave them, from the uncounted segments and the usage.
+void
+recount(std::vector<Segment>& segments, const Request& head)
+{
+    Request scratch; // assign_tokens also notes and scales: the head keeps its own
+    scratch.usage = head.usage;
+    scratch.segments = std::move(segments);
+    model::assign_tokens(scratch);
+    segments = std::move(scratch.segments);
+}
+
+bool
+equal(const std::vector<Segment>& a, const std::vector<Segment>& b)
+{
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+               return same(x, y) && x.cumulative_tokens == y.cumulative_tokens;
+           });
+}
+
+bool
+summed(const std::vector<Segment>& segments)
+{
+    std::int64_t total = 0;
+    for (const auto& s : segments) {
+        total += s.tokens;
+        if (s.cumulative_tokens != total) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+std::uint32_t
+RequestStore::intern(std::uint32_t parent, const Segment& segment)
+{
+    const std::uint64_t key = key_of(parent, segment);
+    const auto found = m_index.find(key);
+    if (found != m_index.end()) {
+        const Node& node = m_nodes[found->second];
+        if (node.parent == parent && same(node.segment, segment)) {
+            return found->second;
+        }
+    }
+    std::uint32_t id = 0;
+    if (m_free.empty()) {
+        id = static_cast<std::uint32_t>(m_nodes.size());
+        m_nodes.emplace_back();
+    } else {
+        id = m_free.back();
+        m_free.pop_back();
+    }
+    Node& node = m_nodes[id];
+    node.parent = parent;
+    node.refs = 0;
+    node.segment = segment;
+    node.segment.cumulative_tokens = 0;
+    if (parent != k_none) {
+        ++m_nodes[parent].refs;
+    }
+    if (found == m_index.end()) {
+        m_index.emplace(key, id); // a 64-bit collision is merely not shared
+    }
+    return id;
+}
+
+// One path less ends at `leaf`: nodes left without children or paths are
+// freed, up to the first one still in use.
+void
+RequestStore::release(std::uint32_t leaf)
+{
+    for (auto at = leaf; at != k_none;) {
+        Node& node = m_nodes[at];
+        if (--node.refs > 0) {
+            return;
+        }
+        if (const auto it = m_index.find(key_of(node.parent, node.segment));
+            it != m_index.end() && it->second == at) {
+            m_index.erase(it);
+        }
+        m_free.push_back(at);
+        at = node.parent;
+    }
+}
+
+RequestStore::Path
+RequestStore::store(const std::vector<Segment>& segments, Form form)
+{
+    Path path;
+    path.form = form;
+    for (const auto& s : form == Form::recount ? uncounted(segments) : segments) {
+        path.leaf = intern(path.leaf, s);
+    }
+    if (path.leaf != k_none) {
+        ++m_nodes[path.leaf].refs;
+    }
+    return path;
+}
+
+void
+RequestStore::rebuild(std::size_t i, std::vector<Segment>& out) const
+{
+    out.clear();
+    const Path& path = m_paths[i];
+    if (path.form == Form::own) {
+        out = m_own.at(i);
+        return;
+    }
+    for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
+        out.push_back(m_nodes[at].segment);
+    }
+    std::reverse(out.begin(), out.end());
+    if (path.form == Form::recount) {
+        recount(out, m_heads[i]);
+        return;
+    }
+    std::int64_t total = 0;
+    for (auto& s : out) {
+        total += s.tokens;
+        s.cumulative_tokens = total;
+    }
+}
+
+void
+RequestStore::set(std::size_t i, Request&& request, bool from_log)
+{
+    m_own.erase(i);
+    std::vector<Segment> segments = std::move(request.segments);
+    request.segments = {};
+    Path path;
+    if (!segments.empty()) {
+        std::vector<Segment> again;
+        if (from_log) {
+            again = uncounted(segments);
+            recount(again, request);
+        }
+        if (from_log && equal(again, segments)) {
+            path = store(segments, Form::recount);
+        } else if (summed(segments)) {
+            path = store(segments, Form::as_is);
+        } else {
+            path.form = Form::own;
+            m_own.emplace(i, std::move(segments));
+        }
+    }
+    m_heads[i] = std::move(request);
+    // The new path first, so that what it shares with the old one stays.
+    const Path old = m_paths[i];
+    m_paths[i] = path;
+    if (old.form == Form::recount || old.form == Form::as_is) {
+        release(old.leaf);
+    }
+}
+
+void
+RequestStore::add(Request&& request)
+{
+    m_heads.emplace_back();
+    m_paths.emplace_back();
+    set(m_heads.size() - 1, std::move(request), true);
+}
+
+void
+RequestStore::put(std::size_t i, Request&& request)
+{
+    set(i, std::move(request), false);
+}
+
+Request
+RequestStore::get(std::size_t i) const
+{
+    Request r = m_heads[i];
+    rebuild(i, r.segments);
+    return r;
+}
+
+void
+RequestStore::chains(std::size_t i, std::vector<Hash128>& out) const
+{
+    out.clear();
+    const Path& path = m_paths[i];
+    if (path.form == Form::own) {
+        for (const auto& s : m_own.at(i)) {
+            out.push_back(s.chain);
+        }
+        return;
+    }
+    for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
+        out.push_back(m_nodes[at].segment.chain);
+    }
+    std::reverse(out.begin(), out.end());
+}
+
+std::vector<Request>
+RequestStore::all() const
+{
+    std::vector<Request> out;
+    out.reserve(size());
+    for (std::size_t i = 0; i < size(); ++i) {
+        out.push_back(get(i));
+    }
+    return out;
+}
+
+void
+RequestStore::permute(const std::vector<std::size_t>& order)
+{
+    std::vector<Request> heads;
+    std::vector<Path> paths;
+    std::unordered_map<std::size_t, std::vector<Segment>> own;
+    heads.reserve(order.size());
+    paths.reserve(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        heads.push_back(std::move(m_heads[order[k]]));
+        paths.push_back(m_paths[order[k]]);
+        if (const auto it = m_own.find(order[k]); it != m_own.end()) {
+            own.emplace(k, std::move(it->second));
+        }
+    }
+    m_heads = std::move(heads);
+    m_paths = std::move(paths);
+    m_own = std::move(own);
+}
+
+} // namespace cachewise::analysis

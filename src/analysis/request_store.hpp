@@ -1,0 +1,94 @@
+#pragma once
+
+#include "model/request.hpp"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace cachewise::analysis {
+
+// Requests kept as paths in a shared prefix structure. Agent logs resend the
+// whole history every turn, so a request that owned its segments made memory
+// grow with the square of a conversation's length; here a segment is stored
+// once per distinct prefix (a node: its parent and its fields), and a request
+// is the node where its prompt ends. Memory grows with the distinct content
+// of a log and the number of requests, not with the history each one resends.
+//
+// Token counts differ between requests that share a prefix (the loader
+// scales each request to its own usage), so a request read from the log is
+// kept with its counts cleared and recomputed on the way out by the same
+// model::assign_tokens; one the analysis has pinned to its partner's counts
+// shares its partner's nodes as it is. A request either form cannot give
+// back exactly keeps its own segments: what comes out is always what went in.
+// A node no path uses any more (the uncounted form of a request once the
+// analysis has put its final form) is reused, so the two forms do not add up.
+class RequestStore {
+public:
+    // Appends a request as the loader made it (its counts from assign_tokens).
+    void add(model::Request&& request);
+    // Replaces request i with its final form (counts pinned by the analysis).
+    void put(std::size_t i, model::Request&& request);
+
+    [[nodiscard]] std::size_t
+    size() const
+    {
+        return m_heads.size();
+    }
+    // Request i without its segments: ids, stream, times, usage.
+    [[nodiscard]] const model::Request&
+    head(std::size_t i) const
+    {
+        return m_heads[i];
+    }
+    // Request i whole, its segments rebuilt.
+    [[nodiscard]] model::Request get(std::size_t i) const;
+    // The chain of every segment of request i, in render order, without
+    // copying the request.
+    void chains(std::size_t i, std::vector<Hash128>& out) const;
+    // Every request whole, in order (for callers that keep them all).
+    [[nodiscard]] std::vector<model::Request> all() const;
+    // Reorders: position k afterwards holds what position order[k] held.
+    void permute(const std::vector<std::size_t>& order);
+
+    // Distinct nodes and requests that keep their own segments (for tests
+    // and measurements).
+    [[nodiscard]] std::size_t
+    nodes() const
+    {
+        return m_nodes.size() - m_free.size();
+    }
+    [[nodiscard]] std::size_t
+    unshared() const
+    {
+        return m_own.size();
+    }
+
+private:
+    static constexpr std::uint32_t k_none = UINT32_MAX;
+    struct Node {
+        std::uint32_t parent = k_none;
+        std::uint32_t refs = 0; // children and paths ending here; 0: free
+        model::Segment segment; // cumulative_tokens left 0: summed on the way out
+    };
+    enum class Form : std::uint8_t { empty, recount, as_is, own };
+    struct Path {
+        std::uint32_t leaf = k_none;
+        Form form = Form::empty;
+    };
+
+    [[nodiscard]] Path store(const std::vector<model::Segment>& segments, Form form);
+    std::uint32_t intern(std::uint32_t parent, const model::Segment& segment);
+    void release(std::uint32_t leaf);
+    void rebuild(std::size_t i, std::vector<model::Segment>& out) const;
+    void set(std::size_t i, model::Request&& request, bool from_log);
+
+    std::vector<Node> m_nodes;
+    std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
+    std::unordered_map<std::uint64_t, std::uint32_t> m_index; // node key → node
+    std::vector<model::Request> m_heads;                      // segments empty
+    std::vector<Path> m_paths;
+    std::unordered_map<std::size_t, std::vector<model::Segment>> m_own; // by request
+};
+
+} // namespace cachewise::analysis

@@ -1,0 +1,48 @@
+#include "model/text_store.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace cachewise;
+
+TEST_SUITE("model::TextStore")
+{
+    TEST_CASE("texts beyond the memory budget are read back from the temporary file")
+    {
+        model::TextStore store(10);
+        const std::string a = "0123456789";
+        const std::string b(5000, 'x');
+        const std::string c("tail with \0 a NUL", 17);
+        store.put(hash_bytes(a), a);
+        store.put(hash_bytes(b), b);
+        store.put(hash_bytes(c), c);
+        store.put(hash_bytes(b), b); // once per content
+        CHECK(store.size() == 3);
+        CHECK(store.bytes() == a.size() + b.size() + c.size());
+        CHECK(store.spilled_bytes() == b.size() + c.size());
+        CHECK(store.get(hash_bytes(a)) == a);
+        CHECK(store.get(hash_bytes(b)) == b);
+        CHECK(store.get(hash_bytes(c)) == c);
+        CHECK_FALSE(store.get(hash_bytes("absent")).has_value());
+    }
+
+    TEST_CASE("a moved store keeps its file")
+    {
+        model::TextStore store(0);
+        store.put(hash_bytes("spilled"), "spilled");
+        model::TextStore moved(std::move(store));
+        CHECK(moved.get(hash_bytes("spilled")) == std::string("spilled"));
+        model::TextStore assigned;
+        assigned = std::move(moved);
+        CHECK(assigned.get(hash_bytes("spilled")) == std::string("spilled"));
+    }
+
+    TEST_CASE("within the budget nothing is written out")
+    {
+        model::TextStore store;
+        store.put(hash_bytes("small"), "small");
+        CHECK(store.spilled_bytes() == 0);
+        CHECK(store.get(hash_bytes("small")) == std::string("small"));
+    }
+}
