@@ -23,9 +23,11 @@ LineReader::open(const std::string& path, std::size_t max_line)
     if (path == "-") {
         // Standard input a command already kept (read_file) is read again from memory.
         if (const int kept = kept_stdin_fd(); kept >= 0) {
-            return std::unique_ptr<LineReader>(new LineReader(kept, true, "-", max_line));
+            return std::unique_ptr<LineReader>(
+                new LineReader(kept, true, "-", max_line, 4 * k_chunk));
         }
-        return std::unique_ptr<LineReader>(new LineReader(STDIN_FILENO, false, "-", max_line));
+        return std::unique_ptr<LineReader>(
+            new LineReader(STDIN_FILENO, false, "-", max_line, 4 * k_chunk));
     }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -34,13 +36,29 @@ LineReader::open(const std::string& path, std::size_t max_line)
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-    return std::unique_ptr<LineReader>(new LineReader(fd, true, path, max_line));
+    return std::unique_ptr<LineReader>(new LineReader(fd, true, path, max_line, 4 * k_chunk));
 }
 
-LineReader::LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line)
+std::unique_ptr<LineReader>
+LineReader::over(std::unique_ptr<char[]> buffer, std::size_t size, std::string path,
+                 std::uint64_t offset, std::uint64_t first_line, std::size_t max_line)
+{
+    std::unique_ptr<LineReader> reader(new LineReader(-1, false, std::move(path), max_line, 0));
+    reader->m_buffer = std::move(buffer);
+    reader->m_capacity = size;
+    reader->m_end = size;
+    reader->m_eof = true;
+    reader->m_file_offset = size;
+    reader->m_consumed = offset;
+    reader->m_line_number = first_line > 0 ? first_line - 1 : 0;
+    return reader;
+}
+
+LineReader::LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line,
+                       std::size_t capacity)
     : m_fd(fd), m_owns_fd(owns_fd), m_path(std::move(path)), m_max_line(max_line)
 {
-    ensure_capacity(4 * k_chunk);
+    ensure_capacity(capacity);
 }
 
 LineReader::~LineReader()
@@ -198,6 +216,11 @@ LineReader::next(Line& line)
         if (const auto found = find_end(scanned)) {
             const std::size_t stop = found->stop;
             line.number = ++m_line_number;
+            if (!skipping && stop - m_begin > m_max_line) {
+                // Exactly the lines longer than max_line, however the reads fell.
+                skipping = true;
+                skipped_offset = m_consumed;
+            }
             if (skipping) {
                 line.text = {};
                 line.offset = skipped_offset;

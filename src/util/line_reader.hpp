@@ -31,6 +31,14 @@ public:
     // "-" reads standard input.
     static Expected<std::unique_ptr<LineReader>> open(const std::string& path,
                                                       std::size_t max_line = k_default_max_line);
+    // Lines of a part of a file already in memory: `size` bytes at `buffer`,
+    // followed by k_padding readable bytes, that start at byte `offset` of
+    // `path` with line number `first_line`. Lines are cut exactly as when the
+    // file is read whole; a byte-order mark is skipped only at offset 0.
+    static std::unique_ptr<LineReader> over(std::unique_ptr<char[]> buffer, std::size_t size,
+                                            std::string path, std::uint64_t offset,
+                                            std::uint64_t first_line,
+                                            std::size_t max_line = k_default_max_line);
     ~LineReader();
     LineReader(const LineReader&) = delete;
     LineReader& operator=(const LineReader&) = delete;
@@ -55,6 +63,7 @@ public:
     // files, which are one record). Fails beyond max_line.
     Expected<std::string_view> rest();
 
+    // Bytes read from the file (for a part in memory: the part's size).
     [[nodiscard]] std::uint64_t
     bytes_read() const
     {
@@ -67,7 +76,7 @@ public:
     }
 
 private:
-    LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line);
+    LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line, std::size_t capacity);
     struct LineEnd {
         std::size_t stop; // one past the line's last byte
         std::size_t next; // the next line's first byte
