@@ -2,6 +2,7 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
 #include "util/escape.hpp"
@@ -26,6 +27,12 @@ namespace {
 constexpr double k_suspect_scale = 10.0;
 
 } // namespace
+
+unsigned
+GlobalOptions::parsed_jobs() const
+{
+    return jobs > 0 ? jobs : ingest::default_jobs();
+}
 
 ingest::InputFormat
 GlobalOptions::parsed_input_format() const
@@ -166,8 +173,11 @@ load_log(const GlobalOptions& global, const ruleset::Rules& rules,
 {
     keep_stdin(inputs, false);
     options.format = global.parsed_input_format();
+    options.jobs = global.parsed_jobs();
     TokenizerHook tokenizer(global, options);
     ingest::Loader loader(rules, options);
+    ProgressLine progress(ProgressLine::wanted(global.quiet));
+    loader.set_progress([&](const ingest::LoadProgress& p) { progress.update(p); });
     LoadedLog out;
     // Usage ten times above or below what the logged text can hold is
     // usually another request's: said once, with the first such request.
@@ -184,6 +194,7 @@ load_log(const GlobalOptions& global, const ruleset::Rules& rules,
         on_request(std::move(r));
     };
     out.summary = loader.load(inputs, tokenizer.wrap(checked));
+    progress.erase();
     if (off_scale > 0) {
         fmt::print(stderr,
                    "cachewise: warning: {} request{} with usage an order of magnitude off the "
@@ -270,7 +281,23 @@ add_global_options(CLI::App& app, GlobalOptions& global)
                    "its models replace the ones they match; repeatable")
         ->type_name("FILE")
         ->allow_extra_args(false);
-    app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
+    app.add_flag("-q,--quiet", global.quiet,
+                 "Do not list skipped records on standard error, nor draw the progress line");
+    app.add_option("--jobs", global.jobs,
+                   "Threads that read the logs (default: the cores available); 1 reads on one "
+                   "thread. The output is the same whatever the number")
+        ->type_name("N")
+        ->check(CLI::Validator(
+            [](const std::string& value) -> std::string {
+                const bool digits = !value.empty() && value.size() <= 4 &&
+                                    value.find_first_not_of("0123456789") == std::string::npos;
+                if (digits && std::stoul(value) >= 1 && std::stoul(value) <= 1024) {
+                    return "";
+                }
+                return fmt::format("expected a number of threads from 1 to 1024, got \"{}\"",
+                                   value);
+            },
+            "N"));
     app.add_flag("--tokenize", global.tokenize,
                  "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
                  "(rules/tokenizers/), offline");

@@ -33,6 +33,7 @@ struct GlobalOptions {
     bool tokenize = false;                    // --tokenize (src/tokenize/)
     std::optional<std::string> tokenizer_dir; // --tokenizer-dir
     std::optional<std::string> output;        // -o FILE: the report, written atomically
+    unsigned jobs = 0;                        // --jobs: threads that read logs; 0 the cores
     ProjectConfig config;                     // .cachewise.json, loaded before the command runs
 
     // The CI gate with flags over the config; `fallback` is the command's
@@ -40,6 +41,8 @@ struct GlobalOptions {
     [[nodiscard]] Gate gate(const std::string& fallback) const;
 
     [[nodiscard]] ingest::InputFormat parsed_input_format() const;
+    // --jobs, or the cores this process may use.
+    [[nodiscard]] unsigned parsed_jobs() const;
     [[nodiscard]] report::Format parsed_format() const;
     [[nodiscard]] std::shared_ptr<const ruleset::Rules> load_rules() const;
 };

@@ -54,7 +54,7 @@ parts_of(const std::string& path, std::uint64_t size, RecordReader& probe,
         if (probe.detect(**lines, ignored) != InputFormat::exchange || !probe.not_json().empty()) {
             return {};
         }
-        decided_within = (*lines)->bytes_read();
+        decided_within = (*lines)->lines_end();
     } else if (options.format != InputFormat::exchange) {
         return {};
     }

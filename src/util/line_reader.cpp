@@ -196,6 +196,25 @@ LineReader::find_end(std::size_t scanned) const
     return std::nullopt;
 }
 
+// Returns the line from m_begin to `stop` (its text empty when too long)
+// and moves on to `next`.
+void
+LineReader::take_line(Line& line, std::size_t stop, std::size_t next, bool too_long,
+                      std::uint64_t offset)
+{
+    line.number = ++m_line_number;
+    line.text =
+        too_long ? std::string_view() : std::string_view(m_buffer.get() + m_begin, stop - m_begin);
+    line.offset = offset;
+    line.too_long = too_long;
+    m_last = line;
+    m_last_begin = m_begin;
+    m_last_consumed = m_consumed;
+    m_consumed += next - m_begin;
+    m_begin = next;
+    m_lines_end = std::max(m_lines_end, m_consumed);
+}
+
 Expected<bool>
 LineReader::next(Line& line)
 {
@@ -214,28 +233,10 @@ LineReader::next(Line& line)
     std::uint64_t skipped_offset = 0;
     for (;;) {
         if (const auto found = find_end(scanned)) {
-            const std::size_t stop = found->stop;
-            line.number = ++m_line_number;
-            if (!skipping && stop - m_begin > m_max_line) {
-                // Exactly the lines longer than max_line, however the reads fell.
-                skipping = true;
-                skipped_offset = m_consumed;
-            }
-            if (skipping) {
-                line.text = {};
-                line.offset = skipped_offset;
-                line.too_long = true;
-            } else {
-                line.text = std::string_view(m_buffer.get() + m_begin, stop - m_begin);
-                line.offset = m_consumed;
-                line.too_long = false;
-            }
-            const std::size_t next = found->next;
-            m_last = line;
-            m_last_begin = m_begin;
-            m_last_consumed = m_consumed;
-            m_consumed += next - m_begin;
-            m_begin = next;
+            // Exactly the lines longer than max_line, however the reads fell.
+            const bool too_long = skipping || found->stop - m_begin > m_max_line;
+            take_line(line, found->stop, found->next, too_long,
+                      skipping ? skipped_offset : m_consumed);
             return true;
         }
         if (m_eof) {
@@ -264,13 +265,7 @@ LineReader::next(Line& line)
         scanned = m_begin + keep;
         if (*got == 0 && m_end == m_begin) {
             if (skipping) {
-                line.number = ++m_line_number;
-                line.text = {};
-                line.offset = skipped_offset;
-                line.too_long = true;
-                m_last = line;
-                m_last_begin = m_begin;
-                m_last_consumed = m_consumed;
+                take_line(line, m_begin, m_begin, true, skipped_offset);
                 return true;
             }
             return false;

@@ -69,6 +69,12 @@ public:
     {
         return m_file_offset;
     }
+    // The file offset just past the furthest line returned so far.
+    [[nodiscard]] std::uint64_t
+    lines_end() const
+    {
+        return m_lines_end;
+    }
     [[nodiscard]] const std::string&
     path() const
     {
@@ -85,6 +91,8 @@ private:
     Expected<bool> skip_bom();    // a UTF-8 byte-order mark is not part of line 1
     [[nodiscard]] std::optional<LineEnd> find_end(std::size_t scanned) const;
     void shift(std::size_t by); // the buffer's bytes moved `by` to the front
+    void take_line(Line& line, std::size_t stop, std::size_t next, bool too_long,
+                   std::uint64_t offset);
     [[nodiscard]] std::size_t
     keep_from() const
     {
@@ -103,6 +111,7 @@ private:
     std::uint64_t m_file_offset = 0; // bytes read from the file so far
     std::uint64_t m_consumed = 0;    // file offset of m_buffer[m_begin]
     std::uint64_t m_line_number = 0;
+    std::uint64_t m_lines_end = 0;
     bool m_eof = false;
     bool m_replay = false;
     Line m_last;
