@@ -2,6 +2,7 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/setting_options.hpp"
 #include "cli/validators.hpp"
 #include "report/empty_window.hpp"
@@ -103,8 +104,11 @@ load_log(const Settings& global, const ruleset::Rules& rules,
 {
     keep_stdin(inputs, false);
     options.format = global.input_format.value;
+    options.jobs = global.jobs.value > 0 ? global.jobs.value : ingest::default_jobs();
     TokenizerHook tokenizer(global, options);
     ingest::Loader loader(rules, options);
+    ProgressLine progress(ProgressLine::wanted(global.quiet));
+    loader.set_progress([&](const ingest::LoadProgress& p) { progress.update(p); });
     LoadedLog out;
     // Usage ten times above or below what the logged text can hold is
     // usually another request's: said once, with the first such request.
@@ -121,6 +125,7 @@ load_log(const Settings& global, const ruleset::Rules& rules,
         on_request(std::move(r));
     };
     out.summary = loader.load(inputs, tokenizer.wrap(checked));
+    progress.erase();
     if (off_scale > 0) {
         fmt::print(stderr,
                    "cachewise: warning: {} request{} with usage an order of magnitude off the "
@@ -184,7 +189,9 @@ add_global_options(CLI::App& app, Settings& global, FlagValues& flags)
                    "(on an error FILE keeps its old content)")
         ->type_name("FILE");
     add_setting_option(app, Key::prices, flags);
-    app.add_flag("-q,--quiet", global.quiet, "Do not list skipped records on standard error");
+    add_setting_option(app, Key::jobs, flags);
+    app.add_flag("-q,--quiet", global.quiet,
+                 "Do not list skipped records on standard error, nor draw the progress line");
     app.add_flag("--tokenize", global.tokenize,
                  "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
                  "(rules/tokenizers/), offline");

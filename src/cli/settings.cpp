@@ -247,6 +247,19 @@ check_points(Settings& s, const RawValue& value, Origin origin)
     return {};
 }
 
+// --jobs: a whole number of threads, 1 to 1024 (1 reads on one thread).
+std::string
+check_jobs(Settings& s, const RawValue& value, Origin origin)
+{
+    const auto n = number_of(value);
+    if (!n || *n < 1 || *n > 1024 || *n != static_cast<double>(static_cast<unsigned>(*n))) {
+        return fmt::format("expected a number of threads from 1 to 1024, got \"{}\"",
+                           text_of(value));
+    }
+    s.jobs = {static_cast<unsigned>(*n), origin};
+    return {};
+}
+
 std::string
 check_latency(Settings& s, const RawValue& value, Origin origin)
 {
@@ -404,6 +417,15 @@ const std::vector<KeyInfo> k_key_table = {
      .default_text = "(none)",
      .check = check_tokenizer_dir,
      .help = "A folder of vocabulary files cachewise does not ship (llama3.tokenizer.json)"},
+    {.key = Key::jobs,
+     .name = "jobs",
+     .flag = "--jobs",
+     .type = ValueType::string,
+     .type_name = "N",
+     .default_text = "(the cores available)",
+     .check = check_jobs,
+     .help = "Threads that read the logs (default: the cores available); 1 reads on one thread. "
+             "The output is the same whatever the number"},
     // Set by GitHub Actions: --format github names files from the checkout's root.
     {.key = Key::github_workspace,
      .name = "github_workspace",
@@ -568,6 +590,9 @@ value_text(const Settings& s, Key key)
         return s.tokenizer_dir.value.value_or(std::string(key_info(key).default_text));
     case Key::github_workspace:
         return s.github_workspace.value.value_or(std::string(key_info(key).default_text));
+    case Key::jobs:
+        return s.jobs.value > 0 ? fmt::format("{}", s.jobs.value)
+                                : std::string(key_info(key).default_text);
     }
     return {};
 }
@@ -606,6 +631,8 @@ origin_of(const Settings& s, Key key)
         return s.tokenizer_dir.origin;
     case Key::github_workspace:
         return s.github_workspace.origin;
+    case Key::jobs:
+        return s.jobs.origin;
     }
     return Origin::built_in;
 }

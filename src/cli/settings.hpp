@@ -55,6 +55,7 @@ enum class Key {
     prices,
     tokenizer_dir,
     github_workspace,
+    jobs,
 };
 
 // The shape of a value where it is written: a flag's text, a JSON string,
@@ -108,7 +109,8 @@ struct Settings {
     Setting<std::vector<std::string>> price_files;     // laid over rules/pricing.json
     Setting<std::optional<std::string>> tokenizer_dir; // vocabularies cachewise does not ship
     Setting<std::optional<std::string>>
-        github_workspace; // where GitHub annotations name files from
+        github_workspace;      // where GitHub annotations name files from
+    Setting<unsigned> jobs{0}; // threads that read logs; 0: the cores available
 
     // Flags without a config key or a check.
     bool strict = false;

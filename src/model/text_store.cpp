@@ -41,17 +41,16 @@ TextStore::~TextStore()
     }
 }
 
-TextStore::TextStore(TextStore&& other) noexcept
-    : m_texts(std::move(other.m_texts)), m_spilled(std::move(other.m_spilled)),
-      m_budget(other.m_budget), m_bytes(other.m_bytes), m_memory_bytes(other.m_memory_bytes),
-      m_fd(std::exchange(other.m_fd, -1)), m_no_file(other.m_no_file),
-      m_file_size(other.m_file_size)
-{}
+TextStore::TextStore(TextStore&& other) noexcept : m_budget(other.m_budget)
+{
+    *this = std::move(other);
+}
 
 TextStore&
 TextStore::operator=(TextStore&& other) noexcept
 {
     if (this != &other) {
+        const std::scoped_lock lock(m_mutex, other.m_mutex);
         if (m_fd >= 0) {
             ::close(m_fd);
         }
@@ -94,6 +93,7 @@ TextStore::spill(const Hash128& content, std::string_view bytes)
 void
 TextStore::put(const Hash128& content, std::string_view bytes)
 {
+    const std::lock_guard lock(m_mutex);
     if (m_texts.find(content) != m_texts.end() || m_spilled.find(content) != m_spilled.end()) {
         return;
     }
@@ -108,6 +108,7 @@ TextStore::put(const Hash128& content, std::string_view bytes)
 std::optional<std::string>
 TextStore::get(const Hash128& content) const
 {
+    const std::lock_guard lock(m_mutex);
     if (const auto it = m_texts.find(content); it != m_texts.end()) {
         return it->second;
     }

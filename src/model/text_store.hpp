@@ -3,6 +3,7 @@
 #include "util/hash.hpp"
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,7 +21,8 @@ namespace cachewise::model {
 // texts beyond `memory_budget` bytes go to an anonymous temporary file (in
 // $TMPDIR, removed by the system when the process ends, however it ends) and
 // are read back when asked for: memory keeps an offset per text. Without a
-// temporary file everything stays in memory, as before.
+// temporary file everything stays in memory, as before. The loader's worker
+// threads put into one store at once: every call takes a lock.
 class TextStore {
 public:
     static constexpr std::size_t k_memory_budget = std::size_t{32} << 20;
@@ -38,17 +40,20 @@ public:
     [[nodiscard]] std::size_t
     size() const
     {
+        const std::lock_guard lock(m_mutex);
         return m_texts.size() + m_spilled.size();
     }
     [[nodiscard]] std::size_t
     bytes() const
     {
+        const std::lock_guard lock(m_mutex);
         return m_bytes;
     }
     // Of bytes(), those in the temporary file.
     [[nodiscard]] std::size_t
     spilled_bytes() const
     {
+        const std::lock_guard lock(m_mutex);
         return m_file_size;
     }
 
@@ -67,6 +72,7 @@ private:
     int m_fd = -1;          // the temporary file, once one is needed
     bool m_no_file = false; // it could not be made: everything stays in memory
     std::uint64_t m_file_size = 0;
+    mutable std::mutex m_mutex;
 };
 
 } // namespace cachewise::model

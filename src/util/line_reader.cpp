@@ -23,9 +23,11 @@ LineReader::open(const std::string& path, std::size_t max_line)
     if (path == "-") {
         // Standard input a command already kept (read_file) is read again from memory.
         if (const int kept = kept_stdin_fd(); kept >= 0) {
-            return std::unique_ptr<LineReader>(new LineReader(kept, true, "-", max_line));
+            return std::unique_ptr<LineReader>(
+                new LineReader(kept, true, "-", max_line, 4 * k_chunk));
         }
-        return std::unique_ptr<LineReader>(new LineReader(STDIN_FILENO, false, "-", max_line));
+        return std::unique_ptr<LineReader>(
+            new LineReader(STDIN_FILENO, false, "-", max_line, 4 * k_chunk));
     }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -34,13 +36,29 @@ LineReader::open(const std::string& path, std::size_t max_line)
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-    return std::unique_ptr<LineReader>(new LineReader(fd, true, path, max_line));
+    return std::unique_ptr<LineReader>(new LineReader(fd, true, path, max_line, 4 * k_chunk));
 }
 
-LineReader::LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line)
+std::unique_ptr<LineReader>
+LineReader::over(std::unique_ptr<char[]> buffer, std::size_t size, std::string path,
+                 std::uint64_t offset, std::uint64_t first_line, std::size_t max_line)
+{
+    std::unique_ptr<LineReader> reader(new LineReader(-1, false, std::move(path), max_line, 0));
+    reader->m_buffer = std::move(buffer);
+    reader->m_capacity = size;
+    reader->m_end = size;
+    reader->m_eof = true;
+    reader->m_file_offset = size;
+    reader->m_consumed = offset;
+    reader->m_line_number = first_line > 0 ? first_line - 1 : 0;
+    return reader;
+}
+
+LineReader::LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line,
+                       std::size_t capacity)
     : m_fd(fd), m_owns_fd(owns_fd), m_path(std::move(path)), m_max_line(max_line)
 {
-    ensure_capacity(4 * k_chunk);
+    ensure_capacity(capacity);
 }
 
 LineReader::~LineReader()
@@ -178,6 +196,25 @@ LineReader::find_end(std::size_t scanned) const
     return std::nullopt;
 }
 
+// Returns the line from m_begin to `stop` (its text empty when too long)
+// and moves on to `next`.
+void
+LineReader::take_line(Line& line, std::size_t stop, std::size_t next, bool too_long,
+                      std::uint64_t offset)
+{
+    line.number = ++m_line_number;
+    line.text =
+        too_long ? std::string_view() : std::string_view(m_buffer.get() + m_begin, stop - m_begin);
+    line.offset = offset;
+    line.too_long = too_long;
+    m_last = line;
+    m_last_begin = m_begin;
+    m_last_consumed = m_consumed;
+    m_consumed += next - m_begin;
+    m_begin = next;
+    m_lines_end = std::max(m_lines_end, m_consumed);
+}
+
 Expected<bool>
 LineReader::next(Line& line)
 {
@@ -196,23 +233,10 @@ LineReader::next(Line& line)
     std::uint64_t skipped_offset = 0;
     for (;;) {
         if (const auto found = find_end(scanned)) {
-            const std::size_t stop = found->stop;
-            line.number = ++m_line_number;
-            if (skipping) {
-                line.text = {};
-                line.offset = skipped_offset;
-                line.too_long = true;
-            } else {
-                line.text = std::string_view(m_buffer.get() + m_begin, stop - m_begin);
-                line.offset = m_consumed;
-                line.too_long = false;
-            }
-            const std::size_t next = found->next;
-            m_last = line;
-            m_last_begin = m_begin;
-            m_last_consumed = m_consumed;
-            m_consumed += next - m_begin;
-            m_begin = next;
+            // Exactly the lines longer than max_line, however the reads fell.
+            const bool too_long = skipping || found->stop - m_begin > m_max_line;
+            take_line(line, found->stop, found->next, too_long,
+                      skipping ? skipped_offset : m_consumed);
             return true;
         }
         if (m_eof) {
@@ -241,13 +265,7 @@ LineReader::next(Line& line)
         scanned = m_begin + keep;
         if (*got == 0 && m_end == m_begin) {
             if (skipping) {
-                line.number = ++m_line_number;
-                line.text = {};
-                line.offset = skipped_offset;
-                line.too_long = true;
-                m_last = line;
-                m_last_begin = m_begin;
-                m_last_consumed = m_consumed;
+                take_line(line, m_begin, m_begin, true, skipped_offset);
                 return true;
             }
             return false;

@@ -31,6 +31,14 @@ public:
     // "-" reads standard input.
     static Expected<std::unique_ptr<LineReader>> open(const std::string& path,
                                                       std::size_t max_line = k_default_max_line);
+    // Lines of a part of a file already in memory: `size` bytes at `buffer`,
+    // followed by k_padding readable bytes, that start at byte `offset` of
+    // `path` with line number `first_line`. Lines are cut exactly as when the
+    // file is read whole; a byte-order mark is skipped only at offset 0.
+    static std::unique_ptr<LineReader> over(std::unique_ptr<char[]> buffer, std::size_t size,
+                                            std::string path, std::uint64_t offset,
+                                            std::uint64_t first_line,
+                                            std::size_t max_line = k_default_max_line);
     ~LineReader();
     LineReader(const LineReader&) = delete;
     LineReader& operator=(const LineReader&) = delete;
@@ -55,10 +63,17 @@ public:
     // files, which are one record). Fails beyond max_line.
     Expected<std::string_view> rest();
 
+    // Bytes read from the file (for a part in memory: the part's size).
     [[nodiscard]] std::uint64_t
     bytes_read() const
     {
         return m_file_offset;
+    }
+    // The file offset just past the furthest line returned so far.
+    [[nodiscard]] std::uint64_t
+    lines_end() const
+    {
+        return m_lines_end;
     }
     [[nodiscard]] const std::string&
     path() const
@@ -67,7 +82,7 @@ public:
     }
 
 private:
-    LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line);
+    LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line, std::size_t capacity);
     struct LineEnd {
         std::size_t stop; // one past the line's last byte
         std::size_t next; // the next line's first byte
@@ -76,6 +91,8 @@ private:
     Expected<bool> skip_bom();    // a UTF-8 byte-order mark is not part of line 1
     [[nodiscard]] std::optional<LineEnd> find_end(std::size_t scanned) const;
     void shift(std::size_t by); // the buffer's bytes moved `by` to the front
+    void take_line(Line& line, std::size_t stop, std::size_t next, bool too_long,
+                   std::uint64_t offset);
     [[nodiscard]] std::size_t
     keep_from() const
     {
@@ -94,6 +111,7 @@ private:
     std::uint64_t m_file_offset = 0; // bytes read from the file so far
     std::uint64_t m_consumed = 0;    // file offset of m_buffer[m_begin]
     std::uint64_t m_line_number = 0;
+    std::uint64_t m_lines_end = 0;
     bool m_eof = false;
     bool m_replay = false;
     Line m_last;

@@ -1,0 +1,88 @@
+#include "cli/progress.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+namespace cachewise::cli {
+
+namespace {
+
+constexpr auto k_quiet_start = std::chrono::seconds(1);
+constexpr auto k_redraw = std::chrono::milliseconds(250);
+constexpr double k_mb = 1e6;
+
+std::string
+duration(double seconds)
+{
+    const auto s = static_cast<long long>(seconds + 0.5);
+    return s < 60 ? fmt::format("{} s", s) : fmt::format("{} min {:02} s", s / 60, s % 60);
+}
+
+} // namespace
+
+ProgressLine::ProgressLine(bool enabled, std::FILE* out)
+    : m_enabled(enabled), m_out(out), m_start(Clock::now()), m_last(m_start)
+{}
+
+ProgressLine::~ProgressLine()
+{
+    erase();
+}
+
+bool
+ProgressLine::wanted(bool quiet)
+{
+    return !quiet && ::isatty(STDERR_FILENO) == 1;
+}
+
+std::string
+ProgressLine::text(const ingest::LoadProgress& p, double seconds)
+{
+    std::string out = fmt::format("reading: {} of {} file{} · ", p.files_done, p.files_total,
+                                  p.files_total == 1 ? "" : "s");
+    const double done = static_cast<double>(p.bytes_done) / k_mb;
+    out += p.bytes_total > 0
+               ? fmt::format("{:.0f} of {:.0f} MB", done, static_cast<double>(p.bytes_total) / k_mb)
+               : fmt::format("{:.0f} MB", done);
+    out += fmt::format(" · {} requests", p.requests);
+    if (seconds > 0 && p.bytes_done > 0) {
+        const double rate = done / seconds;
+        out += fmt::format(" · {:.0f} MB/s", rate);
+        if (p.bytes_total > p.bytes_done) {
+            const double left = static_cast<double>(p.bytes_total - p.bytes_done) / k_mb / rate;
+            out += fmt::format(" · {} left", duration(left));
+        }
+    }
+    return out;
+}
+
+void
+ProgressLine::update(const ingest::LoadProgress& progress)
+{
+    if (!m_enabled) {
+        return;
+    }
+    const auto now = Clock::now();
+    if (now - m_start < k_quiet_start || (m_drawn && now - m_last < k_redraw)) {
+        return;
+    }
+    m_last = now;
+    m_drawn = true;
+    const double seconds = std::chrono::duration<double>(now - m_start).count();
+    // \r back to the start, ESC[K clears what a longer line left.
+    fmt::print(m_out, "\r{}\x1b[K", text(progress, seconds));
+    std::fflush(m_out);
+}
+
+void
+ProgressLine::erase()
+{
+    if (m_drawn) {
+        fmt::print(m_out, "\r\x1b[K");
+        std::fflush(m_out);
+        m_drawn = false;
+    }
+}
+
+} // namespace cachewise::cli

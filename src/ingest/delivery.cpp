@@ -1,0 +1,127 @@
+#include "ingest/delivery.hpp"
+
+#include "ingest/printable.hpp"
+#include "model/chain.hpp"
+#include "model/tokens.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+Delivery::Delivery(const ruleset::Rules& rules, const LoadOptions& options,
+                   const Loader::RequestCallback& on_request, const Loader::ErrorCallback& on_error,
+                   LoadSummary& summary)
+    : m_rules(rules), m_options(options), m_on_request(on_request), m_on_error(on_error),
+      m_summary(summary)
+{}
+
+void
+Delivery::request(model::Request&& request)
+{
+    if (request.cached_content.empty()) {
+        deliver(std::move(request));
+        return;
+    }
+    // The reader left this one as it was: the cache it reads is known only
+    // here, where every record before it has been seen.
+    inline_cached_content(request);
+    make_printable(request);
+    deliver(std::move(request));
+}
+
+void
+Delivery::transcript_request(std::string id, model::Request&& request)
+{
+    if (!m_seen_request_ids.insert(std::move(id)).second) {
+        ++counts.duplicates;
+        return;
+    }
+    deliver(std::move(request));
+}
+
+void
+Delivery::error(InputError&& error)
+{
+    ++m_summary.error_count;
+    if (m_on_error) {
+        m_on_error(error);
+    }
+    if (m_summary.errors.size() < LoadSummary::k_max_kept_errors) {
+        m_summary.errors.push_back(std::move(error));
+    }
+}
+
+void
+Delivery::cache_created(std::string name, std::vector<model::Segment> segments)
+{
+    m_created_caches[std::move(name)] = std::move(segments);
+}
+
+void
+Delivery::progress_call(ClaudeCodeReader::ProgressCall&& call)
+{
+    m_progress_calls.push_back(std::move(call));
+}
+
+void
+Delivery::finish()
+{
+    for (auto& call : m_progress_calls) {
+        if (!m_seen_request_ids.insert(call.request_id).second) {
+            continue;
+        }
+        auto request = ClaudeCodeReader::progress_request(std::move(call));
+        make_printable(request);
+        deliver(std::move(request));
+    }
+    m_progress_calls.clear();
+    m_summary.files += counts.files;
+    m_summary.files_skipped += counts.files_skipped;
+    m_summary.bytes += counts.bytes;
+    m_summary.records += counts.records;
+    m_summary.skipped += counts.skipped;
+    m_summary.duplicates += counts.duplicates;
+    counts = LoadCounts{};
+}
+
+void
+Delivery::deliver(model::Request&& request)
+{
+    if (request.started_at && ((m_options.since && *request.started_at < *m_options.since) ||
+                               (m_options.until && !(*request.started_at < *m_options.until)))) {
+        ++m_summary.filtered;
+        return;
+    }
+    ++m_summary.requests;
+    m_on_request(std::move(request));
+}
+
+// A request that reads a Gemini explicit cache made earlier in the log: the
+// cache's content replaces the unlogged stand-in, so that the request's
+// prefix is known block by block and its chain continues the content's.
+void
+Delivery::inline_cached_content(model::Request& request)
+{
+    const auto it = m_created_caches.find(request.cached_content);
+    if (it == m_created_caches.end() || request.segments.empty() ||
+        request.segments.front().kind != model::SegmentKind::unlogged) {
+        return;
+    }
+    std::vector<model::Segment> segments = it->second;
+    for (auto& s : segments) {
+        s.path.cached = true;
+    }
+    segments.insert(segments.end(), request.segments.begin() + 1, request.segments.end());
+    request.segments = std::move(segments);
+    for (auto& note : request.notes) {
+        if (note.rfind("reads the explicit cache", 0) == 0) {
+            note = fmt::format("reads the explicit cache {}, created earlier in the log",
+                               request.cached_content);
+        }
+    }
+    model::assign_lookback_positions(request, false);
+    model::assign_tokens(request);
+    model::compute_chain(request, m_rules.provider(request.provider).render_order);
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "ingest/loader.hpp"
+#include "ingest/record_sink.hpp"
+
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace cachewise::ingest {
+
+// The end of the loader's pipeline, on the calling thread: what readers
+// found reaches the callbacks here, in log order. The steps that depend on
+// what came before live here, not in the readers: a request that reads a
+// Gemini explicit cache made earlier, a Claude Code request a transcript
+// read before already had, the --since/--until window, the kept errors.
+class Delivery final : public RecordSink {
+public:
+    Delivery(const ruleset::Rules& rules, const LoadOptions& options,
+             const Loader::RequestCallback& on_request, const Loader::ErrorCallback& on_error,
+             LoadSummary& summary);
+
+    void request(model::Request&& request) override;
+    void transcript_request(std::string id, model::Request&& request) override;
+    void error(InputError&& error) override;
+    using RecordSink::error;
+    void cache_created(std::string name, std::vector<model::Segment> segments) override;
+    void progress_call(ClaudeCodeReader::ProgressCall&& call) override;
+
+    // Subagent calls seen only in progress lines, once every transcript is
+    // read (a call whose subagent transcript was read is not counted twice);
+    // then the counts go to the summary.
+    void finish();
+
+private:
+    void deliver(model::Request&& request);
+    void inline_cached_content(model::Request& request);
+
+    const ruleset::Rules& m_rules;
+    const LoadOptions& m_options;
+    const Loader::RequestCallback& m_on_request;
+    const Loader::ErrorCallback& m_on_error;
+    LoadSummary& m_summary;
+    // Gemini explicit caches created by records delivered so far, by name.
+    std::map<std::string, std::vector<model::Segment>> m_created_caches;
+    std::unordered_set<std::string> m_seen_request_ids;
+    std::vector<ClaudeCodeReader::ProgressCall> m_progress_calls;
+};
+
+} // namespace cachewise::ingest

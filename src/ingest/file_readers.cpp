@@ -1,0 +1,185 @@
+// One reader per input format, each over the one line loop (each_line).
+#include "ingest/claude_code.hpp"
+#include "ingest/inputs.hpp"
+#include "ingest/printable.hpp"
+#include "ingest/record_reader.hpp"
+#include "ingest/vcr_cassette.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+// JSONL records (or a JSON array of them on one line). A file that does not
+// start like JSON is one error for the file, unless JSON lines follow within
+// the first lines (a log whose first line was cut by rotation): then each
+// leading line is an error.
+void
+RecordReader::exchange_file(LineReader& reader, const std::string& file)
+{
+    bool undecided = !m_not_json.empty();
+    std::vector<std::uint64_t> leading;
+    LineReader::Line line;
+    const auto end = each_line(reader, line, [&](const LineReader::Line& l) {
+        if (undecided && leading.size() == k_not_json_lines) {
+            return false;
+        }
+        if (l.too_long) {
+            ++m_sink->counts.records;
+            error(file, l.number, "",
+                  fmt::format("record longer than {} bytes, skipped", m_options.max_record_bytes));
+            return true;
+        }
+        if (l.text.find_first_not_of(" \t") == std::string_view::npos) {
+            ++m_sink->counts.skipped;
+            return true;
+        }
+        if (undecided) {
+            if (!undecided_line(l, leading, file)) {
+                return true;
+            }
+            undecided = false;
+        }
+        json_line(l.text, file, l.number);
+        return true;
+    });
+    if (end != LineLoop::failed && undecided) {
+        ++m_sink->counts.records;
+        error(file, 0, "", fmt::format("not JSON: {}", m_not_json));
+    }
+}
+
+// A line of a file that did not start like JSON: true when it starts a JSON
+// record, after which the lines held back are errors of their own.
+bool
+RecordReader::undecided_line(const LineReader::Line& line, std::vector<std::uint64_t>& leading,
+                             const std::string& file)
+{
+    const auto start = line.text.find_first_not_of(" \t\xEF\xBB\xBF");
+    if (start == std::string_view::npos || (line.text[start] != '{' && line.text[start] != '[')) {
+        leading.push_back(line.number);
+        return false;
+    }
+    for (const auto n : leading) {
+        ++m_sink->counts.records;
+        error(file, n, "", "not JSON: the line does not start with { or [");
+    }
+    return true;
+}
+
+void
+RecordReader::document_file(LineReader& reader, const std::string& file)
+{
+    auto text = reader.rest();
+    if (!text) {
+        error(file, 0, "", text.error());
+        return;
+    }
+    json_line(*text, file, 1);
+}
+
+// Only a response was logged: the request is known by its usage alone.
+void
+RecordReader::sse_file(LineReader& reader, const std::string& file)
+{
+    ResponseInfo info;
+    LineReader::Line line;
+    std::uint64_t first_line = 0;
+    ++m_sink->counts.records;
+    const auto end = each_line(reader, line, [&](const LineReader::Line& l) {
+        if (first_line == 0 && !l.text.empty()) {
+            first_line = l.number;
+        }
+        guarded(file, l.number, [&] { m_response_parser.sse_line(l.text, info); });
+        return true;
+    });
+    if (end == LineLoop::failed) {
+        return;
+    }
+    guarded(file, line.number, [&] { m_response_parser.sse_line("", info); });
+    if (!info.usage && info.error.empty()) {
+        error(file, 0, "", "no message_start or message_delta usage in this SSE stream");
+        return;
+    }
+    model::Request request;
+    request.file = file;
+    request.line = first_line;
+    request.id = fmt::format("{}:{}", shown_path(file), first_line);
+    request.model = info.model;
+    request.usage = info.usage;
+    if (request.usage) {
+        request.usage->origin = model::Usage::Origin::sse;
+    }
+    request.prompt_logged = false;
+    request.notes.push_back("only the response (an SSE stream) was logged; the prompt is unknown");
+    if (!info.error.empty()) {
+        request.notes.push_back(fmt::format("the response was an error: {}", info.error));
+    }
+    deliver(std::move(request));
+}
+
+// A transcript's requests are rebuilt once the whole file is read.
+void
+RecordReader::claude_code_file(LineReader& reader, const std::string& file)
+{
+    ClaudeCodeReader cc(m_request_parser, m_rules, file);
+    LineReader::Line line;
+    each_line(reader, line, [&](const LineReader::Line& l) {
+        if (l.too_long) {
+            error(file, l.number, "",
+                  fmt::format("line longer than {} bytes, skipped", m_options.max_record_bytes));
+            return true;
+        }
+        try {
+            const auto kind = cc.line(m_parser, l.text, l.number);
+            ++(kind == ClaudeCodeReader::LineKind::message ? m_sink->counts.records
+                                                           : m_sink->counts.skipped);
+        } catch (const FieldError& e) {
+            ++m_sink->counts.records;
+            error(file, l.number, e.field(), e.reason());
+        } catch (const simdjson::simdjson_error& e) {
+            ++m_sink->counts.records;
+            error(file, l.number, "", fmt::format("not valid JSON: {}", e.what()));
+        }
+        return true;
+    });
+    cc.finish(
+        [&](model::Request&& r) {
+            std::string id = r.id;
+            make_printable(r);
+            m_sink->transcript_request(std::move(id), std::move(r));
+        },
+        m_seen_request_ids, m_sink->counts.duplicates);
+    for (auto& call : cc.take_progress()) {
+        m_sink->progress_call(std::move(call));
+    }
+}
+
+// A VCR cassette: each recorded model call is read as an exchange record.
+void
+RecordReader::cassette_file(LineReader& reader, const std::string& file)
+{
+    auto text = reader.rest();
+    if (!text) {
+        error(file, 0, "", text.error());
+        return;
+    }
+    const auto problem = CassetteReader::read(
+        std::string(*text),
+        [&](std::string_view json, std::uint64_t line) {
+            std::string padded(json);
+            padded.append(LineReader::k_padding, ' ');
+            m_file_format.reset(); // one cassette may call several APIs
+            json_line(std::string_view(padded.data(), json.size()), file, line);
+        },
+        [&] { ++m_sink->counts.skipped; },
+        [&](std::uint64_t line, const std::string& reason) {
+            ++m_sink->counts.records;
+            error(file, line, "", reason);
+        });
+    if (!problem.empty()) {
+        ++m_sink->counts.records;
+        error(file, 0, "", problem);
+    }
+}
+
+} // namespace cachewise::ingest

@@ -1,0 +1,136 @@
+#include "ingest/inputs.hpp"
+
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+namespace cachewise::ingest {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array<std::string_view, 6> k_walked = {".json", ".jsonl", ".ndjson",
+                                                      ".sse",  ".yaml",  ".yml"};
+
+bool
+is_walked(const std::string& ext)
+{
+    return std::find(k_walked.begin(), k_walked.end(), ext) != k_walked.end();
+}
+
+// Walks `dir` for log files; a folder that cannot be listed is reported,
+// not skipped in silence. Symbolic links to folders are not followed.
+void
+walk(const fs::path& dir, std::vector<std::string>& found, std::size_t& others,
+     std::vector<InputError>* unreadable)
+{
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    std::vector<fs::path> folders;
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const auto status = it->symlink_status(ec);
+        if (ec) {
+            break;
+        }
+        if (fs::is_directory(status)) {
+            folders.push_back(it->path());
+        } else if (it->is_regular_file(ec)) {
+            if (is_walked(it->path().extension().string())) {
+                found.push_back(it->path().string());
+            } else {
+                ++others;
+            }
+        }
+    }
+    if (ec) {
+        const std::string reason = fmt::format("cannot list directory: {}", ec.message());
+        if (unreadable == nullptr) {
+            throw Error(fmt::format("{}: {}", dir.string(), reason));
+        }
+        unreadable->push_back(InputError{dir.string(), 0, "", reason});
+    }
+    for (const auto& folder : folders) {
+        walk(folder, found, others, unreadable);
+    }
+}
+
+} // namespace
+
+bool
+is_yaml_name(const std::string& path)
+{
+    const auto ext = fs::path(path).extension().string();
+    return ext == ".yaml" || ext == ".yml";
+}
+
+std::string
+shown_path(const std::string& file)
+{
+    if (file.empty() || file.front() != '/') {
+        return file;
+    }
+    std::error_code ec;
+    const auto here = fs::current_path(ec);
+    if (ec) {
+        return file;
+    }
+    const auto relative = fs::path(file).lexically_normal().lexically_relative(here);
+    return relative.empty() || *relative.begin() == ".." ? file : relative.string();
+}
+
+std::string
+walked_extensions()
+{
+    std::string out;
+    for (const auto ext : k_walked) {
+        out += fmt::format("{}*{}", out.empty() ? "" : ", ", ext);
+    }
+    return out;
+}
+
+std::vector<std::string>
+expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* notes,
+              std::vector<InputError>* unreadable)
+{
+    std::vector<std::string> files;
+    for (const auto& input : inputs) {
+        if (input == "-") {
+            files.push_back(input);
+            continue;
+        }
+        std::error_code ec;
+        const auto status = fs::status(input, ec);
+        if (ec || !fs::exists(status)) {
+            throw Error(fmt::format("{}: no such file or directory", input));
+        }
+        if (!fs::is_directory(status)) {
+            files.push_back(input);
+            continue;
+        }
+        std::vector<std::string> found;
+        std::size_t others = 0;
+        walk(input, found, others, unreadable);
+        if (found.empty()) {
+            throw Error(fmt::format("{}: no file to read in this folder ({} other file{}; a folder "
+                                    "is read for {})",
+                                    input, others, others == 1 ? "" : "s", walked_extensions()));
+        }
+        if (notes != nullptr) {
+            notes->push_back(fmt::format(
+                "{}: {} file{} matched ({}){}", input, found.size(), found.size() == 1 ? "" : "s",
+                walked_extensions(),
+                others > 0 ? fmt::format(", {} other{} left aside", others, others == 1 ? "" : "s")
+                           : ""));
+        }
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    return files;
+}
+
+} // namespace cachewise::ingest

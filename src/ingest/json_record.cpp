@@ -1,0 +1,263 @@
+// A line (or document) of JSON records: an object, or an array of them,
+// and which reader an object goes to.
+#include "ingest/exchange_fields.hpp"
+#include "ingest/record_reader.hpp"
+
+#include <fmt/format.h>
+
+namespace cachewise::ingest {
+
+void
+RecordReader::json_line(std::string_view text, const std::string& file, std::uint64_t line)
+{
+    ++m_sink->counts.records;
+    guarded(file, line, [&] {
+        // At most twice: once with the file's kept format, once looking afresh.
+        for (bool keep : {true, false}) {
+            if (parse_line(text, file, line, keep)) {
+                return;
+            }
+        }
+    });
+}
+
+// One line (or document): a record object or an array of records.
+bool
+RecordReader::parse_line(std::string_view text, const std::string& file, std::uint64_t line,
+                         bool keep)
+{
+    od::document doc;
+    if (const auto e =
+            m_parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
+                .get(doc);
+        e) {
+        throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+    }
+    od::json_type t{};
+    if (const auto e = doc.type().get(t); e) {
+        throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+    }
+    if (t == od::json_type::array) {
+        array_records(doc, file, line);
+    } else if (t == od::json_type::object) {
+        if (!record(doc.get_object().value(), text, text.size() + LineReader::k_padding, file, line,
+                    keep)) {
+            return false;
+        }
+    } else {
+        throw FieldError("", fmt::format("expected a JSON object, found {}", describe(t)));
+    }
+    // simdjson 3.0 does not flag text after a complete top-level object.
+    const char* rest = nullptr;
+    if (doc.current_location().get(rest) == simdjson::SUCCESS && rest != nullptr) {
+        throw FieldError("", fmt::format("unexpected text after the JSON value at column {}",
+                                         rest - text.data() + 1));
+    }
+    return true;
+}
+
+namespace {
+
+// The JSON text of an array element; a syntax error ends the array.
+std::string_view
+element_json(simdjson::simdjson_result<od::value> element, std::size_t index)
+{
+    od::value v;
+    od::json_type t{};
+    std::string_view raw;
+    bool failed = std::move(element).get(v) || v.type().get(t);
+    if (!failed && t == od::json_type::object) {
+        od::object o;
+        failed = v.get_object().get(o) || o.raw_json().get(raw);
+    } else if (!failed && t == od::json_type::array) {
+        od::array a;
+        failed = v.get_array().get(a) || a.raw_json().get(raw);
+    } else if (!failed) {
+        raw = v.raw_json_token();
+    }
+    if (failed) {
+        throw FieldError(fmt::format("[{}]", index), "not valid JSON");
+    }
+    return raw;
+}
+
+} // namespace
+
+// A JSON array of records; each is looked at afresh (a second pass over the
+// array would deliver its first records twice).
+void
+RecordReader::array_records(od::document& doc, const std::string& file, std::uint64_t line)
+{
+    reset_kept();
+    std::size_t i = 0;
+    for (auto element : doc.get_array()) {
+        array_element(element_json(std::move(element), i), file, line, i);
+        ++i;
+    }
+    reset_kept();
+}
+
+// One element of a JSON array of records, parsed on a document of its own:
+// a broken element costs that element only.
+void
+RecordReader::array_element(std::string_view raw, const std::string& file, std::uint64_t line,
+                            std::size_t index)
+{
+    const simdjson::padded_string padded(raw);
+    try {
+        within("", index, [&] {
+            od::document element;
+            od::object o;
+            if (m_element_parser.iterate(padded).get(element) || element.get_object().get(o)) {
+                throw FieldError("", "expected a record object");
+            }
+            record(o, padded, padded.size() + simdjson::SIMDJSON_PADDING, file, line, false);
+        });
+    } catch (const FieldError& e) {
+        error(file, line, e.field(), e.reason());
+    } catch (const simdjson::simdjson_error& e) {
+        error(file, line, fmt::format("[{}]", index), fmt::format("not valid JSON: {}", e.what()));
+    }
+}
+
+// One exchange record, bare request body, per-call gateway log (LiteLLM,
+// OpenHands), trajectory document or OpenTelemetry export, as an object.
+//
+// Which API a body is written for is settled by a first look at the
+// record's members (ApiFormatDetector). That look walks the whole record,
+// so within a file the format found is kept: later records are parsed
+// with it directly, and looked at again only when a member the parse
+// meets, or an error, says they are written differently.
+//
+// Returns false, having delivered nothing, when a record parsed with the
+// kept format turns out to be written differently: the caller parses the
+// line again and calls it with `keep` false. The first look runs on a
+// document of its own (`text` is the record's JSON, padded): a document
+// that failed half way is never iterated again, simdjson does not promise
+// that works.
+bool
+RecordReader::record(od::object object, std::string_view text, std::size_t capacity,
+                     const std::string& file, std::uint64_t line, bool keep)
+{
+    if (keep && m_file_format) {
+        return kept_record(object, file, line);
+    }
+    const auto format = detect_record(text, capacity);
+    if (keep) {
+        note_first_look(format);
+    }
+    if (m_shape != Shape::body) {
+        other_shape(object, file, line);
+        return true;
+    }
+    m_file_format = format;
+    deliver(body_record(object, format, file, line, nullptr));
+    return true;
+}
+
+bool
+RecordReader::kept_record(od::object object, const std::string& file, std::uint64_t line)
+{
+    ApiFormatDetector keys;
+    std::optional<model::Request> request;
+    try {
+        request = body_record(object, *m_file_format, file, line, &keys);
+    } catch (const FieldError&) {
+    }
+    if (request && !keys.contradicts(*m_file_format)) {
+        deliver(std::move(*request));
+        return true;
+    }
+    reset_kept();
+    return false;
+}
+
+// A record that is not a request body: an OpenTelemetry export or span, or
+// a trajectory document.
+void
+RecordReader::other_shape(od::object object, const std::string& file, std::uint64_t line)
+{
+    const auto deliver_one = [&](model::Request&& r) { deliver(std::move(r)); };
+    const auto fail = [&](const FieldError& e) { error(file, line, e.field(), e.reason()); };
+    if (m_shape == Shape::otlp) {
+        m_span_reader.read_export(
+            object, file, line, deliver_one, [&] { ++m_sink->counts.skipped; }, fail);
+    } else if (m_shape == Shape::span) {
+        m_span_reader.read_span(object, file, line, deliver_one, [&] { ++m_sink->counts.skipped; });
+    } else {
+        m_trajectory_reader.read(object, file, deliver_one, fail);
+    }
+}
+
+// The first look: the record's shape (m_shape) and, for a body, its API.
+model::ApiFormat
+RecordReader::detect_record(std::string_view text, std::size_t capacity)
+{
+    ApiFormatDetector detector;
+    m_shape = Shape::body;
+    od::document doc;
+    od::object object;
+    if (m_detect_parser.iterate(text.data(), text.size(), capacity).get(doc) ||
+        doc.get_object().get(object)) {
+        return detector.decide(); // the parse reports what is wrong
+    }
+    for (auto field : object) {
+        std::string_view key;
+        od::value v;
+        if (field.unescaped_key().get(key) || field.value().get(v)) {
+            break; // the parse reports it
+        }
+        if (key == "request") {
+            od::object body;
+            if (v.get_object().get(body) == simdjson::SUCCESS) {
+                for (auto member : body) {
+                    std::string_view k;
+                    od::value mv;
+                    if (member.unescaped_key().get(k) || member.value().get(mv)) {
+                        break;
+                    }
+                    const std::string owned(k);
+                    detector.member(owned, mv);
+                }
+            }
+        } else if (key == "resourceSpans") {
+            m_shape = Shape::otlp;
+        } else if (key == "trajectory_format") {
+            m_shape = Shape::trajectory;
+        } else if (key == "attributes" || key == "traceId" || key == "spanId") {
+            m_shape = Shape::span;
+        } else if (!is_record_key(key)) {
+            const std::string owned(key);
+            detector.member(owned, v);
+        }
+    }
+    return detector.decide();
+}
+
+// A part of a file read on its own started with no kept format: the first
+// look says which kept formats would have given the same (FormatTrace).
+void
+RecordReader::note_first_look(model::ApiFormat format)
+{
+    if (m_trace == nullptr || m_trace->touched) {
+        return;
+    }
+    m_trace->touched = true;
+    if (m_shape == Shape::body) {
+        m_trace->need = FormatTrace::Need::format;
+        m_trace->format = format;
+    } else {
+        m_trace->need = FormatTrace::Need::shape;
+    }
+}
+
+void
+RecordReader::reset_kept()
+{
+    m_file_format.reset();
+    if (m_trace != nullptr) {
+        m_trace->touched = true;
+    }
+}
+
+} // namespace cachewise::ingest
