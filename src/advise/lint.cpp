@@ -35,7 +35,7 @@ namespace {
 std::string
 text_path(const Segment& s)
 {
-    const std::string base = s.path.str();
+    std::string base = s.path.str(); // not const: returned, so moved
     if (s.path.whole_content) {
         return base; // "system", "messages[0].content": the string itself
     }
@@ -159,7 +159,7 @@ private:
     void
     emit(std::vector<Finding>& out, Finding f)
     {
-        if (m_options.disabled.count(f.rule) == 0) {
+        if (!m_options.disabled.contains(f.rule)) {
             out.push_back(std::move(f));
         }
     }

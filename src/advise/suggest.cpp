@@ -364,7 +364,7 @@ rewrite_input(const std::string& path, const std::string& text, const Suggestion
         ++line;
         const std::string_view content(text.data() + begin, end - begin);
         const auto it = by_line.find(line);
-        const bool placed = it != by_line.end() && s.breakpoints.count(it->second->id) > 0;
+        const bool placed = it != by_line.end() && s.breakpoints.contains(it->second->id);
         out += placed ? apply(content, *it->second) : std::string(content);
         if (newline) {
             out += '\n';
