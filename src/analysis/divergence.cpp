@@ -336,14 +336,14 @@ private:
         std::vector<std::pair<Hash128, std::size_t>> was_tools;
         std::vector<std::pair<Hash128, std::size_t>> now_tools;
         // Tools come first for Anthropic, after the instructions for OpenAI.
-        for (std::size_t i = 0; i < m_was.segments.size(); ++i) {
-            if (m_was.segments[i].path.level == Level::tools) {
-                was_tools.emplace_back(m_was.segments[i].content, was_tools.size());
+        for (const auto& segment : m_was.segments) {
+            if (segment.path.level == Level::tools) {
+                was_tools.emplace_back(segment.content, was_tools.size());
             }
         }
-        for (std::size_t i = 0; i < m_now.segments.size(); ++i) {
-            if (m_now.segments[i].path.level == Level::tools) {
-                now_tools.emplace_back(m_now.segments[i].content, now_tools.size());
+        for (const auto& segment : m_now.segments) {
+            if (segment.path.level == Level::tools) {
+                now_tools.emplace_back(segment.content, now_tools.size());
             }
         }
         const auto names = [&](const Request& r, const auto& list) {
