@@ -8,8 +8,9 @@
 # test needs, and runs the ctest labels "unit" and "cli" with the preset's
 # ASAN_OPTIONS/UBSAN_OPTIONS: halt_on_error=1, leaks detected, exit status 99
 # on a report, so a golden case that expects exit 1 still fails on one.
-# "cli: lint is linear in the template's size" is left out: it bounds CPU
-# time, which the sanitizers triple; the main ctest run keeps it.
+# The two speed bounds are left out ("cli: lint is linear in the template's
+# size", "unit:linear time on text built to be slow"): they bound CPU time,
+# which the sanitizers multiply; the main ctest run keeps them.
 #
 # The compiler is CMake's default C++ compiler (g++ from .ci/setup; CXX=clang++
 # picks clang). Environment: CMAKE_BUILD_PARALLEL_LEVEL and CTEST_PARALLEL_LEVEL
