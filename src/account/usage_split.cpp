@@ -69,7 +69,7 @@ check_usage(const model::Request& r)
     }
     const auto& u = *r.usage;
     const auto add = [&](std::string kind, std::string message) {
-        analysis::Finding f = analysis::make_finding("CW030");
+        analysis::Finding f = analysis::make_finding(analysis::rule::k_usage_inconsistent);
         f.request = r.id;
         f.stream = r.stream;
         f.file = r.file;

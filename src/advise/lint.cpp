@@ -33,7 +33,7 @@ namespace {
 std::string
 text_path(const Segment& s)
 {
-    const std::string base = s.path.str();
+    std::string base = s.path.str(); // not const: returned, so moved
     if (s.path.whole_content) {
         return base; // "system", "messages[0].content": the string itself
     }
@@ -123,7 +123,7 @@ private:
     void
     emit(std::vector<Finding>& out, Finding f)
     {
-        if (m_options.disabled.count(f.rule) == 0) {
+        if (!m_options.disabled.contains(f.rule)) {
             out.push_back(std::move(f));
         }
     }
@@ -149,7 +149,8 @@ private:
 
         // CW013, CW014: the API would reject the request.
         if (anthropic && static_cast<int>(bps.size()) > provider.integer("max_breakpoints")) {
-            Finding f = make("CW013", r, &r.segments[bps.back().segment], std::nullopt);
+            Finding f = make(analysis::rule::k_too_many_breakpoints, r,
+                             &r.segments[bps.back().segment], std::nullopt);
             f.message =
                 fmt::format("{} cache breakpoints{}; the API allows {} and rejects the request",
                             bps.size(), r.auto_cache_control ? " (the automatic one included)" : "",
@@ -164,7 +165,8 @@ private:
                                    bps[i].cache_control.ttl == model::Ttl::five_minutes &&
                                    bps[j].cache_control.ttl == model::Ttl::one_hour;
                 if (same_block || order) {
-                    Finding f = make("CW014", r, &r.segments[bps[j].segment], std::nullopt);
+                    Finding f = make(analysis::rule::k_ttl_order, r, &r.segments[bps[j].segment],
+                                     std::nullopt);
                     f.message =
                         same_block
                             ? "the automatic cache_control's TTL differs from the marker on the "
@@ -181,7 +183,7 @@ private:
         // CW016: markers on blocks that cannot carry one.
         for (const auto& s : r.segments) {
             if (anthropic && s.cache_control && !s.cache_control_allowed) {
-                Finding f = make("CW016", r, &s, std::nullopt);
+                Finding f = make(analysis::rule::k_cache_control_not_allowed, r, &s, std::nullopt);
                 f.message = fmt::format(
                     "{} is a {} block, which cannot carry cache_control", s.path.str(),
                     s.kind == model::SegmentKind::text ? "empty text" : model::to_string(s.kind));
@@ -200,7 +202,7 @@ private:
             if (m_options.counter != nullptr && m_text != nullptr) {
                 if (const auto exact = m_options.counter->count_prefix(*m_text, r, bp.segment)) {
                     if (*exact < minimum.tokens) {
-                        Finding f = make("CW012", r, &s, std::nullopt);
+                        Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
                         f.kind = "exact";
                         f.message = fmt::format(
                             "the prefix up to {} is {} tokens (counted by the provider; "
@@ -213,7 +215,7 @@ private:
                 }
             }
             const bool borderline = tokens * (1 + band) >= static_cast<double>(minimum.tokens);
-            Finding f = make("CW012", r, &s, std::nullopt);
+            Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
             f.kind = borderline ? "borderline" : "";
             f.message = fmt::format(
                 "the prefix up to {} is about {} tokens (±{:.0f}%: {}–{}), {} the {} minimum of "
@@ -233,7 +235,8 @@ private:
             const auto gap = r.segments[bps[i].segment].lookback_position -
                              r.segments[bps[i - 1].segment].lookback_position;
             if (gap > window) {
-                Finding f = make("CW015", r, &r.segments[bps[i].segment], std::nullopt);
+                Finding f = make(analysis::rule::k_lookback_exceeded, r,
+                                 &r.segments[bps[i].segment], std::nullopt);
                 f.message = fmt::format(
                     "{} lookback positions from the breakpoint at {} to the one at {}; a "
                     "breakpoint looks back only {}",
@@ -267,7 +270,7 @@ private:
             if (!last && stable_after < minimum.tokens) {
                 continue;
             }
-            Finding f = make("CW010", r, &s, d.location.offset);
+            Finding f = make(analysis::rule::k_dynamic_field, r, &s, d.location.offset);
             f.kind = d.kind;
             f.excerpt = d.excerpt;
             f.tokens_lost = d.tokens_lost;
@@ -287,7 +290,7 @@ private:
             const Segment& s = r.segments[*first_dynamic];
             const std::int64_t after = r.prompt_tokens() - s.cumulative_tokens;
             if (after >= minimum.tokens) {
-                Finding f = make("CW017", r, &s, std::nullopt);
+                Finding f = make(analysis::rule::k_dynamic_before_stable, r, &s, std::nullopt);
                 f.tokens_lost = after;
                 f.message = fmt::format(
                     "dynamic content at {} comes ahead of {} tokens of stable content: move it "
@@ -305,7 +308,7 @@ private:
             const auto chars = analysis::char_offsets(text, matches);
             for (std::size_t i = 0; i < matches.size(); ++i) {
                 const auto& match = matches[i];
-                Finding f = make("CW040", r, &s, chars[i]);
+                Finding f = make(analysis::rule::k_secret_in_prompt, r, &s, chars[i]);
                 f.tokens_lost = r.prompt_tokens() - (s.cumulative_tokens - s.tokens);
                 analysis::describe_secret(f, text, match);
                 emit(out, std::move(f));
@@ -320,7 +323,7 @@ private:
                                                   r.segments[*first_dynamic].tokens
                                             : r.prompt_tokens();
             if (static_cast<double>(stable) * (1 - band) >= static_cast<double>(minimum.tokens)) {
-                Finding f = make("CW011", r, nullptr, std::nullopt);
+                Finding f = make(analysis::rule::k_no_breakpoint, r, nullptr, std::nullopt);
                 f.location.path = anthropic ? "cache_control" : "prompt_cache_options";
                 f.tokens_lost = stable;
                 f.message =

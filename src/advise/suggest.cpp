@@ -7,6 +7,7 @@
 #include "analysis/analyzer.hpp"
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
+#include "analysis/rule_catalogue.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "sim/simulator.hpp"
@@ -161,7 +162,7 @@ add_dynamic_field_advice(const analysis::AnalysisResult& analysis, std::vector<s
                                   f.kind, f.location.path, what));
     };
     for (const auto& f : analysis.findings) {
-        if (f.rule == "CW010") {
+        if (f.rule == cachewise::analysis::rule::k_dynamic_field) {
             add(f, fmt::format("broke the cache ({} tokens lost)", group_digits(f.tokens_lost)));
         }
     }
@@ -363,7 +364,7 @@ rewrite_input(const std::string& path, const std::string& text, const Suggestion
         ++line;
         const std::string_view content(text.data() + begin, end - begin);
         const auto it = by_line.find(line);
-        const bool placed = it != by_line.end() && s.breakpoints.count(it->second->id) > 0;
+        const bool placed = it != by_line.end() && s.breakpoints.contains(it->second->id);
         out += placed ? apply(content, *it->second) : std::string(content);
         if (newline) {
             out += '\n';

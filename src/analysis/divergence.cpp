@@ -258,7 +258,7 @@ private:
     Finding
     scope(const std::vector<std::string>& names, Level level) const
     {
-        Finding f = base("CW005");
+        Finding f = base(rule::k_scope_changed);
         std::string what;
         for (const auto& name : names) {
             const auto* p = m_now.param(name);
@@ -313,7 +313,7 @@ private:
     Finding
     dynamic(Finding f, const DynamicMatch& m) const
     {
-        Finding d = make_finding("CW010");
+        Finding d = make_finding(rule::k_dynamic_field);
         d.request = f.request;
         d.partner = f.partner;
         d.stream = f.stream;
@@ -336,14 +336,14 @@ private:
         std::vector<std::pair<Hash128, std::size_t>> was_tools;
         std::vector<std::pair<Hash128, std::size_t>> now_tools;
         // Tools come first for Anthropic, after the instructions for OpenAI.
-        for (std::size_t i = 0; i < m_was.segments.size(); ++i) {
-            if (m_was.segments[i].path.level == Level::tools) {
-                was_tools.emplace_back(m_was.segments[i].content, was_tools.size());
+        for (const auto& segment : m_was.segments) {
+            if (segment.path.level == Level::tools) {
+                was_tools.emplace_back(segment.content, was_tools.size());
             }
         }
-        for (std::size_t i = 0; i < m_now.segments.size(); ++i) {
-            if (m_now.segments[i].path.level == Level::tools) {
-                now_tools.emplace_back(m_now.segments[i].content, now_tools.size());
+        for (const auto& segment : m_now.segments) {
+            if (segment.path.level == Level::tools) {
+                now_tools.emplace_back(segment.content, now_tools.size());
             }
         }
         const auto names = [&](const Request& r, const auto& list) {
@@ -368,7 +368,7 @@ private:
             std::equal(sorted_was.begin(), sorted_was.end(), sorted_now.begin(),
                        [](const auto& x, const auto& y) { return x.first == y.first; });
         if (same_set) {
-            Finding f = base("CW003");
+            Finding f = base(rule::k_tools_reordered);
             f.kind = "reordered";
             f.excerpt = Excerpt{fmt::format("{}", fmt::join(was_names, ", ")),
                                 fmt::format("{}", fmt::join(now_names, ", "))};
@@ -383,7 +383,7 @@ private:
                 return *drift;
             }
         }
-        Finding f = base("CW002");
+        Finding f = base(rule::k_tools_changed);
         std::vector<std::string> added;
         std::vector<std::string> removed;
         for (const auto& n : now_names) {
@@ -438,7 +438,7 @@ private:
         if (!a || !b || !canonical_equal(*a, *b)) {
             return std::nullopt;
         }
-        Finding f = base("CW004");
+        Finding f = base(rule::k_serialization_drift);
         f.kind = "serialization";
         locate(f, false);
         f.message = fmt::format("{} is the same JSON with another key order or number format: the "
@@ -453,7 +453,7 @@ private:
         if (auto drift = serialization(); drift) {
             return *drift;
         }
-        Finding f = base("CW001");
+        Finding f = base(rule::k_prefix_changed);
         const Segment& b = m_now.segments[m_k];
         const Segment& a = m_was.segments[m_k];
         const bool same_place = a.path == b.path;
@@ -536,7 +536,8 @@ find_latent(const Request& request, const Request& partner, const DivergenceCont
         return std::nullopt;
     }
     Finding f = Classifier(request, partner, k, context).run();
-    if (f.rule != "CW003" && f.rule != "CW004" && f.rule != "CW010") {
+    if (f.rule != rule::k_tools_reordered && f.rule != rule::k_serialization_drift &&
+        f.rule != rule::k_dynamic_field) {
         return std::nullopt; // ordinary growth or edits after the cached part
     }
     f.severity = Severity::info;
@@ -576,7 +577,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             }
             covered = m.end;
             const auto [chars, token] = cursor.at(m.begin);
-            Finding f = make_finding("CW010");
+            Finding f = make_finding(rule::k_dynamic_field);
             f.request = request.id;
             f.stream = request.stream;
             f.file = request.file;

@@ -54,10 +54,10 @@ own_cause(const RequestOutcome& outcome, const AnalysisResult& result)
         return "messages_changed";
     }
     const Finding& f = result.findings[*outcome.finding];
-    if (f.rule == "CW002" || f.rule == "CW003") {
+    if (f.rule == rule::k_tools_changed || f.rule == rule::k_tools_reordered) {
         return "tools_changed";
     }
-    if (f.rule == "CW005" && f.kind == "model") {
+    if (f.rule == rule::k_scope_changed && f.kind == "model") {
         return "model_changed";
     }
     return level_cause(f.location.path);
@@ -86,7 +86,7 @@ DiagnosisCollector::compare(const AnalysisResult& result) const
         } else {
             e.verdict = DiagnosisEntry::Verdict::disagree;
             ++out.disagree;
-            Finding f = make_finding("CW032");
+            Finding f = make_finding(rule::k_diagnosis_disagrees);
             f.request = outcome.id;
             f.partner = outcome.partner;
             f.stream = outcome.stream;

@@ -7,8 +7,39 @@
 
 namespace cachewise::analysis {
 
+// The ids as constants, named after their rules, for the code that makes or
+// tests findings: a typo is a compile error, not a finding nobody can
+// match. rule_catalogue() gives each its name, severity, summary and fix;
+// tests/unit/test_analysis_rule_catalogue.cpp checks that every place that
+// lists the rules (man page, SARIF, README, --help) agrees with it.
+namespace rule {
+inline constexpr std::string_view k_prefix_changed = "CW001";
+inline constexpr std::string_view k_tools_changed = "CW002";
+inline constexpr std::string_view k_tools_reordered = "CW003";
+inline constexpr std::string_view k_serialization_drift = "CW004";
+inline constexpr std::string_view k_scope_changed = "CW005";
+inline constexpr std::string_view k_dynamic_field = "CW010";
+inline constexpr std::string_view k_no_breakpoint = "CW011";
+inline constexpr std::string_view k_below_minimum = "CW012";
+inline constexpr std::string_view k_too_many_breakpoints = "CW013";
+inline constexpr std::string_view k_ttl_order = "CW014";
+inline constexpr std::string_view k_lookback_exceeded = "CW015";
+inline constexpr std::string_view k_cache_control_not_allowed = "CW016";
+inline constexpr std::string_view k_dynamic_before_stable = "CW017";
+inline constexpr std::string_view k_ttl_expired = "CW020";
+inline constexpr std::string_view k_concurrent = "CW021";
+inline constexpr std::string_view k_unexplained_miss = "CW022";
+inline constexpr std::string_view k_write_without_read = "CW023";
+inline constexpr std::string_view k_ttl_advice = "CW024";
+inline constexpr std::string_view k_warmed_elsewhere = "CW025";
+inline constexpr std::string_view k_usage_inconsistent = "CW030";
+inline constexpr std::string_view k_usage_mismatch = "CW031";
+inline constexpr std::string_view k_diagnosis_disagrees = "CW032";
+inline constexpr std::string_view k_secret_in_prompt = "CW040";
+} // namespace rule
+
 // The stable rule ids shared by every command and CI gate. Ids never change
-// meaning; a retired rule keeps its number. man/cachewise.1 (RULES) documents
+// meaning; a retired rule keeps its number. man/cachewise.1 (RULE IDS) documents
 // each with an example and the fix.
 struct RuleInfo {
     std::string_view id;

@@ -428,7 +428,7 @@ SecretScanner::add(const model::Request& request)
         const auto chars = char_offsets(text, matches);
         for (std::size_t i = 0; i < matches.size(); ++i) {
             const auto& match = matches[i];
-            Finding f = make_finding("CW040");
+            Finding f = make_finding(rule::k_secret_in_prompt);
             f.request = request.id;
             f.stream = request.stream;
             f.file = request.file;

@@ -1,6 +1,7 @@
 #include "live/probe.hpp"
 
 #include "account/auditor.hpp"
+#include "analysis/rule_catalogue.hpp"
 #include "ingest/loader.hpp"
 #include "ingest/response_parser.hpp"
 #include "live/api_key.hpp"
@@ -344,7 +345,7 @@ compare_with_prediction(const std::string& records, const ruleset::Rules& rules,
         }
     }
     for (const auto& f : audit.findings) {
-        if (f.rule == "CW031") {
+        if (f.rule == analysis::rule::k_usage_mismatch) {
             r.findings.push_back(f);
         }
     }

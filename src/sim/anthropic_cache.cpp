@@ -1,5 +1,7 @@
 #include "sim/anthropic_cache.hpp"
 
+#include "analysis/rule_catalogue.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -66,7 +68,7 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
     // Requests the API rejects with HTTP 400 cache nothing.
     if (static_cast<int>(bps.size()) > m_rules.integer("max_breakpoints")) {
         out.rejected = true;
-        out.reject_rule = "CW013";
+        out.reject_rule = analysis::rule::k_too_many_breakpoints;
         out.reject_reason = fmt::format("{} cache breakpoints{} (the API allows {})", bps.size(),
                                         r.auto_cache_control ? ", the automatic one included" : "",
                                         m_rules.integer("max_breakpoints"));
@@ -77,7 +79,7 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
             if (bps[i].segment == bps[j].segment &&
                 !(bps[i].cache_control == bps[j].cache_control)) {
                 out.rejected = true;
-                out.reject_rule = "CW014";
+                out.reject_rule = analysis::rule::k_ttl_order;
                 out.reject_reason =
                     fmt::format("the automatic cache_control's TTL differs from the marker on "
                                 "the same block ({})",
@@ -87,7 +89,7 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
             if (bps[i].cache_control.ttl == Ttl::five_minutes &&
                 bps[j].cache_control.ttl == Ttl::one_hour) {
                 out.rejected = true;
-                out.reject_rule = "CW014";
+                out.reject_rule = analysis::rule::k_ttl_order;
                 out.reject_reason = fmt::format(
                     "a 1h breakpoint at {} follows a 5m breakpoint at {}: longer "
                     "TTLs must come first",

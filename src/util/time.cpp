@@ -158,8 +158,8 @@ parse_rfc3339(std::string_view text)
         return bad("unexpected text after the time zone");
     }
     const std::int64_t days = days_from_civil(year, month, day);
-    const std::int64_t secs =
-        days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+    const std::int64_t secs = days * 86400 + static_cast<std::int64_t>(hour) * 3600 +
+                              static_cast<std::int64_t>(minute) * 60 + second - offset_minutes * 60;
     return Timestamp{secs * 1000000 + micros};
 }
 
