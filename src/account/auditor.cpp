@@ -16,6 +16,7 @@ namespace cachewise::account {
 
 using analysis::Finding;
 using analysis::make_finding;
+namespace rule = analysis::rule;
 using model::Request;
 
 void
@@ -55,6 +56,21 @@ AuditResult::by(std::string_view key) const
 }
 
 namespace {
+
+// The rule of a simulated miss: expiry, a request sent before its writer's
+// entry was visible, or a write beyond the 20-position lookback.
+std::string_view
+miss_rule(sim::MissReason reason)
+{
+    switch (reason) {
+    case sim::MissReason::expired:
+        return rule::k_ttl_expired;
+    case sim::MissReason::concurrent:
+        return rule::k_concurrent;
+    default:
+        return rule::k_lookback_exceeded;
+    }
+}
 
 Distribution
 distribution(std::vector<double> values)
@@ -329,7 +345,7 @@ private:
             return;
         }
         for (const auto segment : s.below_minimum) {
-            Finding f = finding("CW012", r, index);
+            Finding f = finding(rule::k_below_minimum, r, index);
             f.location.path = r.segments[segment].path.str();
             f.location.token = r.segments[segment].cumulative_tokens;
             f.kind = s.minimum_known ? "" : "minimum-assumed";
@@ -351,7 +367,7 @@ private:
         }
         if (s.uses_breakpoints && s.breakpoints.empty() && !s.breakpoints_assumed &&
             a.shared_tokens >= s.minimum_tokens) {
-            Finding f = finding("CW011", r, index);
+            Finding f = finding(rule::k_no_breakpoint, r, index);
             f.location.path = "cache_control";
             f.tokens_lost = a.shared_tokens;
             f.message = fmt::format(
@@ -361,10 +377,7 @@ private:
         }
         if (s.missed) {
             const auto& m = *s.missed;
-            const std::string_view rule = m.reason == sim::MissReason::expired      ? "CW020"
-                                          : m.reason == sim::MissReason::concurrent ? "CW021"
-                                                                                    : "CW015";
-            Finding f = finding(rule, r, index);
+            Finding f = finding(miss_rule(m.reason), r, index);
             f.partner = m_requests->head(m.writer).id;
             f.location.path = r.segments[m.segment].path.str();
             f.location.token = m.tokens;
@@ -439,7 +452,7 @@ private:
             return;
         }
         a.mismatch = true;
-        Finding f = finding("CW031", r, index);
+        Finding f = finding(rule::k_usage_mismatch, r, index);
         f.location.path = "usage";
         const std::string numbers = fmt::format(
             "reported read {} / write {} / fresh {}, expected read {} / write {} / fresh {}",
@@ -447,7 +460,7 @@ private:
             group_digits(a.expected.read), group_digits(a.expected.write()),
             group_digits(a.expected.fresh));
         if (d_read < -tolerance) {
-            f.kind = "CW022";
+            f.kind = rule::k_unexplained_miss;
             f.tokens_lost = -d_read;
             f.partner = s.hit_writer ? m_requests->head(*s.hit_writer).id : "";
             // "identical" only where both texts are logged; an automatic cache
@@ -469,21 +482,19 @@ private:
             const bool no_entry_that_long =
                 s.uses_breakpoints && (!s.missed || s.missed->tokens + tolerance < rep.read);
             if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance) {
-                f.kind = "CW025";
+                f.kind = rule::k_warmed_elsewhere;
                 f.message = fmt::format(
                     "{}: no earlier request in the log shares more than {} tokens (CW025 "
                     "warmed-elsewhere)",
                     numbers, group_digits(a.shared_tokens));
             } else if (no_entry_that_long) {
-                f.kind = "CW025";
+                f.kind = rule::k_warmed_elsewhere;
                 f.message = fmt::format(
                     "{}: no request in the log cached a prefix of {} tokens on this prompt (CW025 "
                     "warmed-elsewhere)",
                     numbers, group_digits(rep.read));
             } else if (s.missed && std::abs(rep.read - s.missed->tokens) <= tolerance) {
-                f.kind = std::string(s.missed->reason == sim::MissReason::expired      ? "CW020"
-                                     : s.missed->reason == sim::MissReason::concurrent ? "CW021"
-                                                                                       : "CW015");
+                f.kind = std::string(miss_rule(s.missed->reason));
                 f.message = fmt::format(
                     "{}: the provider kept the entry at {} and read it, although the documented "
                     "rules rule it out ({}{})",
@@ -499,7 +510,7 @@ private:
                     fmt::format("{}: more was read than the documented rules allow", numbers);
             }
         } else {
-            f.kind = !s.minimum_known ? "CW012" : "writes";
+            f.kind = !s.minimum_known ? rule::k_below_minimum : "writes";
             f.message = fmt::format(
                 "{}: the writes differ{}", numbers,
                 !s.minimum_known ? " (the model's minimum cacheable length is assumed)" : "");
@@ -532,7 +543,8 @@ private:
                 continue;
             }
             const Request& r = m_requests->head(writer);
-            auto [it, first] = per_stream.try_emplace(r.stream, finding("CW023", r, writer));
+            auto [it, first] =
+                per_stream.try_emplace(r.stream, finding(rule::k_write_without_read, r, writer));
             Finding& f = it->second;
             if (!first) {
                 ++f.occurrences;
@@ -579,7 +591,7 @@ private:
             s.written_1h += paid.write_1h;
         }
         for (const auto& f : m_result.findings) {
-            if (f.rule == "CW020") {
+            if (f.rule == rule::k_ttl_expired) {
                 streams[f.stream].expired_tokens += f.tokens_lost;
             }
         }
@@ -605,7 +617,7 @@ private:
             const auto price = m_prices.find(first);
             const Request& r = m_requests->head(first);
             if (s.written_5m > 0 && mid_gaps > 0 && s.expired_tokens > 0) {
-                Finding f = finding("CW024", r, first);
+                Finding f = finding(rule::k_ttl_advice, r, first);
                 f.kind = "use-1h";
                 f.location.path = "cache_control";
                 if (price != m_prices.end()) {
@@ -626,7 +638,7 @@ private:
                     add(std::move(f), first);
                 }
             } else if (s.written_1h > 0 && longest > 0 && longest <= five) {
-                Finding f = finding("CW024", r, first);
+                Finding f = finding(rule::k_ttl_advice, r, first);
                 f.kind = "use-5m";
                 f.location.path = "cache_control";
                 if (price != m_prices.end()) {

@@ -3,6 +3,7 @@
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/request_store.hpp"
+#include "analysis/rule_catalogue.hpp"
 #include "model/tokens.hpp"
 
 #include <fmt/format.h>
@@ -410,8 +411,9 @@ Analyzer::Impl::judge(Request& r, const Request* p, std::size_t lo, std::size_t 
     bool branch = false;
     if (p != nullptr) {
         finding = find_divergence(r, *p, context());
-        const bool template_bug = finding && (finding->rule == "CW003" ||
-                                              finding->rule == "CW004" || finding->rule == "CW010");
+        const bool template_bug = finding && (finding->rule == rule::k_tools_reordered ||
+                                              finding->rule == rule::k_serialization_drift ||
+                                              finding->rule == rule::k_dynamic_field);
         // A different first message on an equal head (tools, system) is a
         // new conversation, whatever stream the log put it in.
         const bool new_first_message = in_first_message(r, lo) && in_first_message(*p, lo) &&
@@ -538,8 +540,8 @@ Analyzer::Impl::mark_changing_places(AnalysisResult& result) const
             if (i - run_start >= 3) {
                 for (std::size_t j = run_start; j < i; ++j) {
                     Finding& f = result.findings[list[j]];
-                    if (f.rule == "CW001") {
-                        f.rule = "CW010";
+                    if (f.rule == rule::k_prefix_changed) {
+                        f.rule = rule::k_dynamic_field;
                         f.name = "dynamic-field";
                         f.kind = "changing";
                         f.message =
