@@ -173,13 +173,13 @@ public:
         if (m_result.untimed == requests.size() && requests.size() > 0) {
             // Without times, expiry, concurrency and the TTL cannot be judged:
             // no CW020/CW021/CW023/CW024 and no advice that drops breakpoints.
-            m_result.notes.push_back(
+            m_result.notes.emplace_back(
                 "timing not judged: the log has no timestamps, so requests were replayed in log "
                 "order, each visible to the next, and no entry expired (no TTL, concurrency or "
                 "write-without-read advice)");
         } else {
             if (m_result.assumed_breakpoints > 0) {
-                m_result.notes.push_back(
+                m_result.notes.emplace_back(
                     "Claude Code places cache_control and chooses the TTL itself: no "
                     "write-without-read (CW023) or TTL (CW024) advice on its placement");
             }
