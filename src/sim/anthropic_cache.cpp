@@ -51,52 +51,182 @@ AnthropicCache::effective_breakpoints(const Request& r, bool& assumed)
     return out;
 }
 
-SimResult
-AnthropicCache::simulate(const Request& r, std::size_t index)
+// Requests the API rejects with HTTP 400 cache nothing: more breakpoints
+// than allowed, or TTLs out of order (rule "Mixing TTLs": longer first).
+bool
+AnthropicCache::rejected(const Request& r, const std::vector<Breakpoint>& bps, SimResult& out) const
 {
-    SimResult out;
-    const std::int64_t t = start_of(r, m_last_start);
-    out.breakpoints = effective_breakpoints(r, out.breakpoints_assumed);
-    auto& bps = out.breakpoints;
-    std::stable_sort(bps.begin(), bps.end(), [](const Breakpoint& a, const Breakpoint& b) {
-        return a.segment < b.segment;
-    });
-    const std::int64_t total = r.prompt_tokens();
-    const std::string scope = scope_of(r);
-    out.uses_breakpoints = true;
-
-    // Requests the API rejects with HTTP 400 cache nothing.
-    if (static_cast<int>(bps.size()) > m_rules.integer("max_breakpoints")) {
+    const auto reject = [&](std::string_view rule, std::string reason) {
         out.rejected = true;
-        out.reject_rule = analysis::rule::k_too_many_breakpoints;
-        out.reject_reason = fmt::format("{} cache breakpoints{} (the API allows {})", bps.size(),
-                                        r.auto_cache_control ? ", the automatic one included" : "",
-                                        m_rules.integer("max_breakpoints"));
-        return out;
+        out.reject_rule = rule;
+        out.reject_reason = std::move(reason);
+        return true;
+    };
+    if (static_cast<int>(bps.size()) > m_rules.integer("max_breakpoints")) {
+        return reject(analysis::rule::k_too_many_breakpoints,
+                      fmt::format("{} cache breakpoints{} (the API allows {})", bps.size(),
+                                  r.auto_cache_control ? ", the automatic one included" : "",
+                                  m_rules.integer("max_breakpoints")));
     }
     for (std::size_t i = 0; i < bps.size(); ++i) {
         for (std::size_t j = i + 1; j < bps.size(); ++j) {
             if (bps[i].segment == bps[j].segment &&
                 !(bps[i].cache_control == bps[j].cache_control)) {
-                out.rejected = true;
-                out.reject_rule = analysis::rule::k_ttl_order;
-                out.reject_reason =
-                    fmt::format("the automatic cache_control's TTL differs from the marker on "
-                                "the same block ({})",
-                                r.segments[bps[i].segment].path.str());
-                return out;
+                return reject(analysis::rule::k_ttl_order,
+                              fmt::format("the automatic cache_control's TTL differs from the "
+                                          "marker on the same block ({})",
+                                          r.segments[bps[i].segment].path.str()));
             }
             if (bps[i].cache_control.ttl == Ttl::five_minutes &&
                 bps[j].cache_control.ttl == Ttl::one_hour) {
-                out.rejected = true;
-                out.reject_rule = analysis::rule::k_ttl_order;
-                out.reject_reason = fmt::format(
-                    "a 1h breakpoint at {} follows a 5m breakpoint at {}: longer "
-                    "TTLs must come first",
-                    r.segments[bps[j].segment].path.str(), r.segments[bps[i].segment].path.str());
-                return out;
+                return reject(analysis::rule::k_ttl_order,
+                              fmt::format("a 1h breakpoint at {} follows a 5m breakpoint at {}: "
+                                          "longer TTLs must come first",
+                                          r.segments[bps[j].segment].path.str(),
+                                          r.segments[bps[i].segment].path.str()));
             }
         }
+    }
+    return false;
+}
+
+AnthropicCache::Entry*
+AnthropicCache::entry_at(const Probe& p, std::size_t segment)
+{
+    const auto it = m_entries.find(EntryKey{p.request.segments[segment].chain, p.scope});
+    return it == m_entries.end() ? nullptr : &it->second;
+}
+
+bool
+AnthropicCache::alive(const Probe& p, const Entry& e) const
+{
+    return static_cast<double>(p.t - e.touched_at) <= ttl_seconds(e.ttl) * 1e6;
+}
+
+// Reads: each breakpoint looks back at most `lookback_positions` positions,
+// itself first; the longest match over all breakpoints wins (rule "The
+// lookback window is 20 blocks").
+std::optional<std::size_t>
+AnthropicCache::find_hit(const Probe& p, const std::vector<Breakpoint>& bps)
+{
+    const auto& segments = p.request.segments;
+    const auto window = static_cast<std::uint32_t>(m_rules.integer("lookback_positions"));
+    std::optional<std::size_t> hit;
+    for (const auto& bp : bps) {
+        const std::uint32_t top = segments[bp.segment].lookback_position;
+        const std::uint32_t lowest = top >= window ? top - window + 1 : 1;
+        for (std::size_t j = bp.segment + 1; j-- > 0 && segments[j].lookback_position >= lowest;) {
+            const Entry* e = entry_at(p, j);
+            if (e != nullptr && alive(p, *e) && p.t >= e->visible_at) {
+                if (!hit || j > *hit) {
+                    hit = j;
+                }
+                break;
+            }
+        }
+    }
+    return hit;
+}
+
+// The deepest entry beyond the hit that could not be read, and why.
+std::optional<Missed>
+AnthropicCache::deepest_miss(const Probe& p, const std::vector<Breakpoint>& bps,
+                             std::optional<std::size_t> hit)
+{
+    const auto& segments = p.request.segments;
+    for (std::size_t j = segments.size(); j-- > (hit ? *hit + 1 : 0);) {
+        const Entry* e = entry_at(p, j);
+        if (e == nullptr) {
+            continue;
+        }
+        Missed m;
+        m.segment = j;
+        m.tokens = segments[j].cumulative_tokens;
+        m.writer = m_writes[e->write].writer;
+        m.gap_seconds = static_cast<double>(p.t - e->touched_at) / 1e6;
+        m.ttl_seconds = ttl_seconds(e->ttl);
+        if (!alive(p, *e)) {
+            m.reason = MissReason::expired;
+        } else if (p.t < e->visible_at) {
+            m.reason = MissReason::concurrent;
+        } else {
+            m.reason = MissReason::lookback;
+            std::uint32_t nearest = UINT32_MAX;
+            for (const auto& bp : bps) {
+                if (bp.segment >= j) {
+                    nearest = std::min(nearest, segments[bp.segment].lookback_position -
+                                                    segments[j].lookback_position + 1);
+                }
+            }
+            m.positions_back = nearest == UINT32_MAX ? 0 : nearest;
+        }
+        return m;
+    }
+    return std::nullopt;
+}
+
+// Writes: one entry per eligible breakpoint beyond the hit.
+void
+AnthropicCache::write_entries(const Probe& p, const std::vector<const Breakpoint*>& eligible,
+                              std::optional<std::size_t> hit, std::size_t index, SimResult& out)
+{
+    const auto& segments = p.request.segments;
+    const std::int64_t visible_from = visible_at(p.request, p.t, m_options);
+    for (const Breakpoint* bp : eligible) {
+        if (hit && bp->segment <= *hit) {
+            continue;
+        }
+        auto [it, fresh_key] =
+            m_entries.try_emplace(EntryKey{segments[bp->segment].chain, p.scope});
+        if (!fresh_key && m_writes[it->second.write].reads == 0) {
+            m_writes[it->second.write].dead = true; // written again before anyone read it
+        }
+        m_writes.push_back(WriteReport{index, bp->segment, segments[bp->segment].cumulative_tokens,
+                                       bp->cache_control.ttl, 0, false});
+        it->second = Entry{bp->cache_control.ttl, p.t, visible_from, p.t, m_writes.size() - 1};
+        out.written.push_back(bp->segment);
+    }
+}
+
+namespace {
+
+// Billing (rule "Mixing TTLs"): A = tokens at the hit, B = the last 1h
+// breakpoint after A, C = the last breakpoint; read A, 1h write B - A, 5m
+// write C - B, the rest is fresh input.
+void
+bill(const Request& r, const std::vector<const Breakpoint*>& eligible, std::int64_t a,
+     SimResult& out)
+{
+    out.read = a;
+    std::int64_t b = a;
+    std::int64_t c = a;
+    for (const Breakpoint* bp : eligible) {
+        const std::int64_t tokens = r.segments[bp->segment].cumulative_tokens;
+        if (tokens > a && bp->cache_control.ttl == Ttl::one_hour) {
+            b = std::max(b, tokens);
+        }
+        c = std::max(c, tokens);
+    }
+    out.write_1h = b - a;
+    out.write_5m = c - b;
+    out.fresh = r.prompt_tokens() - c;
+}
+
+} // namespace
+
+SimResult
+AnthropicCache::simulate(const Request& r, std::size_t index)
+{
+    SimResult out;
+    const Probe p{r, scope_of(r), start_of(r, m_last_start)};
+    out.breakpoints = effective_breakpoints(r, out.breakpoints_assumed);
+    auto& bps = out.breakpoints;
+    std::stable_sort(bps.begin(), bps.end(), [](const Breakpoint& a, const Breakpoint& b) {
+        return a.segment < b.segment;
+    });
+    out.uses_breakpoints = true;
+    if (rejected(r, bps, out)) {
+        return out;
     }
 
     const auto minimum = m_rules.minimum_tokens(r.model);
@@ -111,111 +241,21 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
         }
     }
 
-    const auto find = [&](std::size_t j) -> Entry* {
-        const auto it = m_entries.find(EntryKey{r.segments[j].chain, scope});
-        return it == m_entries.end() ? nullptr : &it->second;
-    };
-    const auto alive = [&](const Entry& e) {
-        return static_cast<double>(t - e.touched_at) <= ttl_seconds(e.ttl) * 1e6;
-    };
-    const auto visible = [&](const Entry& e) { return t >= e.visible_at; };
-
-    // Reads: each breakpoint looks back at most `lookback_positions`
-    // positions, itself first; the longest match over all breakpoints wins.
-    const auto window = static_cast<std::uint32_t>(m_rules.integer("lookback_positions"));
-    std::optional<std::size_t> hit;
-    for (const auto& bp : bps) {
-        const std::uint32_t top = r.segments[bp.segment].lookback_position;
-        const std::uint32_t lowest = top >= window ? top - window + 1 : 1;
-        for (std::size_t j = bp.segment + 1;
-             j-- > 0 && r.segments[j].lookback_position >= lowest;) {
-            const Entry* e = find(j);
-            if (e != nullptr && alive(*e) && visible(*e)) {
-                if (!hit || j > *hit) {
-                    hit = j;
-                }
-                break;
-            }
-        }
-    }
-
-    // The deepest entry beyond the hit that could not be read, and why.
-    for (std::size_t j = r.segments.size(); j-- > (hit ? *hit + 1 : 0);) {
-        const Entry* e = find(j);
-        if (e == nullptr) {
-            continue;
-        }
-        Missed m;
-        m.segment = j;
-        m.tokens = r.segments[j].cumulative_tokens;
-        m.writer = m_writes[e->write].writer;
-        m.gap_seconds = static_cast<double>(t - e->touched_at) / 1e6;
-        m.ttl_seconds = ttl_seconds(e->ttl);
-        if (!alive(*e)) {
-            m.reason = MissReason::expired;
-        } else if (!visible(*e)) {
-            m.reason = MissReason::concurrent;
-        } else {
-            m.reason = MissReason::lookback;
-            std::uint32_t nearest = UINT32_MAX;
-            for (const auto& bp : bps) {
-                if (bp.segment >= j) {
-                    nearest = std::min(nearest, r.segments[bp.segment].lookback_position -
-                                                    r.segments[j].lookback_position + 1);
-                }
-            }
-            m.positions_back = nearest == UINT32_MAX ? 0 : nearest;
-        }
-        out.missed = m;
-        break;
-    }
-
+    const std::optional<std::size_t> hit = find_hit(p, bps);
+    out.missed = deepest_miss(p, bps, hit);
     const std::int64_t a = hit ? r.segments[*hit].cumulative_tokens : 0;
-    if (Entry* e = hit ? find(*hit) : nullptr; e != nullptr) {
-        e->touched_at =
-            t; // "refreshed for no additional cost each time the cached content is used"
+    if (Entry* e = hit ? entry_at(p, *hit) : nullptr; e != nullptr) {
+        // "refreshed for no additional cost each time the cached content is used"
+        e->touched_at = p.t;
         ++m_writes[e->write].reads;
         out.hit_segment = hit;
         out.hit_writer = m_writes[e->write].writer;
         if (m_refresh_nested) {
-            refresh_nested(r, scope, *hit, t);
+            refresh_nested(r, p.scope, *hit, p.t);
         }
     }
-
-    // Writes: one entry per eligible breakpoint beyond the hit.
-    const std::int64_t visible_from = visible_at(r, t, m_options);
-    for (const Breakpoint* bp : eligible) {
-        if (hit && bp->segment <= *hit) {
-            continue;
-        }
-        auto [it, fresh_key] =
-            m_entries.try_emplace(EntryKey{r.segments[bp->segment].chain, scope});
-        if (!fresh_key && m_writes[it->second.write].reads == 0) {
-            m_writes[it->second.write].dead = true; // written again before anyone read it
-        }
-        m_writes.push_back(WriteReport{index, bp->segment,
-                                       r.segments[bp->segment].cumulative_tokens,
-                                       bp->cache_control.ttl, 0, false});
-        it->second = Entry{bp->cache_control.ttl, t, visible_from, t, m_writes.size() - 1};
-        out.written.push_back(bp->segment);
-    }
-
-    // Billing (rule "Mixing TTLs"): A = tokens at the hit, B = the last 1h
-    // breakpoint after A, C = the last breakpoint; read A, 1h write B - A,
-    // 5m write C - B, the rest is fresh input.
-    out.read = a;
-    std::int64_t b = a;
-    std::int64_t c = a;
-    for (const Breakpoint* bp : eligible) {
-        const std::int64_t tokens = r.segments[bp->segment].cumulative_tokens;
-        if (tokens > a && bp->cache_control.ttl == Ttl::one_hour) {
-            b = std::max(b, tokens);
-        }
-        c = std::max(c, tokens);
-    }
-    out.write_1h = b - a;
-    out.write_5m = c - b;
-    out.fresh = total - c;
+    write_entries(p, eligible, hit, index, out);
+    bill(r, eligible, a, out);
     return out;
 }
 

@@ -34,7 +34,24 @@ private:
         std::int64_t touched_at = 0; // start of the last request that wrote or read it
         std::size_t write = 0;       // index into m_writes
     };
+    // The request being simulated, its isolation scope and start (micros).
+    struct Probe {
+        const model::Request& request;
+        std::string scope;
+        std::int64_t t = 0;
+    };
     [[nodiscard]] double ttl_seconds(model::Ttl ttl) const;
+    [[nodiscard]] bool rejected(const model::Request& r, const std::vector<model::Breakpoint>& bps,
+                                SimResult& out) const;
+    [[nodiscard]] Entry* entry_at(const Probe& p, std::size_t segment);
+    [[nodiscard]] bool alive(const Probe& p, const Entry& e) const;
+    [[nodiscard]] std::optional<std::size_t> find_hit(const Probe& p,
+                                                      const std::vector<model::Breakpoint>& bps);
+    [[nodiscard]] std::optional<Missed> deepest_miss(const Probe& p,
+                                                     const std::vector<model::Breakpoint>& bps,
+                                                     std::optional<std::size_t> hit);
+    void write_entries(const Probe& p, const std::vector<const model::Breakpoint*>& eligible,
+                       std::optional<std::size_t> hit, std::size_t index, SimResult& out);
 
     void refresh_nested(const model::Request& r, const std::string& scope, std::size_t hit,
                         std::int64_t t);
