@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+
 namespace cachewise::ingest {
 
 namespace {
@@ -125,7 +128,7 @@ bedrock_cache_details(od::value v, model::Usage& u)
     }
     std::size_t i = 0;
     for (auto element : get(v.get_array(), "an array")) {
-        od::value d = get(std::move(element), "a cache detail");
+        od::value d = get(element, "a cache detail");
         within("", i++, [&] {
             if (get(d.type(), "an object") != od::json_type::object) {
                 return;
@@ -150,6 +153,116 @@ bedrock_cache_details(od::value v, model::Usage& u)
 
 } // namespace
 
+namespace {
+
+// Whose field names a usage object uses, as far as its keys tell.
+struct UsageShape {
+    bool input_details = false; // input_tokens_details: the Responses API
+    bool camel = false;         // Bedrock
+    bool gemini = false;        // usageMetadata
+    std::optional<std::int64_t> thoughts;
+    std::optional<std::int64_t> gemini_total; // a cachedContents.create reports only this
+};
+
+// The plain counts of every dialect: key, the member it fills, and what the
+// key says of the dialect.
+enum class Mark : std::uint8_t { none, camel, gemini };
+struct CountField {
+    std::string_view key;
+    std::optional<std::int64_t> model::Usage::*member;
+    Mark mark = Mark::none;
+};
+constexpr std::array k_count_fields = {
+    CountField{"input_tokens", &model::Usage::input_tokens},
+    CountField{"output_tokens", &model::Usage::output_tokens},
+    CountField{"completion_tokens", &model::Usage::output_tokens},
+    CountField{"cache_read_input_tokens", &model::Usage::cache_read},
+    CountField{"cache_creation_input_tokens", &model::Usage::cache_write},
+    CountField{"prompt_tokens", &model::Usage::prompt_tokens},
+    CountField{"prompt_cache_hit_tokens", &model::Usage::hit_tokens},
+    CountField{"prompt_cache_miss_tokens", &model::Usage::miss_tokens},
+    CountField{"inputTokens", &model::Usage::input_tokens, Mark::camel},
+    CountField{"outputTokens", &model::Usage::output_tokens, Mark::camel},
+    CountField{"cacheReadInputTokens", &model::Usage::cache_read, Mark::camel},
+    CountField{"cacheWriteInputTokens", &model::Usage::cache_write, Mark::camel},
+    CountField{"promptTokenCount", &model::Usage::prompt_tokens, Mark::gemini},
+    CountField{"prompt_token_count", &model::Usage::prompt_tokens, Mark::gemini},
+    CountField{"cachedContentTokenCount", &model::Usage::cached_tokens, Mark::gemini},
+    CountField{"cached_content_token_count", &model::Usage::cached_tokens, Mark::gemini},
+    CountField{"candidatesTokenCount", &model::Usage::output_tokens, Mark::gemini},
+    CountField{"candidates_token_count", &model::Usage::output_tokens, Mark::gemini},
+};
+
+// Anthropic's cache_creation: the writes of each TTL.
+void
+cache_creation(od::value v, model::Usage& u)
+{
+    if (get(v.type(), "an object") != od::json_type::object) {
+        return;
+    }
+    for (auto f : get(v.get_object(), "an object")) {
+        od::value n = get(f.value(), "a value");
+        const auto k = key_of(f);
+        if (k == "ephemeral_5m_input_tokens") {
+            u.cache_write_5m = within("ephemeral_5m_input_tokens", [&] { return count(n); });
+        } else if (k == "ephemeral_1h_input_tokens") {
+            u.cache_write_1h = within("ephemeral_1h_input_tokens", [&] { return count(n); });
+        }
+    }
+}
+
+// The schema: inclusive when a prompt total is reported (OpenAI, DeepSeek,
+// Gemini, gateways) or when input_tokens is the Responses API's total.
+void
+settle_schema(model::Usage& u, const UsageShape& shape, bool responses_api)
+{
+    if (shape.thoughts) {
+        // Gemini bills thinking as output but reports it apart.
+        u.output_tokens = u.output_tokens.value_or(0) + *shape.thoughts;
+    }
+    if (shape.gemini && !u.prompt_tokens && shape.gemini_total) {
+        u.prompt_tokens = *shape.gemini_total - u.output_tokens.value_or(0);
+    }
+    if (u.prompt_tokens || u.hit_tokens || u.miss_tokens) {
+        u.schema = model::UsageSchema::inclusive;
+        u.dialect = shape.gemini                      ? "gemini"
+                    : (u.hit_tokens || u.miss_tokens) ? "deepseek"
+                    : (u.cache_read || u.cache_write) ? "litellm"
+                                                      : "openai";
+    } else if (shape.input_details || responses_api) {
+        u.schema = model::UsageSchema::inclusive;
+        u.dialect = "openai-responses";
+        u.prompt_tokens = u.input_tokens;
+        u.input_tokens.reset();
+    } else {
+        u.dialect = shape.camel ? "bedrock" : "anthropic";
+    }
+}
+
+} // namespace
+
+// Compaction responses report each internal iteration; the top level may
+// hold only the last one. Returns how many there were, their sum in `sum`.
+std::size_t
+ResponseParser::sum_iterations(od::value v, model::Usage& sum)
+{
+    if (get(v.type(), "an array") != od::json_type::array) {
+        return 0;
+    }
+    std::size_t i = 0;
+    for (auto element : get(v.get_array(), "an array")) {
+        od::value it = get(element, "an iteration");
+        const model::Usage part = within("", i++, [&] { return parse_usage(it); });
+        add(sum.input_tokens, part.input_tokens);
+        add(sum.output_tokens, part.output_tokens);
+        add(sum.cache_read, part.cache_read);
+        add(sum.cache_write, part.cache_write);
+        add(sum.cache_write_5m, part.cache_write_5m);
+        add(sum.cache_write_1h, part.cache_write_1h);
+    }
+    return i;
+}
+
 model::Usage
 ResponseParser::parse_usage(od::value value, bool responses_api)
 {
@@ -160,129 +273,41 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
     model::Usage u;
     model::Usage sum;
     std::size_t iterations = 0;
-    bool input_details = false;
-    bool camel = false;  // Bedrock
-    bool gemini = false; // usageMetadata
-    std::optional<std::int64_t> thoughts;
-    std::optional<std::int64_t> gemini_total; // a cachedContents.create reports only this
+    UsageShape shape;
     for (auto field : get(value.get_object(), "an object")) {
         const auto key = key_of(field);
         od::value v = get(field.value(), "a value");
         const std::string name(key);
         const auto read_count = [&] { return within(name, [&] { return count(v); }); };
-        if (key == "cost") {
+        const auto plain = std::find_if(k_count_fields.begin(), k_count_fields.end(),
+                                        [&](const CountField& f) { return f.key == key; });
+        if (plain != k_count_fields.end()) {
+            u.*(plain->member) = read_count();
+            shape.camel = shape.camel || plain->mark == Mark::camel;
+            shape.gemini = shape.gemini || plain->mark == Mark::gemini;
+        } else if (key == "cost") {
             // OpenRouter's charge for the call; any other shape is not a cost.
             double usd = 0;
             if (v.get_double().get(usd) == simdjson::SUCCESS && usd >= 0) {
                 u.cost_usd = usd;
             }
-        } else if (key == "input_tokens") {
-            u.input_tokens = read_count();
-        } else if (key == "output_tokens" || key == "completion_tokens") {
-            u.output_tokens = read_count();
-        } else if (key == "cache_read_input_tokens") {
-            u.cache_read = read_count();
-        } else if (key == "cache_creation_input_tokens") {
-            u.cache_write = read_count();
-        } else if (key == "prompt_tokens") {
-            u.prompt_tokens = read_count();
-        } else if (key == "prompt_cache_hit_tokens") {
-            u.hit_tokens = read_count();
-        } else if (key == "prompt_cache_miss_tokens") {
-            u.miss_tokens = read_count();
         } else if (key == "prompt_tokens_details" || key == "input_tokens_details") {
-            input_details = input_details || key == "input_tokens_details";
+            shape.input_details = shape.input_details || key == "input_tokens_details";
             within(name, [&] { usage_details(v, u); });
-        } else if (key == "inputTokens") {
-            camel = true;
-            u.input_tokens = read_count();
-        } else if (key == "outputTokens") {
-            camel = true;
-            u.output_tokens = read_count();
-        } else if (key == "cacheReadInputTokens") {
-            camel = true;
-            u.cache_read = read_count();
-        } else if (key == "cacheWriteInputTokens") {
-            camel = true;
-            u.cache_write = read_count();
         } else if (key == "cacheDetails") {
             within(name, [&] { bedrock_cache_details(v, u); });
-        } else if (key == "promptTokenCount" || key == "prompt_token_count") {
-            gemini = true;
-            u.prompt_tokens = read_count();
-        } else if (key == "cachedContentTokenCount" || key == "cached_content_token_count") {
-            gemini = true;
-            u.cached_tokens = read_count();
-        } else if (key == "candidatesTokenCount" || key == "candidates_token_count") {
-            gemini = true;
-            u.output_tokens = read_count();
         } else if (key == "thoughtsTokenCount" || key == "thoughts_token_count") {
-            thoughts = read_count();
+            shape.thoughts = read_count();
         } else if (key == "totalTokenCount" || key == "total_token_count") {
-            gemini = true;
-            gemini_total = read_count();
+            shape.gemini = true;
+            shape.gemini_total = read_count();
         } else if (key == "cache_creation") {
-            within("cache_creation", [&] {
-                if (get(v.type(), "an object") != od::json_type::object) {
-                    return;
-                }
-                for (auto f : get(v.get_object(), "an object")) {
-                    od::value n = get(f.value(), "a value");
-                    const auto k = key_of(f);
-                    if (k == "ephemeral_5m_input_tokens") {
-                        u.cache_write_5m =
-                            within("ephemeral_5m_input_tokens", [&] { return count(n); });
-                    } else if (k == "ephemeral_1h_input_tokens") {
-                        u.cache_write_1h =
-                            within("ephemeral_1h_input_tokens", [&] { return count(n); });
-                    }
-                }
-            });
+            within("cache_creation", [&] { cache_creation(v, u); });
         } else if (key == "iterations") {
-            // Compaction responses report each internal iteration; the top level
-            // may hold only the last one.
-            within("iterations", [&] {
-                if (get(v.type(), "an array") != od::json_type::array) {
-                    return;
-                }
-                std::size_t i = 0;
-                for (auto element : get(v.get_array(), "an array")) {
-                    od::value it = get(std::move(element), "an iteration");
-                    const model::Usage part = within("", i++, [&] { return parse_usage(it); });
-                    add(sum.input_tokens, part.input_tokens);
-                    add(sum.output_tokens, part.output_tokens);
-                    add(sum.cache_read, part.cache_read);
-                    add(sum.cache_write, part.cache_write);
-                    add(sum.cache_write_5m, part.cache_write_5m);
-                    add(sum.cache_write_1h, part.cache_write_1h);
-                    ++iterations;
-                }
-            });
+            iterations = within("iterations", [&] { return sum_iterations(v, sum); });
         }
     }
-    if (thoughts) {
-        // Gemini bills thinking as output but reports it apart.
-        u.output_tokens = u.output_tokens.value_or(0) + *thoughts;
-    }
-    if (gemini && !u.prompt_tokens && gemini_total) {
-        u.prompt_tokens = *gemini_total - u.output_tokens.value_or(0);
-    }
-    // The schema: inclusive when a prompt total is reported (OpenAI, DeepSeek,
-    // Gemini, gateways) or when input_tokens is the Responses API's total.
-    if (u.prompt_tokens || u.hit_tokens || u.miss_tokens) {
-        u.schema = model::UsageSchema::inclusive;
-        u.dialect = gemini                            ? "gemini"
-                    : (u.hit_tokens || u.miss_tokens) ? "deepseek"
-                    : (u.cache_read || u.cache_write) ? "litellm"
-                                                      : "openai";
-    } else if (input_details || responses_api) {
-        u.schema = model::UsageSchema::inclusive;
-        u.dialect = "openai-responses";
-        u.prompt_tokens = u.input_tokens;
-        u.input_tokens.reset();
-    } else {
-        u.dialect = camel ? "bedrock" : "anthropic";
-    }
+    settle_schema(u, shape, responses_api);
     if (iterations > 1 && sum.total_input().value_or(0) > u.total_input().value_or(0)) {
         sum.summed_from_iterations = true;
         sum.cost_usd = u.cost_usd;
@@ -413,7 +438,7 @@ ResponseParser::message_object(od::object object, ResponseInfo& info)
                     return;
                 }
                 for (auto element : get(v.get_array(), "an array")) {
-                    od::value choice = get(std::move(element), "a choice");
+                    od::value choice = get(element, "a choice");
                     if (get(choice.type(), "a choice") != od::json_type::object) {
                         break;
                     }
@@ -611,7 +636,7 @@ ResponseParser::parse_value(od::value value)
     if (t == od::json_type::array) {
         std::size_t i = 0;
         for (auto element : get(value.get_array(), "an array")) {
-            od::value event = get(std::move(element), "an event");
+            od::value event = get(element, "an event");
             within("", i++, [&] {
                 if (get(event.type(), "an event") != od::json_type::object) {
                     throw FieldError("", "expected an SSE event object");

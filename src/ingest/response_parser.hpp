@@ -58,6 +58,7 @@ public:
     static model::Usage parse_usage(od::value value, bool responses_api = false);
 
 private:
+    static std::size_t sum_iterations(od::value value, model::Usage& sum);
     void message_object(od::object object, ResponseInfo& info);
     void event_object(od::object object, ResponseInfo& info);
     void sse_data(std::string_view json, ResponseInfo& info);
