@@ -128,8 +128,21 @@ private:
         }
     }
 
-    void
-    check(const Request& r, std::vector<Finding>& out)
+    // What every rule of one request needs: its provider's breakpoint rules,
+    // minimum and the estimator's error band, and its breakpoints in order.
+    struct Subject {
+        const Request& r;
+        const ruleset::ProviderRules& provider;
+        bool anthropic = false;          // the breakpoint rules CW011-CW016 apply
+        bool openai_breakpoints = false; // GPT-5.6+: a minimum, and CW011 in explicit mode
+        ruleset::MinimumLookup minimum;
+        double band = 0;
+        std::vector<model::Breakpoint> bps;
+        std::optional<std::size_t> last; // the last breakpoint's segment
+    };
+
+    Subject
+    subject_of(const Request& r) const
     {
         // The breakpoint rules (CW011-CW016) are Anthropic's and Bedrock's;
         // OpenAI's GPT-5.6+ breakpoints have only a minimum; the other
@@ -138,16 +151,42 @@ private:
         const bool anthropic = r.provider == "anthropic" || r.provider == "bedrock";
         const bool openai_breakpoints =
             r.provider == "openai" && provider.uses_breakpoints(r.billed_model());
-        const auto minimum = provider.minimum_tokens(r.model);
-        const double band = m_estimator.error_band();
-        const auto bps = anthropic || openai_breakpoints ? model::breakpoints(r)
-                                                         : std::vector<model::Breakpoint>{};
-        std::optional<std::size_t> last;
-        for (const auto& bp : bps) {
-            last = std::max(last.value_or(0), bp.segment);
+        Subject x{.r = r,
+                  .provider = provider,
+                  .anthropic = anthropic,
+                  .openai_breakpoints = openai_breakpoints,
+                  .minimum = provider.minimum_tokens(r.model),
+                  .band = m_estimator.error_band(),
+                  .bps = anthropic || openai_breakpoints ? model::breakpoints(r)
+                                                         : std::vector<model::Breakpoint>{},
+                  .last = std::nullopt};
+        for (const auto& bp : x.bps) {
+            x.last = std::max(x.last.value_or(0), bp.segment);
         }
+        return x;
+    }
 
-        // CW013, CW014: the API would reject the request.
+    void
+    check(const Request& r, std::vector<Finding>& out)
+    {
+        const Subject x = subject_of(r);
+        check_rejected(x, out);
+        check_not_allowed(x, out);
+        check_minimum(x, out);
+        check_lookback(x, out);
+        const auto first_dynamic = check_dynamic(x, out);
+        check_secrets(x, out);
+        check_no_breakpoint(x, first_dynamic, out);
+    }
+
+    // CW013, CW014: the API would reject the request.
+    void
+    check_rejected(const Subject& x, std::vector<Finding>& out)
+    {
+        const Request& r = x.r;
+        const auto& bps = x.bps;
+        const auto& provider = x.provider;
+        const bool anthropic = x.anthropic;
         if (anthropic && static_cast<int>(bps.size()) > provider.integer("max_breakpoints")) {
             Finding f = make(analysis::rule::k_too_many_breakpoints, r,
                              &r.segments[bps.back().segment], std::nullopt);
@@ -179,8 +218,14 @@ private:
                 }
             }
         }
+    }
 
-        // CW016: markers on blocks that cannot carry one.
+    // CW016: markers on blocks that cannot carry one.
+    void
+    check_not_allowed(const Subject& x, std::vector<Finding>& out)
+    {
+        const Request& r = x.r;
+        const bool anthropic = x.anthropic;
         for (const auto& s : r.segments) {
             if (anthropic && s.cache_control && !s.cache_control_allowed) {
                 Finding f = make(analysis::rule::k_cache_control_not_allowed, r, &s, std::nullopt);
@@ -190,10 +235,17 @@ private:
                 emit(out, std::move(f));
             }
         }
+    }
 
-        // CW012: prefixes below the minimum, with the estimate's error band;
-        // an exact count, when asked for, decides the undecided ones.
-        for (const auto& bp : bps) {
+    // CW012: prefixes below the minimum, with the estimate's error band; an
+    // exact count, when asked for, decides the undecided ones.
+    void
+    check_minimum(const Subject& x, std::vector<Finding>& out)
+    {
+        const Request& r = x.r;
+        const auto& minimum = x.minimum;
+        const double band = x.band;
+        for (const auto& bp : x.bps) {
             const Segment& s = r.segments[bp.segment];
             const auto tokens = static_cast<double>(s.cumulative_tokens);
             if (tokens * (1 - band) >= static_cast<double>(minimum.tokens)) {
@@ -227,10 +279,17 @@ private:
                 minimum.known_model ? "" : " (assumed for an unlisted model)");
             emit(out, std::move(f));
         }
+    }
 
-        // CW015: more lookback positions between consecutive breakpoints than the window.
+    // CW015: more lookback positions between consecutive breakpoints than
+    // the window (rule "The lookback window is 20 blocks").
+    void
+    check_lookback(const Subject& x, std::vector<Finding>& out)
+    {
+        const Request& r = x.r;
+        const auto& bps = x.bps;
         const auto window = static_cast<std::uint32_t>(
-            provider.has("lookback_positions") ? provider.integer("lookback_positions") : 0);
+            x.provider.has("lookback_positions") ? x.provider.integer("lookback_positions") : 0);
         for (std::size_t i = 1; window > 0 && i < bps.size(); ++i) {
             const auto gap = r.segments[bps[i].segment].lookback_position -
                              r.segments[bps[i - 1].segment].lookback_position;
@@ -245,8 +304,16 @@ private:
                 emit(out, std::move(f));
             }
         }
+    }
 
-        // CW010 and CW017: dynamic values (and placeholders) in the cached part.
+    // CW010 and CW017: dynamic values (and placeholders) in the cached part.
+    // Returns the segment of the first one reported.
+    std::optional<std::size_t>
+    check_dynamic(const Subject& x, std::vector<Finding>& out)
+    {
+        const Request& r = x.r;
+        const auto& minimum = x.minimum;
+        const auto& last = x.last;
         const analysis::DivergenceContext context{m_rules, *m_texts, m_matcher, m_estimator};
         const auto dynamic = analysis::scan_dynamic_fields(r, context, true);
         std::optional<std::size_t> first_dynamic;
@@ -300,7 +367,14 @@ private:
             }
         }
 
-        // CW040: a credential in the template is sent with every request.
+        return first_dynamic;
+    }
+
+    // CW040: a credential in the template is sent with every request.
+    void
+    check_secrets(const Subject& x, std::vector<Finding>& out)
+    {
+        const Request& r = x.r;
         for (const auto& s : r.segments) {
             const auto raw = m_texts->get(s.content);
             const std::string text = raw ? analysis::display_text(*raw, s.kind) : std::string();
@@ -314,10 +388,19 @@ private:
                 emit(out, std::move(f));
             }
         }
+    }
 
-        // CW011: a cacheable stable prefix and no breakpoint at all (OpenAI:
-        // explicit mode without one; implicit mode marks the end itself).
-        if (bps.empty() && (anthropic || (openai_breakpoints && r.explicit_mode))) {
+    // CW011: a cacheable stable prefix and no breakpoint at all (OpenAI:
+    // explicit mode without one; implicit mode marks the end itself).
+    void
+    check_no_breakpoint(const Subject& x, std::optional<std::size_t> first_dynamic,
+                        std::vector<Finding>& out)
+    {
+        const Request& r = x.r;
+        const auto& minimum = x.minimum;
+        const double band = x.band;
+        const bool anthropic = x.anthropic;
+        if (x.bps.empty() && (anthropic || (x.openai_breakpoints && r.explicit_mode))) {
             const std::int64_t stable = first_dynamic
                                             ? r.segments[*first_dynamic].cumulative_tokens -
                                                   r.segments[*first_dynamic].tokens
