@@ -30,8 +30,8 @@ struct BenchOutcome {
 bool gpu_module_built();
 
 // Loads the CUDA module (cachewise-cuda.so next to the binary, else in
-// ../lib/cachewise beside it, else in the installed library folder) on first use, runs the benchmark in it and
-// builds the profile: the rates count prefill::FlopModel's FLOPs, as the
+// ../lib/cachewise beside it, else in the installed library folder) on first use, runs the
+// benchmark in it and builds the profile: the rates count prefill::FlopModel's FLOPs, as the
 // modelled profile does.
 BenchOutcome run_gpu_bench(const BenchRequest& request);
 

@@ -67,9 +67,8 @@ TEST_SUITE("prefill")
         }
         CHECK(weights == doctest::Approx(218103808.0)); // 6,979,321,856 / 32
         CHECK(2 * weights * 4096 == doctest::Approx(f.projection_flops_per_layer(4096)));
-        CHECK(f.full_layer_flops(4096) ==
-              doctest::Approx(f.projection_flops_per_layer(4096) +
-                              f.attention_flops_per_layer(4096)));
+        CHECK(f.full_layer_flops(4096) == doctest::Approx(f.projection_flops_per_layer(4096) +
+                                                          f.attention_flops_per_layer(4096)));
         // Without sliding layers, a full layer is the model's average layer.
         CHECK(f.full_layer_flops(8192) * llama.layers == doctest::Approx(f.flops(8192)));
         // A mixture of experts runs its active width densely: within 2%.
