@@ -418,23 +418,20 @@ render_hunk(const std::vector<DiffLine>& hunk, std::size_t a_start, std::size_t 
     return out;
 }
 
-} // namespace
+// A line of the edit script: kept (' '), removed ('-') or added ('+'), with
+// its index in each side.
+struct Op {
+    char kind;
+    std::size_t a;
+    std::size_t b;
+};
 
-std::string
-unified_diff(std::string_view before, std::string_view after, std::string_view name_before,
-             std::string_view name_after)
+// The edit script from lines `a` to lines `b`.
+std::vector<Op>
+line_ops(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b)
 {
-    const auto a = lines_of(before);
-    const auto b = lines_of(after);
-    // Longest common subsequence of lines (inputs are requests and logs whose
-    // rewrites change lines in place, so the table stays small in practice).
     const std::size_t n = a.size();
     const std::size_t m = b.size();
-    struct Op {
-        char kind; // ' ', '-', '+'
-        std::size_t a;
-        std::size_t b;
-    };
     std::vector<Op> ops;
     if (n == m) {
         // Rewrites change lines in place: pair them up, no search needed
@@ -447,27 +444,40 @@ unified_diff(std::string_view before, std::string_view after, std::string_view n
                 ops.push_back({'+', i + 1, i});
             }
         }
-    } else {
-        // Longest common subsequence of lines.
-        std::vector<std::vector<std::uint32_t>> lcs(n + 1, std::vector<std::uint32_t>(m + 1, 0));
-        for (std::size_t i = n; i-- > 0;) {
-            for (std::size_t j = m; j-- > 0;) {
-                lcs[i][j] =
-                    a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-            }
-        }
-        std::size_t i = 0;
-        std::size_t j = 0;
-        while (i < n || j < m) {
-            if (i < n && j < m && a[i] == b[j]) {
-                ops.push_back({' ', i++, j++});
-            } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-                ops.push_back({'+', i, j++});
-            } else {
-                ops.push_back({'-', i++, j});
-            }
+        return ops;
+    }
+    // Longest common subsequence of lines (inputs are requests and logs whose
+    // rewrites change lines in place, so the table stays small in practice).
+    std::vector<std::vector<std::uint32_t>> lcs(n + 1, std::vector<std::uint32_t>(m + 1, 0));
+    for (std::size_t i = n; i-- > 0;) {
+        for (std::size_t j = m; j-- > 0;) {
+            lcs[i][j] =
+                a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
         }
     }
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && a[i] == b[j]) {
+            ops.push_back({' ', i++, j++});
+        } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+            ops.push_back({'+', i, j++});
+        } else {
+            ops.push_back({'-', i++, j});
+        }
+    }
+    return ops;
+}
+
+} // namespace
+
+std::string
+unified_diff(std::string_view before, std::string_view after, std::string_view name_before,
+             std::string_view name_after)
+{
+    const auto a = lines_of(before);
+    const auto b = lines_of(after);
+    const std::vector<Op> ops = line_ops(a, b);
     std::string out;
     DocumentMap document;
     document.text = before;
