@@ -247,6 +247,13 @@ closest_line(std::string_view line, const std::vector<std::string_view>& others)
     return partner;
 }
 
+// Diagonal k's slot in Myers' V array (k runs from -offset to offset).
+std::size_t
+diagonal_index(int k, int offset)
+{
+    return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(k) + offset);
+}
+
 // Walks Myers' trace back from its end on diagonal k and returns the stretches of the
 // first text that an edit touches (an insertion is an empty stretch where it
 // goes), adjacent edits joined, shifted by `base`.
@@ -256,7 +263,7 @@ backtrack_regions(const std::vector<std::vector<int>>& trace, int k, int offset,
     std::vector<Region> edits;
     for (int d = static_cast<int>(trace.size()) - 1; d > 0; --d) {
         const auto& v = trace[static_cast<std::size_t>(d)];
-        const auto at = [&](int kk) { return v[static_cast<std::size_t>(kk + offset)]; };
+        const auto at = [&](int kk) { return v[diagonal_index(kk, offset)]; };
         const bool down = k == -d || (k != d && at(k - 1) < at(k + 1));
         const int prev_k = down ? k + 1 : k - 1;
         const int prev_x = at(prev_k);
@@ -308,9 +315,7 @@ diff_regions(std::string_view a, std::string_view b)
     for (int d = 0; d <= max_d; ++d) {
         trace.push_back(v);
         for (int k = -d; k <= d; k += 2) {
-            const auto at = [&](int kk) -> int& {
-                return v[static_cast<std::size_t>(kk + offset)];
-            };
+            const auto at = [&](int kk) -> int& { return v[diagonal_index(kk, offset)]; };
             int i = (k == -d || (k != d && at(k - 1) < at(k + 1))) ? at(k + 1) : at(k - 1) + 1;
             int j = i - k;
             while (i < n && j < m &&
