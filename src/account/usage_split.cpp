@@ -60,15 +60,16 @@ reported_split(const model::Usage& u)
     return r;
 }
 
-std::vector<analysis::Finding>
-check_usage(const model::Request& r)
-{
-    std::vector<analysis::Finding> out;
-    if (!r.usage) {
-        return out;
-    }
-    const auto& u = *r.usage;
-    const auto add = [&](std::string kind, std::string message) {
+namespace {
+
+// Reports CW030 findings of one request's usage.
+struct UsageReporter {
+    const model::Request& r;
+    std::vector<analysis::Finding>& out;
+
+    void
+    operator()(std::string kind, std::string message) const
+    {
         analysis::Finding f = analysis::make_finding(analysis::rule::k_usage_inconsistent);
         f.request = r.id;
         f.stream = r.stream;
@@ -78,7 +79,14 @@ check_usage(const model::Request& r)
         f.kind = std::move(kind);
         f.message = std::move(message);
         out.push_back(std::move(f));
-    };
+    }
+};
+
+// Every schema: a total to account by, no negative count, and Anthropic's
+// write split adding up.
+void
+check_counts(const model::Usage& u, const UsageReporter& add)
+{
     const bool inclusive = u.schema == UsageSchema::inclusive;
     if (!u.total_input()) {
         add("missing", inclusive
@@ -117,10 +125,13 @@ check_usage(const model::Request& r)
                             u.cache_write_1h.value_or(0), parts));
         }
     }
-    if (!inclusive) {
-        return out;
-    }
+}
 
+// The inclusive schema's identities: DeepSeek's hit + miss, and a gateway
+// record carrying both schemas (LiteLLM).
+void
+check_inclusive_identities(const model::Usage& u, const UsageReporter& add)
+{
     // DeepSeek: "prompt_cache_hit_tokens + prompt_cache_miss_tokens" make up
     // prompt_tokens, and prompt_tokens_details.cached_tokens repeats the hits.
     if (u.hit_tokens && u.miss_tokens && u.prompt_tokens &&
@@ -158,6 +169,12 @@ check_usage(const model::Request& r)
                             parts, *u.prompt_tokens));
         }
     }
+}
+
+// What was read and written cannot exceed the prompt.
+void
+check_inclusive_bounds(const model::Usage& u, const UsageReporter& add)
+{
     if (const auto total = u.total_input()) {
         const std::int64_t read = inclusive_read(u);
         const std::int64_t write = inclusive_write(u);
@@ -173,6 +190,23 @@ check_usage(const model::Request& r)
                             "{} {}",
                             total_name, read, write, total_name, *total));
         }
+    }
+}
+
+} // namespace
+
+std::vector<analysis::Finding>
+check_usage(const model::Request& r)
+{
+    std::vector<analysis::Finding> out;
+    if (!r.usage) {
+        return out;
+    }
+    const UsageReporter add{r, out};
+    check_counts(*r.usage, add);
+    if (r.usage->schema == UsageSchema::inclusive) {
+        check_inclusive_identities(*r.usage, add);
+        check_inclusive_bounds(*r.usage, add);
     }
     return out;
 }
