@@ -2,6 +2,9 @@
 
 #include "sim/simulator.hpp"
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <unordered_map>
 
 namespace cachewise::sim {
@@ -37,6 +40,12 @@ private:
     [[nodiscard]] bool alive(std::int64_t touched_at, std::int64_t now) const;
     void persist(const Hash128& chain, const std::string& scope, std::int64_t length, bool boundary,
                  std::int64_t now, std::int64_t visible, std::size_t index);
+    std::int64_t match(const model::Request& r, const std::string& scope, std::int64_t now,
+                       SimResult& out);
+    [[nodiscard]] std::optional<std::size_t>
+    deepest_seen(const model::Request& r, const std::string& scope, std::int64_t now) const;
+    void persist_units(const model::Request& r, const std::string& scope, std::int64_t now,
+                       std::optional<std::size_t> common, std::size_t index);
 
     const ruleset::ProviderRules& m_rules;
     SimOptions m_options;
