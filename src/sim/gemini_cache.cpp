@@ -12,6 +12,65 @@ GeminiCache::GeminiCache(const ruleset::ProviderRules& rules, SimOptions options
     : m_rules(rules), m_options(options)
 {}
 
+// cachedContents.create: the content is processed once and kept.
+void
+GeminiCache::create_explicit(const model::Request& r, std::int64_t now, std::size_t index,
+                             SimResult& out)
+{
+    const std::int64_t total = r.prompt_tokens();
+    const auto& c = *r.cache_create;
+    const double ttl = c.ttl_seconds.value_or(m_rules.ttl_seconds("explicit_default"));
+    const std::int64_t expires =
+        c.expire_time ? c.expire_time->micros : now + static_cast<std::int64_t>(ttl * 1e6);
+    const std::string name = c.name.empty() ? r.id : c.name;
+    m_explicit[name] = Explicit{total, now, expires, index};
+    out.fresh = total;
+    out.notes.push_back(fmt::format("creates the explicit cache {} ({} tokens) until {}", name,
+                                    total, format_rfc3339(Timestamp{expires})));
+}
+
+// The tokens read from the explicit cache a request names (0 when none).
+std::int64_t
+GeminiCache::read_explicit(const model::Request& r, std::int64_t now, SimResult& out) const
+{
+    if (r.cached_content.empty()) {
+        return 0;
+    }
+    const std::int64_t total = r.prompt_tokens();
+    std::int64_t explicit_read = 0;
+    const auto it = m_explicit.find(r.cached_content);
+    if (it == m_explicit.end()) {
+        // Created outside the log (or before --since): its size is that
+        // of the leading segments that stand for it, inferred from usage.
+        for (const auto& seg : r.segments) {
+            if (seg.kind != model::SegmentKind::unlogged && !seg.path.cached) {
+                break;
+            }
+            explicit_read = seg.cumulative_tokens;
+        }
+        out.notes.push_back(fmt::format("the explicit cache {} was created outside the log: "
+                                        "assumed alive",
+                                        r.cached_content));
+    } else if (now <= it->second.expires_at) {
+        explicit_read = std::min(it->second.tokens, total);
+        out.hit_writer = it->second.creator;
+        out.hit_segment = 0;
+    } else {
+        Missed m;
+        m.reason = MissReason::expired;
+        m.tokens = it->second.tokens;
+        m.writer = it->second.creator;
+        m.gap_seconds = static_cast<double>(now - it->second.created_at) / 1e6;
+        m.ttl_seconds = static_cast<double>(it->second.expires_at - it->second.created_at) / 1e6;
+        out.missed = m;
+        out.notes.push_back(fmt::format("the explicit cache {} expired at {}: the API rejects "
+                                        "a request that names it",
+                                        r.cached_content,
+                                        format_rfc3339(Timestamp{it->second.expires_at})));
+    }
+    return explicit_read;
+}
+
 SimResult
 GeminiCache::simulate(const model::Request& r, std::size_t index)
 {
@@ -22,55 +81,11 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
     out.minimum_known = minimum.certain();
-
     if (r.cache_create) {
-        // cachedContents.create: the content is processed once and kept.
-        const auto& c = *r.cache_create;
-        const double ttl = c.ttl_seconds.value_or(m_rules.ttl_seconds("explicit_default"));
-        const std::int64_t expires =
-            c.expire_time ? c.expire_time->micros : now + static_cast<std::int64_t>(ttl * 1e6);
-        const std::string name = c.name.empty() ? r.id : c.name;
-        m_explicit[name] = Explicit{total, now, expires, index};
-        out.fresh = total;
-        out.notes.push_back(fmt::format("creates the explicit cache {} ({} tokens) until {}", name,
-                                        total, format_rfc3339(Timestamp{expires})));
+        create_explicit(r, now, index, out);
         return out;
     }
-
-    std::int64_t explicit_read = 0;
-    if (!r.cached_content.empty()) {
-        const auto it = m_explicit.find(r.cached_content);
-        if (it == m_explicit.end()) {
-            // Created outside the log (or before --since): its size is that
-            // of the leading segments that stand for it, inferred from usage.
-            for (const auto& seg : r.segments) {
-                if (seg.kind != model::SegmentKind::unlogged && !seg.path.cached) {
-                    break;
-                }
-                explicit_read = seg.cumulative_tokens;
-            }
-            out.notes.push_back(fmt::format("the explicit cache {} was created outside the log: "
-                                            "assumed alive",
-                                            r.cached_content));
-        } else if (now <= it->second.expires_at) {
-            explicit_read = std::min(it->second.tokens, total);
-            out.hit_writer = it->second.creator;
-            out.hit_segment = 0;
-        } else {
-            Missed m;
-            m.reason = MissReason::expired;
-            m.tokens = it->second.tokens;
-            m.writer = it->second.creator;
-            m.gap_seconds = static_cast<double>(now - it->second.created_at) / 1e6;
-            m.ttl_seconds =
-                static_cast<double>(it->second.expires_at - it->second.created_at) / 1e6;
-            out.missed = m;
-            out.notes.push_back(fmt::format("the explicit cache {} expired at {}: the API rejects "
-                                            "a request that names it",
-                                            r.cached_content,
-                                            format_rfc3339(Timestamp{it->second.expires_at})));
-        }
-    }
+    const std::int64_t explicit_read = read_explicit(r, now, out);
 
     // Implicit caching, in steps.
     const std::int64_t step = m_rules.integer("hit_step_tokens");

@@ -31,6 +31,10 @@ private:
         std::int64_t expires_at = 0;
         std::size_t creator = 0;
     };
+    void create_explicit(const model::Request& r, std::int64_t now, std::size_t index,
+                         SimResult& out);
+    [[nodiscard]] std::int64_t read_explicit(const model::Request& r, std::int64_t now,
+                                             SimResult& out) const;
 
     const ruleset::ProviderRules& m_rules;
     SimOptions m_options;
