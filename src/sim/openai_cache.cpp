@@ -58,49 +58,37 @@ OpenAICache::automatic(const model::Request& r, std::size_t index, std::int64_t 
     return out;
 }
 
-SimResult
-OpenAICache::breakpoints(const model::Request& r, std::size_t index, std::int64_t now,
-                         const std::string& scope)
+// The breakpoints a GPT-5.6+ request writes: in explicit mode its latest
+// marked ones ("without breakpoints in explicit mode nothing is cached");
+// in implicit mode the end of the latest message plus the latest marked ones.
+std::vector<std::size_t>
+OpenAICache::chosen_breakpoints(const model::Request& r,
+                                const std::vector<std::size_t>& marked) const
 {
-    SimResult out;
-    out.uses_breakpoints = true;
-    const auto minimum = m_rules.minimum_tokens(r.billed_model());
-    out.minimum_tokens = minimum.tokens;
-    out.minimum_known = minimum.certain();
-    const std::int64_t total = r.prompt_tokens();
-    if (r.segments.empty()) {
-        return out;
-    }
-
-    // The breakpoints this request writes.
-    std::vector<std::size_t> marked;
-    for (std::size_t i = 0; i < r.segments.size(); ++i) {
-        if (r.segments[i].cache_control) {
-            marked.push_back(i);
-        }
-    }
     const auto limit = static_cast<std::size_t>(m_rules.integer("max_breakpoints"));
     std::vector<std::size_t> bps;
     if (r.explicit_mode) {
-        // "without breakpoints in explicit mode nothing is cached"
         const std::size_t from = marked.size() > limit ? marked.size() - limit : 0;
         bps.assign(marked.begin() + static_cast<std::ptrdiff_t>(from), marked.end());
-    } else {
-        // implicit mode: the end of the latest message plus the latest explicit ones
-        const std::size_t last = r.segments.size() - 1;
-        marked.erase(std::remove(marked.begin(), marked.end(), last), marked.end());
-        const std::size_t keep = limit - 1;
-        const std::size_t from = marked.size() > keep ? marked.size() - keep : 0;
-        bps.assign(marked.begin() + static_cast<std::ptrdiff_t>(from), marked.end());
-        bps.push_back(last);
+        return bps;
     }
-    for (const auto b : bps) {
-        out.breakpoints.push_back(Breakpoint{b, model::CacheControl{}, false});
-    }
+    const std::size_t last = r.segments.size() - 1;
+    std::vector<std::size_t> others = marked;
+    others.erase(std::remove(others.begin(), others.end(), last), others.end());
+    const std::size_t keep = limit - 1;
+    const std::size_t from = others.size() > keep ? others.size() - keep : 0;
+    bps.assign(others.begin() + static_cast<std::ptrdiff_t>(from), others.end());
+    bps.push_back(last);
+    return bps;
+}
 
-    // Reads: the deepest prefix that matches one of the latest breakpoints
-    // written in this cache ("up to the latest 80 ... without a content-block
-    // lookback limit").
+// Reads: the deepest prefix that matches one of the latest breakpoints
+// written in this cache ("up to the latest 80 ... without a content-block
+// lookback limit").
+void
+OpenAICache::read_breakpoint(const model::Request& r, std::int64_t now, const std::string& scope,
+                             SimResult& out)
+{
     const auto considered = static_cast<std::uint64_t>(m_rules.integer("considered_breakpoints"));
     const std::uint64_t newest = m_sequence[scope];
     const double ttl = m_rules.ttl_seconds("30m");
@@ -131,13 +119,20 @@ OpenAICache::breakpoints(const model::Request& r, std::size_t index, std::int64_
         }
     }
     out.read = out.hit_segment ? r.segments[*out.hit_segment].cumulative_tokens : 0;
+}
 
-    // Writes: each breakpoint beyond the hit whose prefix reaches the minimum.
+// Writes: each breakpoint beyond the hit whose prefix reaches the minimum.
+// Returns the deepest prefix written (or read).
+std::int64_t
+OpenAICache::write_breakpoints(const model::Request& r, const std::vector<std::size_t>& bps,
+                               std::size_t index, std::int64_t now, const std::string& scope,
+                               SimResult& out)
+{
     std::int64_t deepest = out.read;
     const std::int64_t visible = visible_at(r, now, m_options);
     for (const auto b : bps) {
         const std::int64_t tokens = r.segments[b].cumulative_tokens;
-        if (tokens < minimum.tokens) {
+        if (tokens < out.minimum_tokens) {
             out.below_minimum.push_back(b);
             continue;
         }
@@ -153,11 +148,38 @@ OpenAICache::breakpoints(const model::Request& r, std::size_t index, std::int64_
         out.written.push_back(b);
         deepest = std::max(deepest, tokens);
     }
+    return deepest;
+}
+
+SimResult
+OpenAICache::breakpoints(const model::Request& r, std::size_t index, std::int64_t now,
+                         const std::string& scope)
+{
+    SimResult out;
+    out.uses_breakpoints = true;
+    const auto minimum = m_rules.minimum_tokens(r.billed_model());
+    out.minimum_tokens = minimum.tokens;
+    out.minimum_known = minimum.certain();
+    if (r.segments.empty()) {
+        return out;
+    }
+    std::vector<std::size_t> marked;
+    for (std::size_t i = 0; i < r.segments.size(); ++i) {
+        if (r.segments[i].cache_control) {
+            marked.push_back(i);
+        }
+    }
+    const auto bps = chosen_breakpoints(r, marked);
+    for (const auto b : bps) {
+        out.breakpoints.push_back(Breakpoint{b, model::CacheControl{}, false});
+    }
+    read_breakpoint(r, now, scope, out);
+    const std::int64_t deepest = write_breakpoints(r, bps, index, now, scope, out);
     out.write_5m = deepest - out.read;
-    out.fresh = total - deepest;
+    out.fresh = r.prompt_tokens() - deepest;
     if (r.explicit_mode && marked.empty()) {
-        out.notes.push_back("explicit cache mode without a prompt_cache_breakpoint: nothing is "
-                            "cached");
+        out.notes.emplace_back("explicit cache mode without a prompt_cache_breakpoint: nothing is "
+                               "cached");
     }
     return out;
 }

@@ -38,6 +38,13 @@ private:
                         const std::string& scope);
     SimResult breakpoints(const model::Request& r, std::size_t index, std::int64_t now,
                           const std::string& scope);
+    [[nodiscard]] std::vector<std::size_t>
+    chosen_breakpoints(const model::Request& r, const std::vector<std::size_t>& marked) const;
+    void read_breakpoint(const model::Request& r, std::int64_t now, const std::string& scope,
+                         SimResult& out);
+    std::int64_t write_breakpoints(const model::Request& r, const std::vector<std::size_t>& bps,
+                                   std::size_t index, std::int64_t now, const std::string& scope,
+                                   SimResult& out);
 
     struct Entry {
         std::int64_t touched_at = 0;
