@@ -330,44 +330,80 @@ private:
         return d;
     }
 
+    using ToolList = std::vector<std::pair<Hash128, std::size_t>>; // content, index
+
+    // A request's tool definitions (first for Anthropic, after the
+    // instructions for OpenAI) and their names.
+    static ToolList
+    tool_list(const Request& r)
+    {
+        ToolList out;
+        for (const auto& segment : r.segments) {
+            if (segment.path.level == Level::tools) {
+                out.emplace_back(segment.content, out.size());
+            }
+        }
+        return out;
+    }
+
+    std::vector<std::string>
+    tool_names(const ToolList& list) const
+    {
+        std::vector<std::string> out;
+        for (const auto& [hash, index] : list) {
+            const auto t = m_c.texts.get(hash);
+            out.push_back(t ? tool_name(*t) : fmt::format("tools[{}]", index));
+        }
+        return out;
+    }
+
+    static bool
+    same_tool_set(ToolList a, ToolList b)
+    {
+        const auto by_hash = [](const auto& x, const auto& y) { return x.first < y.first; };
+        std::sort(a.begin(), a.end(), by_hash);
+        std::sort(b.begin(), b.end(), by_hash);
+        return a.size() == b.size() &&
+               std::equal(a.begin(), a.end(), b.begin(),
+                          [](const auto& x, const auto& y) { return x.first == y.first; });
+    }
+
+    // "added X; removed Y" between two name lists, with the finding's kind.
+    static std::string
+    added_removed(const std::vector<std::string>& was, const std::vector<std::string>& now,
+                  std::string& kind)
+    {
+        const auto missing_from = [](const auto& from, const auto& in) {
+            std::vector<std::string> out;
+            for (const auto& n : from) {
+                if (std::find(in.begin(), in.end(), n) == in.end()) {
+                    out.push_back(n);
+                }
+            }
+            return out;
+        };
+        const auto added = missing_from(now, was);
+        const auto removed = missing_from(was, now);
+        std::string what;
+        if (!added.empty()) {
+            what += fmt::format("added {}", fmt::join(added, ", "));
+            kind = "added";
+        }
+        if (!removed.empty()) {
+            what += fmt::format("{}removed {}", what.empty() ? "" : "; ", fmt::join(removed, ", "));
+            kind = kind.empty() ? "removed" : "added-removed";
+        }
+        return what;
+    }
+
     Finding
     tools() const
     {
-        std::vector<std::pair<Hash128, std::size_t>> was_tools;
-        std::vector<std::pair<Hash128, std::size_t>> now_tools;
-        // Tools come first for Anthropic, after the instructions for OpenAI.
-        for (const auto& segment : m_was.segments) {
-            if (segment.path.level == Level::tools) {
-                was_tools.emplace_back(segment.content, was_tools.size());
-            }
-        }
-        for (const auto& segment : m_now.segments) {
-            if (segment.path.level == Level::tools) {
-                now_tools.emplace_back(segment.content, now_tools.size());
-            }
-        }
-        const auto names = [&](const Request& r, const auto& list) {
-            std::vector<std::string> out;
-            for (const auto& [hash, index] : list) {
-                const auto t = m_c.texts.get(hash);
-                out.push_back(t ? tool_name(*t) : fmt::format("tools[{}]", index));
-            }
-            (void)r;
-            return out;
-        };
-        const auto was_names = names(m_was, was_tools);
-        const auto now_names = names(m_now, now_tools);
-
-        auto sorted_was = was_tools;
-        auto sorted_now = now_tools;
-        const auto by_hash = [](const auto& x, const auto& y) { return x.first < y.first; };
-        std::sort(sorted_was.begin(), sorted_was.end(), by_hash);
-        std::sort(sorted_now.begin(), sorted_now.end(), by_hash);
-        const bool same_set =
-            sorted_was.size() == sorted_now.size() &&
-            std::equal(sorted_was.begin(), sorted_was.end(), sorted_now.begin(),
-                       [](const auto& x, const auto& y) { return x.first == y.first; });
-        if (same_set) {
+        const ToolList was_tools = tool_list(m_was);
+        const ToolList now_tools = tool_list(m_now);
+        const auto was_names = tool_names(was_tools);
+        const auto now_names = tool_names(now_tools);
+        if (same_tool_set(was_tools, now_tools)) {
             Finding f = base(rule::k_tools_reordered);
             f.kind = "reordered";
             f.excerpt = Excerpt{fmt::format("{}", fmt::join(was_names, ", ")),
@@ -376,35 +412,16 @@ private:
                                     fmt::join(was_names, ", "), fmt::join(now_names, ", "));
             return f;
         }
-        if (m_k < m_was.segments.size() && m_k < m_now.segments.size() &&
-            m_was.segments[m_k].path.level == Level::tools &&
-            m_now.segments[m_k].path.level == Level::tools) {
+        const bool both_tools = m_k < m_was.segments.size() && m_k < m_now.segments.size() &&
+                                m_was.segments[m_k].path.level == Level::tools &&
+                                m_now.segments[m_k].path.level == Level::tools;
+        if (both_tools) {
             if (auto drift = serialization(); drift) {
                 return *drift;
             }
         }
         Finding f = base(rule::k_tools_changed);
-        std::vector<std::string> added;
-        std::vector<std::string> removed;
-        for (const auto& n : now_names) {
-            if (std::find(was_names.begin(), was_names.end(), n) == was_names.end()) {
-                added.push_back(n);
-            }
-        }
-        for (const auto& n : was_names) {
-            if (std::find(now_names.begin(), now_names.end(), n) == now_names.end()) {
-                removed.push_back(n);
-            }
-        }
-        std::string what;
-        if (!added.empty()) {
-            what += fmt::format("added {}", fmt::join(added, ", "));
-            f.kind = "added";
-        }
-        if (!removed.empty()) {
-            what += fmt::format("{}removed {}", what.empty() ? "" : "; ", fmt::join(removed, ", "));
-            f.kind = f.kind.empty() ? "removed" : "added-removed";
-        }
+        std::string what = added_removed(was_names, now_names, f.kind);
         if (what.empty()) {
             std::size_t first_tool = 0;
             while (first_tool < m_now.segments.size() &&
@@ -415,8 +432,7 @@ private:
             const std::string name = at < now_names.size() ? now_names[at] : std::string("?");
             what = fmt::format("the definition of {} changed", name);
             f.kind = "changed";
-            if (m_now.segments[m_k].path.level == Level::tools &&
-                m_was.segments[m_k].path.level == Level::tools) {
+            if (both_tools) {
                 if (auto m = locate(f, false)) {
                     return dynamic(f, *m);
                 }
