@@ -568,16 +568,17 @@ private:
         }
     }
 
-    // CW024: per stream, the TTL its reuse gaps call for.
-    void
-    advise_ttl()
+    // A stream's use of the caches with a choice of TTL (Anthropic, Bedrock).
+    struct StreamUse {
+        std::vector<std::size_t> requests;
+        std::int64_t expired_tokens = 0; // re-written after gaps of 5 min to 1 h
+        std::int64_t written_5m = 0;
+        std::int64_t written_1h = 0;
+    };
+
+    [[nodiscard]] std::map<std::string, StreamUse>
+    ttl_streams() const
     {
-        struct StreamUse {
-            std::vector<std::size_t> requests;
-            std::int64_t expired_tokens = 0; // re-written after gaps of 5 min to 1 h
-            std::int64_t written_5m = 0;
-            std::int64_t written_1h = 0;
-        };
         std::map<std::string, StreamUse> streams;
         for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
             const auto& a = m_result.requests[i];
@@ -595,9 +596,16 @@ private:
                 streams[f.stream].expired_tokens += f.tokens_lost;
             }
         }
+        return streams;
+    }
+
+    // CW024: per stream, the TTL its reuse gaps call for.
+    void
+    advise_ttl()
+    {
         const double five = m_rules.provider("anthropic").ttl_seconds("5m");
         const double hour = m_rules.provider("anthropic").ttl_seconds("1h");
-        for (const auto& [name, s] : streams) {
+        for (const auto& [name, s] : ttl_streams()) {
             if (s.requests.size() < 2) {
                 continue;
             }
@@ -613,46 +621,60 @@ private:
                 longest = std::max(longest, gap);
                 mid_gaps += (gap > five && gap <= hour) ? 1 : 0;
             }
-            const std::size_t first = s.requests.front();
-            const auto price = m_prices.find(first);
-            const Request& r = m_requests->head(first);
             if (s.written_5m > 0 && mid_gaps > 0 && s.expired_tokens > 0) {
-                Finding f = finding(rule::k_ttl_advice, r, first);
-                f.kind = "use-1h";
-                f.location.path = "cache_control";
-                if (price != m_prices.end()) {
-                    const auto& p = price->second;
-                    const double saved =
-                        static_cast<double>(s.expired_tokens) * (p.write_5m - p.read) / 1e6;
-                    const double extra =
-                        static_cast<double>(s.written_5m) * (p.write_1h - p.write_5m) / 1e6;
-                    f.cost_usd = saved - extra;
-                }
-                f.tokens_lost = s.expired_tokens;
-                f.message = fmt::format(
-                    "{} gaps between 5 minutes and 1 hour in stream {} let 5m entries expire "
-                    "({} tokens written again); a 1h TTL would keep them{}",
-                    mid_gaps, name, group_digits(s.expired_tokens),
-                    f.cost_usd ? fmt::format(", net {:+.4f} USD", *f.cost_usd) : "");
-                if (!f.cost_usd || *f.cost_usd > 0) {
-                    add(std::move(f), first);
-                }
+                advise_1h(name, s, mid_gaps);
             } else if (s.written_1h > 0 && longest > 0 && longest <= five) {
-                Finding f = finding(rule::k_ttl_advice, r, first);
-                f.kind = "use-5m";
-                f.location.path = "cache_control";
-                if (price != m_prices.end()) {
-                    f.cost_usd = static_cast<double>(s.written_1h) *
-                                 (price->second.write_1h - price->second.write_5m) / 1e6;
-                }
-                f.message =
-                    fmt::format("stream {} never waits more than {:.0f} s between requests: the 1h "
+                advise_5m(name, s, longest);
+            }
+        }
+    }
+
+    // 5m entries expired in gaps a 1h TTL would have bridged: advised when it
+    // saves more than the 1h premium costs.
+    void
+    advise_1h(const std::string& name, const StreamUse& s, std::size_t mid_gaps)
+    {
+        const std::size_t first = s.requests.front();
+        const auto price = m_prices.find(first);
+        Finding f = finding(rule::k_ttl_advice, m_requests->head(first), first);
+        f.kind = "use-1h";
+        f.location.path = "cache_control";
+        if (price != m_prices.end()) {
+            const auto& p = price->second;
+            const double saved =
+                static_cast<double>(s.expired_tokens) * (p.write_5m - p.read) / 1e6;
+            const double extra =
+                static_cast<double>(s.written_5m) * (p.write_1h - p.write_5m) / 1e6;
+            f.cost_usd = saved - extra;
+        }
+        f.tokens_lost = s.expired_tokens;
+        f.message = fmt::format("{} gaps between 5 minutes and 1 hour in stream {} let 5m entries "
+                                "expire ({} tokens written again); a 1h TTL would keep them{}",
+                                mid_gaps, name, group_digits(s.expired_tokens),
+                                f.cost_usd ? fmt::format(", net {:+.4f} USD", *f.cost_usd) : "");
+        if (!f.cost_usd || *f.cost_usd > 0) {
+            add(std::move(f), first);
+        }
+    }
+
+    // 1h entries in a stream that never waits 5 minutes: the premium buys nothing.
+    void
+    advise_5m(const std::string& name, const StreamUse& s, double longest)
+    {
+        const std::size_t first = s.requests.front();
+        const auto price = m_prices.find(first);
+        Finding f = finding(rule::k_ttl_advice, m_requests->head(first), first);
+        f.kind = "use-5m";
+        f.location.path = "cache_control";
+        if (price != m_prices.end()) {
+            f.cost_usd = static_cast<double>(s.written_1h) *
+                         (price->second.write_1h - price->second.write_5m) / 1e6;
+        }
+        f.message = fmt::format("stream {} never waits more than {:.0f} s between requests: the 1h "
                                 "premium on {} written tokens buys nothing over 5m{}",
                                 name, longest, group_digits(s.written_1h),
                                 f.cost_usd ? fmt::format(" (saves {:.4f} USD)", *f.cost_usd) : "");
-                add(std::move(f), first);
-            }
-        }
+        add(std::move(f), first);
     }
 
     void
