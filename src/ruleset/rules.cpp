@@ -341,7 +341,7 @@ public:
     [[nodiscard]] std::string
     date(const std::string& key) const
     {
-        const std::string d = string(key);
+        std::string d = string(key);
         static const re2::RE2 k_date(R"(\d{4}-\d{2}-\d{2})");
         if (!re2::RE2::FullMatch(d, k_date)) {
             fail(key, fmt::format("expected a date YYYY-MM-DD, found \"{}\"", d));
@@ -471,25 +471,23 @@ is_structural_key(std::string_view key)
            key == "invalidation" || key == "ttl_seconds" || key == "price_multipliers";
 }
 
-ProviderRules
-parse_provider(const Reader& r, std::string_view expected_name)
+// usage_schema: which totals a provider's usage counts the cache in.
+void
+parse_usage_schema(const Reader& r, ProviderRules& p)
 {
-    check_schema(r);
-    ProviderRules p;
-    p.file = r.file();
-    p.name = r.string("provider");
-    if (p.name != expected_name) {
-        r.fail("provider", fmt::format("expected \"{}\" (the file's name)", expected_name));
+    const Reader u = r.child("usage_schema");
+    const std::string schema = u.string("value");
+    if (schema != "exclusive" && schema != "inclusive") {
+        u.fail("value", "expected \"exclusive\" or \"inclusive\"");
     }
-    {
-        const Reader u = r.child("usage_schema");
-        const std::string schema = u.string("value");
-        if (schema != "exclusive" && schema != "inclusive") {
-            u.fail("value", "expected \"exclusive\" or \"inclusive\"");
-        }
-        p.usage_schema = {schema == "inclusive" ? UsageSchema::inclusive : UsageSchema::exclusive,
-                          u.provenance()};
-    }
+    p.usage_schema = {schema == "inclusive" ? UsageSchema::inclusive : UsageSchema::exclusive,
+                      u.provenance()};
+}
+
+// render_order: the three levels in the order a request renders them.
+void
+parse_render_order(const Reader& r, ProviderRules& p)
+{
     if (r.has("render_order")) {
         const Reader order = r.array("render_order");
         for (std::size_t i = 0; i < order.node().size(); ++i) {
@@ -506,10 +504,13 @@ parse_provider(const Reader& r, std::string_view expected_name)
         }
         p.render_order_provenance = r.child("render_order_source").provenance();
     }
-    if (r.has("breakpoint_models")) {
-        p.breakpoint_models = r.child("breakpoint_models").pattern("pattern");
-        (void)r.child("breakpoint_models").provenance();
-    }
+}
+
+// The provider's facts, at the top level and in the ttl_seconds and
+// price_multipliers groups; the ones every provider of its kind must state.
+void
+parse_facts(const Reader& r, ProviderRules& p)
+{
     for (const auto& [key, value] : r.node().items()) {
         if (is_structural_key(key)) {
             continue;
@@ -536,6 +537,12 @@ parse_provider(const Reader& r, std::string_view expected_name)
     if (p.name == "openai" && !p.breakpoint_models) {
         r.fail("breakpoint_models", "missing");
     }
+}
+
+// The per-model minimums and the invalidation table.
+void
+parse_provider_tables(const Reader& r, ProviderRules& p)
+{
     if (r.has("minimum_cacheable_tokens")) {
         const Reader mins = r.child("minimum_cacheable_tokens");
         p.default_minimum_tokens = mins.sourced<std::int64_t>("default");
@@ -558,6 +565,26 @@ parse_provider(const Reader& r, std::string_view expected_name)
             p.invalidation.push_back(std::move(rule));
         }
     }
+}
+
+ProviderRules
+parse_provider(const Reader& r, std::string_view expected_name)
+{
+    check_schema(r);
+    ProviderRules p;
+    p.file = r.file();
+    p.name = r.string("provider");
+    if (p.name != expected_name) {
+        r.fail("provider", fmt::format("expected \"{}\" (the file's name)", expected_name));
+    }
+    parse_usage_schema(r, p);
+    parse_render_order(r, p);
+    if (r.has("breakpoint_models")) {
+        p.breakpoint_models = r.child("breakpoint_models").pattern("pattern");
+        (void)r.child("breakpoint_models").provenance();
+    }
+    parse_facts(r, p);
+    parse_provider_tables(r, p);
     return p;
 }
 
