@@ -106,7 +106,7 @@ attributes(od::value v, Attrs& out)
         wrong_type("a list of attributes", t);
     }
     for (auto element : get(v.get_array(), "an array")) {
-        od::value kv = get(std::move(element), "an attribute");
+        od::value kv = get(element, "an attribute");
         if (type_of(kv) != od::json_type::object) {
             continue;
         }
@@ -295,32 +295,65 @@ nanos(const Attr& a)
     return t;
 }
 
+// A span's own members: its attributes, times and ids.
+struct SpanFields {
+    Attrs attrs;
+    std::optional<Timestamp> start;
+    std::optional<Timestamp> end;
+    std::string trace;
+    std::string span_id;
+};
+
+SpanFields
+span_fields(od::object span)
+{
+    SpanFields out;
+    for (auto field : span) {
+        const auto key = key_of(field);
+        od::value v = value_of(field);
+        if (key == "attributes") {
+            within("attributes", [&] { attributes(v, out.attrs); });
+        } else if (key == "startTimeUnixNano" || key == "start_time_unix_nano") {
+            out.start = nanos(scalar(v));
+        } else if (key == "endTimeUnixNano" || key == "end_time_unix_nano") {
+            out.end = nanos(scalar(v));
+        } else if (key == "traceId" || key == "trace_id") {
+            out.trace = scalar(v).text;
+        } else if (key == "spanId" || key == "span_id") {
+            out.span_id = scalar(v).text;
+        }
+    }
+    return out;
+}
+
+// The GenAI semantic conventions' usage attributes (old and new names).
+model::Usage
+span_usage(const Attrs& attrs, std::optional<std::int64_t> input)
+{
+    model::Usage u;
+    u.schema = model::UsageSchema::inclusive;
+    u.dialect = "otel";
+    u.origin = model::Usage::Origin::span;
+    u.prompt_tokens = input;
+    u.output_tokens =
+        count(attrs, {"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"});
+    u.cached_tokens =
+        count(attrs, {"gen_ai.usage.cache_read.input_tokens",
+                      "gen_ai.usage.cache_read_input_tokens", "gen_ai.usage.input_tokens.cached"});
+    u.cache_write_tokens = count(attrs, {"gen_ai.usage.cache_creation.input_tokens",
+                                         "gen_ai.usage.cache_creation_input_tokens",
+                                         "gen_ai.usage.input_tokens.cache_write"});
+    return u;
+}
+
 } // namespace
 
 void
 OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_t line,
                           const Deliver& deliver, const Skip& skip)
 {
-    Attrs attrs;
-    std::optional<Timestamp> start;
-    std::optional<Timestamp> end;
-    std::string trace;
-    std::string span_id;
-    for (auto field : span) {
-        const auto key = key_of(field);
-        od::value v = value_of(field);
-        if (key == "attributes") {
-            within("attributes", [&] { attributes(v, attrs); });
-        } else if (key == "startTimeUnixNano" || key == "start_time_unix_nano") {
-            start = nanos(scalar(v));
-        } else if (key == "endTimeUnixNano" || key == "end_time_unix_nano") {
-            end = nanos(scalar(v));
-        } else if (key == "traceId" || key == "trace_id") {
-            trace = scalar(v).text;
-        } else if (key == "spanId" || key == "span_id") {
-            span_id = scalar(v).text;
-        }
-    }
+    const SpanFields fields = span_fields(span);
+    const Attrs& attrs = fields.attrs;
     const auto input = count(attrs, {"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"});
     const json body = body_of(attrs);
     if (!input && body.is_null()) {
@@ -330,13 +363,13 @@ OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_
     model::Request request;
     request.file = file;
     request.line = line;
-    request.id = span_id.empty() ? fmt::format("{}:{}", file, line) : span_id;
-    request.started_at = start;
-    request.ended_at = end;
+    request.id = fields.span_id.empty() ? fmt::format("{}:{}", file, line) : fields.span_id;
+    request.started_at = fields.start;
+    request.ended_at = fields.end;
     if (const Attr* c = find(attrs, {"gen_ai.conversation.id", "session.id"})) {
         request.stream = c->text;
     } else {
-        request.stream = trace;
+        request.stream = fields.trace;
     }
     const Attr* requested = find(attrs, {"gen_ai.request.model"});
     const Attr* served = find(attrs, {"gen_ai.response.model"});
@@ -348,20 +381,7 @@ OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_
         provider = provider_name(p->text);
     }
     if (input) {
-        model::Usage u;
-        u.schema = model::UsageSchema::inclusive;
-        u.dialect = "otel";
-        u.origin = model::Usage::Origin::span;
-        u.prompt_tokens = input;
-        u.output_tokens =
-            count(attrs, {"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"});
-        u.cached_tokens = count(attrs, {"gen_ai.usage.cache_read.input_tokens",
-                                        "gen_ai.usage.cache_read_input_tokens",
-                                        "gen_ai.usage.input_tokens.cached"});
-        u.cache_write_tokens = count(attrs, {"gen_ai.usage.cache_creation.input_tokens",
-                                             "gen_ai.usage.cache_creation_input_tokens",
-                                             "gen_ai.usage.input_tokens.cache_write"});
-        request.usage = u;
+        request.usage = span_usage(attrs, input);
     }
     if (body.is_null()) {
         // Usage without the prompt: known by its counts alone.
@@ -371,7 +391,7 @@ OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_
         request.model = model;
         request.provider = provider.empty() ? "openai" : provider;
         request.prompt_logged = false;
-        request.notes.push_back("the span records usage but not the prompt");
+        request.notes.emplace_back("the span records usage but not the prompt");
         deliver(std::move(request));
         return;
     }
@@ -402,7 +422,7 @@ OtelSpanReader::read_export(od::object document, const std::string& file, std::u
         od::value resources = value_of(field);
         std::size_t r = 0;
         for (auto res : get(resources.get_array(), "an array of resource spans")) {
-            od::value resource = get(std::move(res), "a resource span");
+            od::value resource = get(res, "a resource span");
             within("resourceSpans", r++, [&] {
                 for (auto rf : get(resource.get_object(), "an object")) {
                     const auto key = key_of(rf);
@@ -412,7 +432,7 @@ OtelSpanReader::read_export(od::object document, const std::string& file, std::u
                     od::value scopes = value_of(rf);
                     std::size_t s = 0;
                     for (auto sc : get(scopes.get_array(), "an array of scope spans")) {
-                        od::value scope = get(std::move(sc), "a scope span");
+                        od::value scope = get(sc, "a scope span");
                         within("scopeSpans", s++, [&] {
                             for (auto sf : get(scope.get_object(), "an object")) {
                                 if (key_of(sf) != "spans") {
@@ -421,7 +441,7 @@ OtelSpanReader::read_export(od::object document, const std::string& file, std::u
                                 od::value spans = value_of(sf);
                                 std::size_t k = 0;
                                 for (auto sp : get(spans.get_array(), "an array of spans")) {
-                                    od::value span = get(std::move(sp), "a span");
+                                    od::value span = get(sp, "a span");
                                     try {
                                         within("spans", k++, [&] {
                                             read_span(get(span.get_object(), "a span object"), file,
