@@ -435,6 +435,49 @@ private:
         return std::max<std::int64_t>(tokens, std::llround(fraction * static_cast<double>(input)));
     }
 
+    // More was read than the simulation allows: warmed by traffic the log does
+    // not hold (CW025), an entry the documented rules had dropped, or reads
+    // the rules cannot explain.
+    void
+    explain_extra_read(const Request& r, const sim::SimResult& s, const RequestAudit& a,
+                       const std::string& numbers, std::int64_t tolerance, Finding& f) const
+    {
+        const auto& rep = *a.reported;
+        // The simulation may reach past the analysis partner (DeepSeek's
+        // end-of-output units): warmed elsewhere only beyond both.
+        // With explicit breakpoints an entry is something a request wrote:
+        // a read longer than any entry of this prefix in the log was written
+        // by traffic the log does not hold.
+        const bool no_entry_that_long =
+            s.uses_breakpoints && (!s.missed || s.missed->tokens + tolerance < rep.read);
+        if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance) {
+            f.kind = rule::k_warmed_elsewhere;
+            f.message =
+                fmt::format("{}: no earlier request in the log shares more than {} tokens (CW025 "
+                            "warmed-elsewhere)",
+                            numbers, group_digits(a.shared_tokens));
+        } else if (no_entry_that_long) {
+            f.kind = rule::k_warmed_elsewhere;
+            f.message = fmt::format(
+                "{}: no request in the log cached a prefix of {} tokens on this prompt (CW025 "
+                "warmed-elsewhere)",
+                numbers, group_digits(rep.read));
+        } else if (s.missed && std::abs(rep.read - s.missed->tokens) <= tolerance) {
+            f.kind = std::string(miss_rule(s.missed->reason));
+            f.message = fmt::format(
+                "{}: the provider kept the entry at {} and read it, although the documented "
+                "rules rule it out ({}{})",
+                numbers, r.segments[s.missed->segment].path.str(), sim::to_string(s.missed->reason),
+                s.missed->reason == sim::MissReason::expired
+                    ? fmt::format(": last used {:.0f} s before, TTL {:.0f} s",
+                                  s.missed->gap_seconds, s.missed->ttl_seconds)
+                    : "");
+        } else {
+            f.kind = "reads";
+            f.message = fmt::format("{}: more was read than the documented rules allow", numbers);
+        }
+    }
+
     // Expected against reported (CW031), with the cause attributed.
     void
     compare(const Request& r, std::size_t index, const sim::SimResult& s, RequestAudit& a)
@@ -474,41 +517,7 @@ private:
                 s.uses_breakpoints ? "marked " : "",
                 s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
         } else if (d_read > tolerance) {
-            // The simulation may reach past the analysis partner (DeepSeek's
-            // end-of-output units): warmed elsewhere only beyond both.
-            // With explicit breakpoints an entry is something a request wrote:
-            // a read longer than any entry of this prefix in the log was written
-            // by traffic the log does not hold.
-            const bool no_entry_that_long =
-                s.uses_breakpoints && (!s.missed || s.missed->tokens + tolerance < rep.read);
-            if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance) {
-                f.kind = rule::k_warmed_elsewhere;
-                f.message = fmt::format(
-                    "{}: no earlier request in the log shares more than {} tokens (CW025 "
-                    "warmed-elsewhere)",
-                    numbers, group_digits(a.shared_tokens));
-            } else if (no_entry_that_long) {
-                f.kind = rule::k_warmed_elsewhere;
-                f.message = fmt::format(
-                    "{}: no request in the log cached a prefix of {} tokens on this prompt (CW025 "
-                    "warmed-elsewhere)",
-                    numbers, group_digits(rep.read));
-            } else if (s.missed && std::abs(rep.read - s.missed->tokens) <= tolerance) {
-                f.kind = std::string(miss_rule(s.missed->reason));
-                f.message = fmt::format(
-                    "{}: the provider kept the entry at {} and read it, although the documented "
-                    "rules rule it out ({}{})",
-                    numbers, r.segments[s.missed->segment].path.str(),
-                    sim::to_string(s.missed->reason),
-                    s.missed->reason == sim::MissReason::expired
-                        ? fmt::format(": last used {:.0f} s before, TTL {:.0f} s",
-                                      s.missed->gap_seconds, s.missed->ttl_seconds)
-                        : "");
-            } else {
-                f.kind = "reads";
-                f.message =
-                    fmt::format("{}: more was read than the documented rules allow", numbers);
-            }
+            explain_extra_read(r, s, a, numbers, tolerance, f);
         } else {
             f.kind = !s.minimum_known ? rule::k_below_minimum : "writes";
             f.message = fmt::format(
