@@ -153,6 +153,79 @@ OpenAIChatParser::member(std::string_view key, od::value value)
     return true;
 }
 
+// A message's content: a string (one text block), null, or content parts.
+void
+OpenAIChatParser::content_segments(od::value v, int index, std::vector<Segment>& out)
+{
+    const auto t = type_of(v);
+    if (t == od::json_type::null) {
+        return;
+    }
+    if (t == od::json_type::string) {
+        const Rendered& rendered = render_text(get(v.get_string(), "a string"));
+        out.push_back(make_segment(rendered,
+                                   SegmentPath{Level::messages, index, 0, true, PathRoot::messages},
+                                   Role::none, false, SegmentKind::text));
+        return;
+    }
+    for_each_element(v, "a string, null or an array of content parts", "a content part",
+                     [&](od::value& part, int i) {
+                         if (type_of(part) != od::json_type::object) {
+                             wrong_type("a content part object", type_of(part));
+                         }
+                         const Rendered& rendered = render(part);
+                         if (rendered.stats.images > 0) {
+                             m_images = true;
+                         }
+                         out.push_back(make_segment(
+                             rendered,
+                             SegmentPath{Level::messages, index, i, false, PathRoot::messages},
+                             Role::none, false, SegmentKind::text));
+                         out.back().kind = kind_of_part(rendered.stats.type, false);
+                     });
+}
+
+// An assistant message's tool_calls, one segment each.
+void
+OpenAIChatParser::tool_call_segments(od::value v, int index, std::vector<Segment>& out)
+{
+    if (type_of(v) == od::json_type::null) {
+        return;
+    }
+    for_each_element(v, "an array of tool calls", "a tool call", [&](od::value& call, int i) {
+        // "index" numbers streamed deltas; it is not sent back.
+        const Rendered& rendered = render(call, {"index"});
+        out.push_back(make_segment(
+            rendered,
+            SegmentPath{Level::messages, index, i, false, PathRoot::messages, PathPart::tool_calls},
+            Role::none, false, SegmentKind::tool_use));
+    });
+}
+
+// The message's first block carries its overhead and its header (name,
+// tool_call_id); a message-level cache_control marks its last block.
+void
+OpenAIChatParser::seal_message(std::vector<Segment>& out, std::size_t first,
+                               const std::string& header,
+                               const std::optional<model::CacheControl>& marker)
+{
+    out[first].message_start = true;
+    out[first].estimate += static_cast<float>(m_estimator->message_overhead());
+    if (!header.empty()) {
+        // The header is part of the message as rendered: fold it into the
+        // first block's identity.
+        HashBuilder b;
+        b.add(header).add(out[first].content);
+        const Hash128 body = out[first].content;
+        out[first].content = b.digest();
+        alias_text(body, out[first].content);
+        out[first].estimate += static_cast<float>(m_estimator->text(header));
+    }
+    if (marker) {
+        out.back().cache_control = marker; // LiteLLM: marks the whole message
+    }
+}
+
 void
 OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vector<Segment>& out)
 {
@@ -176,51 +249,9 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
             tool_message = name == "tool" || name == "function";
         } else if (key == "content") {
             has_content = true;
-            within("content", [&] {
-                const auto t = type_of(v);
-                if (t == od::json_type::null) {
-                    return;
-                }
-                if (t == od::json_type::string) {
-                    const Rendered& rendered = render_text(get(v.get_string(), "a string"));
-                    out.push_back(make_segment(
-                        rendered, SegmentPath{Level::messages, index, 0, true, PathRoot::messages},
-                        Role::none, false, SegmentKind::text));
-                    return;
-                }
-                for_each_element(
-                    v, "a string, null or an array of content parts", "a content part",
-                    [&](od::value& part, int i) {
-                        if (type_of(part) != od::json_type::object) {
-                            wrong_type("a content part object", type_of(part));
-                        }
-                        const Rendered& rendered = render(part);
-                        if (rendered.stats.images > 0) {
-                            m_images = true;
-                        }
-                        out.push_back(make_segment(
-                            rendered,
-                            SegmentPath{Level::messages, index, i, false, PathRoot::messages},
-                            Role::none, false, SegmentKind::text));
-                        out.back().kind = kind_of_part(rendered.stats.type, false);
-                    });
-            });
+            within("content", [&] { content_segments(v, index, out); });
         } else if (key == "tool_calls") {
-            within("tool_calls", [&] {
-                if (type_of(v) == od::json_type::null) {
-                    return;
-                }
-                for_each_element(
-                    v, "an array of tool calls", "a tool call", [&](od::value& call, int i) {
-                        // "index" numbers streamed deltas; it is not sent back.
-                        const Rendered& rendered = render(call, {"index"});
-                        out.push_back(
-                            make_segment(rendered,
-                                         SegmentPath{Level::messages, index, i, false,
-                                                     PathRoot::messages, PathPart::tool_calls},
-                                         Role::none, false, SegmentKind::tool_use));
-                    });
-            });
+            within("tool_calls", [&] { tool_call_segments(v, index, out); });
         } else if (key == "name" || key == "tool_call_id") {
             if (type_of(v) == od::json_type::string) {
                 header += fmt::format("{}={}\n", key, get(v.get_string(), "a string"));
@@ -248,21 +279,7 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
         }
     }
     if (out.size() > first) {
-        out[first].message_start = true;
-        out[first].estimate += static_cast<float>(m_estimator->message_overhead());
-        if (!header.empty()) {
-            // The header is part of the message as rendered: fold it into the
-            // first block's identity.
-            HashBuilder b;
-            b.add(header).add(out[first].content);
-            const Hash128 body = out[first].content;
-            out[first].content = b.digest();
-            alias_text(body, out[first].content);
-            out[first].estimate += static_cast<float>(m_estimator->text(header));
-        }
-        if (message_marker) {
-            out.back().cache_control = message_marker; // LiteLLM: marks the whole message
-        }
+        seal_message(out, first, header, message_marker);
     }
 }
 
@@ -276,7 +293,7 @@ OpenAIChatParser::messages(od::value value)
                          out.clear();
                          message(message_value, m, system_run, out);
                          for (auto& s : out) {
-                             segments(s.path.level).push_back(std::move(s));
+                             segments(s.path.level).push_back(s);
                          }
                          m_message_count = m + 1;
                      });

@@ -37,6 +37,10 @@ private:
     // Appends the segments of one message; `system_run` is true while the
     // leading system/developer messages last.
     void message(od::value value, int index, bool& system_run, std::vector<model::Segment>& out);
+    void content_segments(od::value value, int index, std::vector<model::Segment>& out);
+    void tool_call_segments(od::value value, int index, std::vector<model::Segment>& out);
+    void seal_message(std::vector<model::Segment>& out, std::size_t first,
+                      const std::string& header, const std::optional<model::CacheControl>& marker);
 
     bool m_has_messages = false;
     bool m_images = false;
