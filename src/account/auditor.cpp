@@ -302,8 +302,9 @@ private:
         } else if (a.reported) {
             a.expected = *a.reported; // nothing to simulate: take the report as it is
         }
-        a.cold = outcome.status == analysis::RequestOutcome::Status::cold ||
-                 outcome.status == analysis::RequestOutcome::Status::branched || m_expired_now;
+        a.new_or_expired = outcome.status == analysis::RequestOutcome::Status::cold ||
+                           outcome.status == analysis::RequestOutcome::Status::branched ||
+                           m_expired_now;
 
         const auto prices =
             prices_for(m_rules.pricing, r.billed_model(), r.started_at, a.prompt_tokens);
@@ -690,18 +691,18 @@ private:
     summarise()
     {
         std::vector<double> ratios;
-        std::vector<double> ttft_cold;
+        std::vector<double> ttft_new_or_expired;
         std::vector<double> ttft_warm;
         for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
             const auto& a = m_result.requests[i];
             m_result.totals.add(a);
-            (a.cold ? m_result.cold : m_result.warm).add(a);
+            (a.new_or_expired ? m_result.new_or_expired : m_result.warm).add(a);
             if (a.reported && a.reported->input() > 0) {
                 ratios.push_back(static_cast<double>(a.reported->read) /
                                  static_cast<double>(a.reported->input()));
             }
             if (a.ttft_seconds) {
-                (a.cold ? ttft_cold : ttft_warm).push_back(*a.ttft_seconds);
+                (a.new_or_expired ? ttft_new_or_expired : ttft_warm).push_back(*a.ttft_seconds);
             }
             if (a.priced && a.reported) {
                 const auto& p = m_prices.at(i);
@@ -715,7 +716,7 @@ private:
             }
         }
         m_result.hit_ratio = distribution(std::move(ratios));
-        m_result.ttft_cold = distribution(std::move(ttft_cold));
+        m_result.ttft_new_or_expired = distribution(std::move(ttft_new_or_expired));
         m_result.ttft_warm = distribution(std::move(ttft_warm));
     }
 

@@ -45,7 +45,10 @@ struct RequestAudit {
     std::string partner;
     std::int64_t prompt_tokens = 0;
     std::int64_t shared_tokens = 0;
-    bool cold = true; // first of its stream, a new conversation, or after expiry
+    // Not expected warm: a cold start, a new conversation on a shared head
+    // (branched) or after its entry expired. Distinct from analyze's "cold
+    // start" (no earlier request shares a prefix), a narrower set.
+    bool new_or_expired = true;
 
     std::string policy;     // the cache simulated: the provider's or the forced one
     bool simulated = false; // the prompt was logged
@@ -132,10 +135,10 @@ struct AuditResult {
     std::vector<RequestAudit> requests; // in start order
     std::vector<analysis::Finding> findings;
     Totals totals;
-    Totals cold;
+    Totals new_or_expired;
     Totals warm;
-    Distribution hit_ratio; // per request read ÷ input (requests with usage)
-    Distribution ttft_cold; // seconds, where the log has first_token_at
+    Distribution hit_ratio;           // per request read ÷ input (requests with usage)
+    Distribution ttft_new_or_expired; // seconds, where the log has first_token_at
     Distribution ttft_warm;
     std::vector<std::string> unpriced_models;
     std::size_t assumed_breakpoints = 0; // requests simulated with assumed breakpoints

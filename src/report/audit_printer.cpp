@@ -150,7 +150,7 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
     }
 }
 
-// Hit rates, cold and warm, percentiles, and the notes of the replay.
+// Hit rates, new-or-expired and warm, percentiles, and the notes of the replay.
 void
 text_hit_rates(const AuditResult& r, std::ostream& out)
 {
@@ -166,16 +166,19 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
                    pct(t.expected_hit_rate()), group_digits(t.lost_to_granularity),
                    group_digits(t.lost_to_eviction));
     }
-    fmt::print(out, "  cold {} request{}, hit rate {} · warm {} request{}, hit rate {}\n",
-               r.cold.requests, r.cold.requests == 1 ? "" : "s", pct(r.cold.hit_rate()),
-               r.warm.requests, r.warm.requests == 1 ? "" : "s", pct(r.warm.hit_rate()));
+    fmt::print(out, "  new or expired {} request{}, hit rate {} · warm {} request{}, hit rate {}\n",
+               r.new_or_expired.requests, r.new_or_expired.requests == 1 ? "" : "s",
+               pct(r.new_or_expired.hit_rate()), r.warm.requests, r.warm.requests == 1 ? "" : "s",
+               pct(r.warm.hit_rate()));
     if (r.hit_ratio.count > 0) {
         fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
                    pct(r.hit_ratio.p95));
-        if (r.ttft_warm.count > 0 || r.ttft_cold.count > 0) {
+        if (r.ttft_warm.count > 0 || r.ttft_new_or_expired.count > 0) {
             fmt::print(out,
-                       " · time to first token p50/p95 warm {:.2f}/{:.2f} s, cold {:.2f}/{:.2f} s",
-                       r.ttft_warm.p50, r.ttft_warm.p95, r.ttft_cold.p50, r.ttft_cold.p95);
+                       " · time to first token p50/p95 warm {:.2f}/{:.2f} s, new or expired "
+                       "{:.2f}/{:.2f} s",
+                       r.ttft_warm.p50, r.ttft_warm.p95, r.ttft_new_or_expired.p50,
+                       r.ttft_new_or_expired.p95);
         }
         fmt::print(out, "\n");
     }
@@ -311,11 +314,13 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
 {
     const Totals& t = r.totals;
     fmt::print(out, "### cachewise audit\n\n");
-    fmt::print(out, "| requests | hit rate (tokens) | requests with a read | cold / warm hit rate "
-                    "| net savings |\n");
+    fmt::print(
+        out,
+        "| requests | hit rate (tokens) | requests with a read | new-or-expired / warm hit rate "
+        "| net savings |\n");
     fmt::print(out, "|---:|---:|---:|---|---:|\n");
     fmt::print(out, "| {} | {} | {} of {} | {} / {} | ${} |\n\n", t.requests, pct(t.hit_rate()),
-               t.with_read, t.with_usage, pct(r.cold.hit_rate()), pct(r.warm.hit_rate()),
+               t.with_read, t.with_usage, pct(r.new_or_expired.hit_rate()), pct(r.warm.hit_rate()),
                usd(t.read_savings - t.write_premium));
     if (t.priced > 0) {
         cost_rows(r, out, true);
@@ -371,18 +376,19 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
      std::ostream& out)
 {
     Json j;
-    j["schema_version"] = 1;
+    j["schema_version"] = 2; // 2: "cold" became "new_or_expired"
     j["command"] = "audit";
     j["policy"] = r.policy.empty() ? Json(nullptr) : Json(r.policy);
     j["policies"] = r.policies;
     j["totals"] = totals_json(r.totals);
-    j["cold"] = totals_json(r.cold);
+    j["new_or_expired"] = totals_json(r.new_or_expired);
     j["warm"] = totals_json(r.warm);
     const auto dist = [](const account::Distribution& d) {
         return Json{{"count", d.count}, {"p50", d.p50}, {"p95", d.p95}};
     };
     j["per_request_hit_ratio"] = dist(r.hit_ratio);
-    j["ttft_seconds"] = {{"cold", dist(r.ttft_cold)}, {"warm", dist(r.ttft_warm)}};
+    j["ttft_seconds"] = {{"new_or_expired", dist(r.ttft_new_or_expired)},
+                         {"warm", dist(r.ttft_warm)}};
     j["unpriced_models"] = r.unpriced_models;
     j["notes"] = r.notes;
     if (r.compute.enabled) {
@@ -411,7 +417,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         x["started_at"] = a.started_at ? Json(format_rfc3339(*a.started_at)) : Json(nullptr);
         x["status"] = std::string(analysis::to_string(a.status));
         x["partner"] = a.partner.empty() ? Json(nullptr) : Json(a.partner);
-        x["cold"] = a.cold;
+        x["new_or_expired"] = a.new_or_expired;
         x["prompt_tokens"] = a.prompt_tokens;
         x["shared_tokens"] = a.shared_tokens;
         x["rejected"] = a.rejected;
