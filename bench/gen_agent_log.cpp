@@ -27,6 +27,7 @@
 // --ascii escapes every non-ASCII character as \uXXXX (surrogate pairs above
 // U+FFFF), the way Python's json.dumps writes by default.
 
+#include "util/escape.hpp"
 #include "util/splitmix.hpp"
 
 #include <fmt/format.h>
@@ -169,29 +170,10 @@ put_str(std::string& out, std::string_view s)
             continue;
         }
         ++p;
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        default:
+        if (const std::string_view e = cachewise::json_short_escape(static_cast<unsigned char>(c));
+            !e.empty()) {
+            out += e;
+        } else {
             put_u4(out, c);
         }
     }

@@ -2,6 +2,7 @@
 
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
+#include "util/escape.hpp"
 
 #include <algorithm>
 #include <array>
@@ -275,7 +276,8 @@ escape_mask(const char* p)
     const __m128i control = _mm_set1_epi8(0x1f);
     std::uint64_t mask = 0;
     for (int b = 0; b < 4; ++b) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * b));
+        const __m128i v =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + std::ptrdiff_t{16} * b));
         const __m128i hit =
             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
                          _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
@@ -342,29 +344,9 @@ append_json_string(std::string& out, std::string_view text)
             break;
         }
         const auto c = static_cast<unsigned char>(*p++);
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        default:
+        if (const std::string_view e = json_short_escape(c); !e.empty()) {
+            out += e;
+        } else {
             out += "\\u00";
             out.push_back(k_hex[c >> 4]);
             out.push_back(k_hex[c & 0xF]);
@@ -579,7 +561,7 @@ JsonRenderer::array(od::array a, bool payload, int depth, RenderStats& stats, Ob
     m_out.push_back('[');
     std::size_t i = 0;
     for (auto element : a) {
-        od::value v = get(std::move(element), "an array element");
+        od::value v = get(element, "an array element");
         if (i > 0) {
             m_out.push_back(',');
         }

@@ -20,4 +20,29 @@ std::string safe_text(std::string_view text);
 // quotes an input, such as a diff.
 std::string safe_lines(std::string_view text);
 
+// JSON's two-character escape of a byte (RFC 8259: \" \\ \n \r \t \b \f),
+// empty for a byte that has none (other control bytes take \u00XX).
+constexpr std::string_view
+json_short_escape(unsigned char c)
+{
+    switch (c) {
+    case '"':
+        return "\\\"";
+    case '\\':
+        return "\\\\";
+    case '\n':
+        return "\\n";
+    case '\r':
+        return "\\r";
+    case '\t':
+        return "\\t";
+    case '\b':
+        return "\\b";
+    case '\f':
+        return "\\f";
+    default:
+        return {};
+    }
+}
+
 } // namespace cachewise
