@@ -30,6 +30,13 @@ is_value(char c)
     return is_word(c) || c == '.' || c == '/' || c == '+' || c == '=' || c == '~';
 }
 
+// A PEM label's characters: "RSA PRIVATE KEY".
+bool
+is_label(char c)
+{
+    return c == ' ' || (c >= 'A' && c <= 'Z');
+}
+
 char
 lower(char c)
 {
@@ -116,21 +123,25 @@ pem_at(std::string_view text, std::size_t i)
     }
     const std::size_t header_end = i + 10 + found;
     const std::string_view label = text.substr(i + 10, header_end - i - 10);
-    const bool plain = std::all_of(label.begin(), label.end(),
-                                   [](char c) { return c == ' ' || (c >= 'A' && c <= 'Z'); });
+    const bool plain = std::all_of(label.begin(), label.end(), is_label);
     if (!plain || label.find("PRIVATE") == std::string_view::npos) {
         return std::nullopt;
     }
     // The label is shown, not the closing dashes: a mask is no header.
     const std::size_t keep = header_end - i;
     std::size_t end = text.find("-----END", header_end + 5);
-    if (end != std::string_view::npos) {
-        const std::size_t close = text.find("-----", end + 8);
-        end = close == std::string_view::npos ? text.size() : close + 5;
-    } else {
-        end = text.size();
+    if (end == std::string_view::npos) {
+        return make(i, text.size(), keep, "private-key");
     }
-    return make(i, end, keep, "private-key");
+    // The END line's label and its own closing dashes, never the next
+    // block's header; then the rest of the word: the match ends where a word
+    // does, as every other shape's, so that what follows a mask is read the
+    // same in a second pass.
+    end = std::min(run(text, end + 8, is_label), end + 8 + 80);
+    if (text.substr(end, 5) == "-----") {
+        end += 5;
+    }
+    return make(i, run(text, end, is_word), keep, "private-key");
 }
 
 // A shape known by its prefix, starting at the word text[i, j).
@@ -201,17 +212,14 @@ names_secret(std::string_view word)
     if (word.size() >= 9 && iequals(word.substr(word.size() - 9), "cache_key")) {
         return false; // prompt_cache_key: a routing key, not a credential
     }
-    for (const auto name : k_names) {
+    return std::any_of(k_names.begin(), k_names.end(), [&](std::string_view name) {
         if (word.size() < name.size() || !iequals(word.substr(word.size() - name.size()), name)) {
-            continue;
+            return false;
         }
         const std::size_t at = word.size() - name.size();
-        if (at == 0 || word[at - 1] == '_' || word[at - 1] == '-' ||
-            (word[at] >= 'A' && word[at] <= 'Z')) {
-            return true;
-        }
-    }
-    return false;
+        return at == 0 || word[at - 1] == '_' || word[at - 1] == '-' ||
+               (word[at] >= 'A' && word[at] <= 'Z');
+    });
 }
 
 std::size_t
@@ -298,7 +306,7 @@ find_secrets(std::string_view text)
                 m = shape_at(text, k, j);
             }
         }
-        if (const std::size_t k = word.find("-----BEGIN"); !m && k != 0 && k != word.npos) {
+        if (const std::size_t k = word.find("-----BEGIN"); !m && k != 0 && k != std::string_view::npos) {
             m = shape_at(text, i + k, j); // a header after more dashes
         }
         if (!m && word.size() == 6 && iequals(word, "bearer")) {

@@ -61,6 +61,18 @@ TEST_SUITE("util::redact")
         CHECK(redact("stream s-" + k_aws) == "stream s-AKIA…V9");
     }
 
+    TEST_CASE("a PEM block ends on its own END line, not in the next block's header")
+    {
+        // An END line without closing dashes used to reach for the next
+        // header's; a second pass then masked what the first had kept.
+        const std::string two =
+            "-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA\n"
+            "-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----x9";
+        const std::string once = redact(two);
+        CHECK(once == "-----BEGIN RSA PRIVATE KEY…SA\n-----BEGIN EC PRIVATE KEY…x9");
+        CHECK(redact(once) == once);
+    }
+
     TEST_CASE("high-entropy values after a secret's name; ordinary words stay")
     {
         CHECK(redact(R"({"api_key": "f8Kd93LmQz7Xw2Pn"})") == R"({"api_key": "…Pn"})");
