@@ -233,7 +233,10 @@ struct Analyzer::Impl {
     AnalysisResult run();
     void order();
     void analyse(std::size_t index, AnalysisResult& result);
-    std::size_t shared_depth(const Request& r, std::size_t index, const Hash128& ns_hash) const;
+    std::size_t shared_depth(const Request& r, std::size_t index, const Hash128& ns_hash,
+                             bool in_window) const;
+    void calibrate(Request& r, const Request* p, std::size_t lo, std::size_t index,
+                   const Hash128& ns_hash);
     std::optional<std::size_t> partner_of(const Request& r, std::size_t index,
                                           const Hash128& ns_hash, std::size_t depth) const;
     void judge(Request& r, const Request* p, std::size_t lo, std::size_t index,
@@ -341,16 +344,13 @@ Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
     const std::string ns = cache_namespace(r);
     assign_sub_stream(r, ns);
     const Hash128 ns_hash = hash_bytes(ns);
-    const std::size_t lo = shared_depth(r, index, ns_hash);
+    const std::size_t lo = shared_depth(r, index, ns_hash, true);
     const auto partner = partner_of(r, index, ns_hash, lo);
     std::optional<Request> p;
     if (partner) {
         p = requests.get(*partner);
-        if (lo > 0) {
-            // Token positions of the shared prefix follow the partner's counts.
-            model::calibrate_from_prefix(r, *p, lo);
-        }
     }
+    calibrate(r, p ? &*p : nullptr, lo, index, ns_hash);
     judge(r, p ? &*p : nullptr, lo, index, outcome, result);
     outcome.stream = r.stream;
     position_in_stream[index] = stream_length[r.stream]++;
@@ -360,11 +360,36 @@ Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
     result.outcomes.push_back(std::move(outcome));
 }
 
-// Longest shared prefix within the window. The most recent holder of a
-// deeper prefix is never more recent than that of a shallower one, so "some
-// holder is within the window" is monotone in depth.
+// Token positions of a prefix seen before follow the counts it had there,
+// whether or not that request is within the window: a prefix's length is a
+// property of its content, so an identical prefix sits at identical
+// positions in every request (and chain, analyze and audit agree). The
+// partner is the source when it holds the deepest known prefix; an older
+// holder of a deeper one only when the window cut it off.
+void
+Analyzer::Impl::calibrate(Request& r, const Request* p, std::size_t lo, std::size_t index,
+                          const Hash128& ns_hash)
+{
+    const std::size_t known = shared_depth(r, index, ns_hash, false);
+    if (known > lo) {
+        const std::size_t holder =
+            holders.at(HashBuilder().add(ns_hash).add(r.segments[known - 1].chain).digest())
+                .request;
+        if (model::calibrate_from_prefix(r, requests.get(holder), known)) {
+            return;
+        }
+    }
+    if (p != nullptr && lo > 0) {
+        model::calibrate_from_prefix(r, *p, lo);
+    }
+}
+
+// Longest shared prefix, within the window or at any earlier time. The most
+// recent holder of a deeper prefix is never more recent than that of a
+// shallower one, so "some holder is within the window" is monotone in depth.
 std::size_t
-Analyzer::Impl::shared_depth(const Request& r, std::size_t index, const Hash128& ns_hash) const
+Analyzer::Impl::shared_depth(const Request& r, std::size_t index, const Hash128& ns_hash,
+                             bool in_window) const
 {
     std::size_t lo = 0;
     std::size_t hi = r.segments.size();
@@ -372,7 +397,7 @@ Analyzer::Impl::shared_depth(const Request& r, std::size_t index, const Hash128&
         const std::size_t mid = lo + (hi - lo + 1) / 2;
         const auto it =
             holders.find(HashBuilder().add(ns_hash).add(r.segments[mid - 1].chain).digest());
-        if (it != holders.end() && within_window(times[index], it->second.micros)) {
+        if (it != holders.end() && (!in_window || within_window(times[index], it->second.micros))) {
             lo = mid;
         } else {
             hi = mid - 1;

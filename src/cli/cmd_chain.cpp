@@ -1,3 +1,4 @@
+#include "analysis/analyzer.hpp"
 #include "cli/options.hpp"
 #include "live/exact_pin.hpp"
 #include "report/chain_printer.hpp"
@@ -15,48 +16,71 @@ namespace cachewise::cli {
 void
 add_chain_command(CLI::App& app, ChainOptions& options)
 {
-    auto* cmd = app.add_subcommand("chain", "Print each request's segments in render order with "
-                                            "tokens, breakpoints and identity chain");
+    auto* cmd = app.add_subcommand(
+        "chain", "Print each request's segments in render order with tokens, breakpoints and "
+                 "identity chain; requests in start order, a prefix shared with an earlier "
+                 "request at the same token positions as there (as analyze and audit count)");
     cmd->add_option("LOG", options.inputs,
                     "Log files or directories (walked recursively); - reads standard input")
         ->required();
     cmd->add_option("--request", options.request,
-                    "Only the request with this id, or the N-th request (1-based)")
+                    "Only the request with this id, or the N-th in start order (1-based)")
         ->type_name("ID|N");
     add_exact_token_options(*cmd, options.exact);
 }
 
+namespace {
+
+// --request N: a number too large for any log is an id no request has, not a
+// crash.
+std::optional<std::uint64_t>
+request_number(const std::optional<std::string>& request)
+{
+    if (!request || request->empty() || !std::all_of(request->begin(), request->end(), [](char c) {
+            return c >= '0' && c <= '9';
+        })) {
+        return std::nullopt;
+    }
+    std::uint64_t n = 0;
+    if (std::from_chars(request->data(), request->data() + request->size(), n).ec != std::errc()) {
+        return std::nullopt;
+    }
+    return n;
+}
+
+} // namespace
+
+// The requests go through the analyzer first, as in analyze and audit: in
+// start order, side calls on their own sub-stream, and the token positions
+// of a prefix shared with the partner taken from the partner's counts, so
+// that identical prefixes sit at identical positions in every command.
 int
 run_chain(const Settings& global, const ChainOptions& options)
 {
     const auto rules = global.load_rules();
+    const auto printer = report::make_chain_printer(global.format.value, std::cout);
+    model::TextStore texts;
     ingest::LoadOptions load_options;
-    load_options.format = global.input_format.value;
-    const auto format = global.format.value;
-    const auto printer = report::make_chain_printer(format, std::cout);
-
-    std::optional<std::uint64_t> index;
-    if (options.request && !options.request->empty() &&
-        std::all_of(options.request->begin(), options.request->end(),
-                    [](char c) { return c >= '0' && c <= '9'; })) {
-        // A number too large for any log is an id no request has, not a crash.
-        std::uint64_t n = 0;
-        const auto& text = *options.request;
-        if (std::from_chars(text.data(), text.data() + text.size(), n).ec == std::errc()) {
-            index = n;
-        }
+    load_options.text_store = &texts;
+    analysis::Analyzer analyzer(*rules, {.window_seconds = global.window.value.seconds}, texts);
+    const LoadedLog loaded = load_log(global, *rules, options.inputs, load_options,
+                                      [&](model::Request&& r) { analyzer.add(std::move(r)); });
+    if (loaded.status < 0) {
+        return 0;
     }
-    std::uint64_t seen = 0;
-    std::uint64_t printed = 0;
+    (void)analyzer.finish();
+
+    const auto number = request_number(options.request);
     live::HttpClient client;
     auto counter = make_exact_counter(options.exact, client, "chain");
-    TokenizerHook tokenizer(global, load_options);
-    ingest::Loader loader(*rules, load_options);
-    const auto summary = loader.load(options.inputs, tokenizer.wrap([&](model::Request&& request) {
-        ++seen;
-        if (options.request && request.id != *options.request && (!index || *index != seen)) {
-            return;
+    const auto& requests = analyzer.requests();
+    std::uint64_t printed = 0;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (options.request && requests.head(i).id != *options.request &&
+            (!number || *number != i + 1)) {
+            continue;
         }
+        model::Request request = requests.get(i);
         ++printed;
         // Reported usage already calibrates a logged request; the others get counts.
         if (counter && !request.usage && request.prompt_logged && request.file != "-" &&
@@ -68,20 +92,18 @@ run_chain(const Settings& global, const ChainOptions& options)
             reported = account::reported_split(*request.usage);
         }
         printer->request(request, reported);
-    }));
+    }
     if (counter && !global.quiet) {
         fmt::print(stderr, "cachewise: {}\n", exact_summary(*counter));
     }
-    printer->finish(summary);
+    printer->finish(loaded.summary);
     std::cout.flush();
-    report_load_errors(global, summary);
-    const int status = load_exit_status(global, summary);
-    if (status != 0) {
-        return status < 0 ? 0 : status;
+    if (loaded.status != 0) {
+        return loaded.status;
     }
     if (options.request && printed == 0) {
         throw Error(fmt::format("--request {}: no such request ({} requests read)",
-                                *options.request, seen));
+                                *options.request, requests.size()));
     }
     return 0;
 }

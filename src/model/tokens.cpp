@@ -123,7 +123,7 @@ load_window(const unsigned char* p, const unsigned char* end)
     std::uint64_t same = 0; // bit i: byte i equals byte i - 1
     __m128i previous = _mm_set1_epi8(static_cast<char>(src[0] ^ 1));
     for (int b = 0; b < 4; ++b) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16 * b));
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + std::ptrdiff_t{16} * b));
         // v shifted by one byte, the last byte of the block before in front.
         const __m128i before = _mm_or_si128(_mm_slli_si128(v, 1), _mm_srli_si128(previous, 15));
         previous = v;
@@ -474,6 +474,15 @@ calibrate_from_prefix(Request& request, const Request& source, std::size_t share
         return false;
     }
     const std::int64_t total = *request.usage->total_input();
+    // A reported total below the shared prefix's count (a provider that
+    // counts the history differently from one turn to the next) pins only
+    // the part of the prefix it can hold: the evidence wins over the partner.
+    while (shared > 0 && source.segments[shared - 1].cumulative_tokens > total) {
+        --shared;
+    }
+    if (shared == 0) {
+        return false;
+    }
     const std::int64_t pinned = source.segments[shared - 1].cumulative_tokens;
     const std::int64_t rest = total - pinned;
     double estimate = 0;

@@ -97,8 +97,9 @@ void assign_tokens(Request& request);
 // content, same tokens) and spreads what the reported total leaves over the
 // rest by their estimates. Identical prefixes then sit at identical token
 // positions in every request of a stream, which independent calibration
-// cannot promise. Returns false and changes nothing when the counts do not
-// fit (no reported total, or the pinned part exceeds it).
+// cannot promise. A reported total below the shared prefix's count pins the
+// longest part of the prefix it holds. Returns false and changes nothing
+// when the counts do not fit (no reported total, nothing of the prefix fits).
 bool calibrate_from_prefix(Request& request, const Request& source, std::size_t shared);
 
 } // namespace cachewise::model
