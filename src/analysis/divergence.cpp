@@ -4,6 +4,7 @@
 #include "analysis/segment_text.hpp"
 #include "model/breakpoints.hpp"
 #include "model/chain.hpp"
+#include "util/format.hpp"
 #include "util/redact.hpp"
 
 #include <fmt/format.h>
@@ -79,15 +80,18 @@ diff(std::string_view was, std::string_view now)
     return c;
 }
 
-// "…context«changed»context…" around [begin, end) of text.
+// "…context«changed»context…" around [begin, end) of text, with the text's
+// secrets when they are known already (many excerpts of one text).
 std::string
-excerpt(std::string_view text, std::size_t begin, std::size_t end)
+excerpt(std::string_view text, std::size_t begin, std::size_t end,
+        const std::vector<SecretMatch>* secrets = nullptr)
 {
     std::size_t from = begin > k_context_chars ? utf8_floor(text, begin - k_context_chars) : 0;
     std::size_t to = std::min(text.size(), end + k_context_chars);
     to = to < text.size() ? utf8_floor(text, to) : to;
     // A credential the window cuts is masked whole, not shown in part.
-    WindowRedactor redact(text, from, to);
+    WindowRedactor redact = secrets != nullptr ? WindowRedactor(text, from, to, *secrets)
+                                               : WindowRedactor(text, from, to);
     std::string out;
     if (from > 0) {
         out += "…";
@@ -587,7 +591,11 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         const std::string text = display_text(*raw, s.kind);
         std::size_t covered = 0; // matches are sorted by start, widest first
         PositionCursor cursor(request, k, text, context.estimator);
-        for (const auto& m : context.matcher.find(text)) {
+        const auto matches = context.matcher.find(text);
+        // One scan for secrets per text, not one per excerpt: a template of
+        // 20,000 dates stays linear.
+        const auto secrets = matches.empty() ? std::vector<SecretMatch>() : find_secrets(text);
+        for (const auto& m : matches) {
             if (m.begin < covered) {
                 continue; // inside a wider match: the same value
             }
@@ -602,7 +610,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             f.location.path = s.path.str();
             f.location.offset = chars;
             f.location.token = token;
-            f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end)};
+            f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end, &secrets)};
             // The block is hashed whole: the entry spoils from its start.
             f.tokens_lost = cached_end - tokens_before(request, k);
             // A date is the same all day: it costs nothing within a log, and
@@ -610,7 +618,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             const bool daily = m.kind == "date" || m.kind == "today";
             f.message =
                 fmt::format("{} value ({}) at {} would spoil the {} cached tokens after it{}",
-                            m.kind, m.name, f.location.path, f.tokens_lost,
+                            m.kind, m.name, f.location.path, group_digits(f.tokens_lost),
                             daily ? " when it changes: every day at midnight, the whole "
                                     "prefix after it is written again"
                                   : "");

@@ -144,22 +144,10 @@ pem_at(std::string_view text, std::size_t i)
     return make(i, run(text, end, is_word), keep, "private-key");
 }
 
-// A shape known by its prefix, starting at the word text[i, j).
-// Could a known shape start with this character? (Most words are ruled out
-// by their first character: the scan stays cheap on ordinary text.)
-bool
-may_start_shape(char c)
-{
-    return c == 's' || c == 'A' || c == 'g' || c == 'x' || c == 'e' || c == '-';
-}
-
+// Keys that begin with 's' ("sk-ant-", "sk-proj-", "sk-").
 std::optional<SecretMatch>
-shape_at(std::string_view text, std::size_t i, std::size_t j)
+openai_or_anthropic_at(std::string_view word, std::size_t i, std::size_t j)
 {
-    if (i >= j || !may_start_shape(text[i])) {
-        return std::nullopt;
-    }
-    const std::string_view word = text.substr(i, j - i);
     if (starts_with(word, "sk-ant-")) {
         return word.size() >= 7 + 8 ? std::optional(make(i, j, 7, "anthropic-key")) : std::nullopt;
     }
@@ -167,33 +155,68 @@ shape_at(std::string_view text, std::size_t i, std::size_t j)
         const std::size_t keep = starts_with(word, "sk-proj-") ? 8 : 3;
         return make(i, j, keep, "openai-key");
     }
+    return std::nullopt;
+}
+
+// Keys that begin with 'A': AWS access keys and Google API keys.
+std::optional<SecretMatch>
+aws_or_google_at(std::string_view word, std::size_t i, std::size_t j)
+{
     for (const std::string_view aws : {"AKIA", "ASIA", "AGPA", "AIDA", "AROA"}) {
         if (starts_with(word, aws) && word.size() == 20 &&
             run(word, 4, is_upper_or_digit) == word.size()) {
             return make(i, j, 4, "aws-key");
         }
     }
-    if (word.size() >= 4 + 30 && word[0] == 'g' && word[1] == 'h' && word[3] == '_' &&
+    if (starts_with(word, "AIza") && word.size() >= 39) {
+        return make(i, j, 4, "google-key");
+    }
+    return std::nullopt;
+}
+
+std::optional<SecretMatch>
+github_at(std::string_view word, std::size_t i, std::size_t j)
+{
+    if (word.size() >= 4 + 30 && word[1] == 'h' && word[3] == '_' &&
         std::string_view("pousr").find(word[2]) != std::string_view::npos) {
         return make(i, j, 4, "github-token");
     }
     if (starts_with(word, "github_pat_") && word.size() >= 11 + 20) {
         return make(i, j, 11, "github-token");
     }
-    if (word.size() >= 5 + 10 && starts_with(word, "xox") && word[4] == '-' &&
-        std::string_view("abposr").find(word[3]) != std::string_view::npos) {
-        return make(i, j, 5, "slack-token");
-    }
-    if (starts_with(word, "AIza") && word.size() >= 39) {
-        return make(i, j, 4, "google-key");
-    }
-    if (starts_with(word, "eyJ")) {
-        return jwt_at(text, i, j);
-    }
-    if (starts_with(word, "-----BEGIN")) {
-        return pem_at(text, i);
-    }
     return std::nullopt;
+}
+
+// A shape known by its prefix, starting at the word text[i, j). Most words
+// are ruled out by their first character, so the scan stays cheap on
+// ordinary text (and on 20,000 dates).
+std::optional<SecretMatch>
+shape_at(std::string_view text, std::size_t i, std::size_t j)
+{
+    if (i >= j) {
+        return std::nullopt;
+    }
+    const std::string_view word = text.substr(i, j - i);
+    switch (word[0]) {
+    case 's':
+        return openai_or_anthropic_at(word, i, j);
+    case 'A':
+        return aws_or_google_at(word, i, j);
+    case 'g':
+        return github_at(word, i, j);
+    case 'x':
+        if (word.size() >= 5 + 10 && starts_with(word, "xox") && word[4] == '-' &&
+            std::string_view("abposr").find(word[3]) != std::string_view::npos) {
+            return make(i, j, 5, "slack-token");
+        }
+        return std::nullopt;
+    case 'e':
+        return starts_with(word, "eyJ") ? jwt_at(text, i, j) : std::nullopt;
+    case '-':
+        return starts_with(word, "-----BEGIN") ? pem_at(text, i) : std::nullopt;
+    default:
+        return std::nullopt;
+    }
 }
 
 // Does a word name a secret ("api_key", "x-api-key", "accessToken",
@@ -298,16 +321,14 @@ find_secrets(std::string_view text)
         const std::string_view word = text.substr(i, j - i);
         std::optional<SecretMatch> m = shape_at(text, i, j);
         // A key glued to a word by '-' or '_' ("s-AKIA…", "env_ghp_…"), or
-        // a PEM header after an escaped newline ("\n-----BEGIN").
+        // a PEM header after an escaped newline ("\n-----BEGIN") or after
+        // more dashes.
         for (std::size_t k = i + 1; !m && k < j; ++k) {
             const bool after_joint = text[k - 1] == '-' || text[k - 1] == '_';
             const bool dashes = text[k] == '-' && text[k - 1] != '-';
             if (after_joint || dashes) {
                 m = shape_at(text, k, j);
             }
-        }
-        if (const std::size_t k = word.find("-----BEGIN"); !m && k != 0 && k != std::string_view::npos) {
-            m = shape_at(text, i + k, j); // a header after more dashes
         }
         if (!m && word.size() == 6 && iequals(word, "bearer")) {
             m = bearer_at(text, j);
@@ -365,6 +386,19 @@ WindowRedactor::WindowRedactor(std::string_view text, std::size_t from, std::siz
         if (m.offset < to && m.offset + m.length > from) {
             m_secrets.push_back(Secret{m, false});
         }
+    }
+}
+
+WindowRedactor::WindowRedactor(std::string_view text, std::size_t from, std::size_t to,
+                               const std::vector<SecretMatch>& secrets_of_text)
+    : m_text(text)
+{
+    // Sorted by offset and disjoint: the first that ends after `from` on.
+    auto it =
+        std::partition_point(secrets_of_text.begin(), secrets_of_text.end(),
+                             [&](const SecretMatch& m) { return m.offset + m.length <= from; });
+    for (; it != secrets_of_text.end() && it->offset < to; ++it) {
+        m_secrets.push_back(Secret{*it, false});
     }
 }
 

@@ -38,6 +38,10 @@ std::string mask(std::string_view text, const SecretMatch& match);
 class WindowRedactor {
 public:
     WindowRedactor(std::string_view text, std::size_t from, std::size_t to);
+    // The same with the secrets of the whole text found once (find_secrets):
+    // many windows over one long text cost a lookup each, not a scan.
+    WindowRedactor(std::string_view text, std::size_t from, std::size_t to,
+                   const std::vector<SecretMatch>& secrets_of_text);
 
     // text[from, to), masked; pieces are asked for in text order.
     std::string piece(std::size_t from, std::size_t to);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lint and the dynamic-field scan are linear in the template's size: a
 # 750 KB template holding 20,000 dates (17 s when they were quadratic) must
-# lint in under LIMIT seconds of CPU time (default 2; about 0.7 s measured).
+# lint in under LIMIT seconds of CPU time (default 2; 0.28 s measured with
+# --format json, 0.10 s in text, on the 2-core development machine).
 # CPU time, not wall time: a loaded CI runner must not fail it.
 # Usage: lint_linear.sh BINARY [LIMIT]
 set -u
