@@ -81,7 +81,12 @@ RecordReader::file(const std::string& path, RecordSink& sink)
     ++sink.counts.files;
     auto lines = LineReader::open(path, m_options.max_record_bytes);
     if (!lines) {
-        error(path, 0, "", lines.error());
+        // The error names the file; the skip line names it already.
+        std::string_view reason = lines.error();
+        if (reason.substr(0, path.size() + 2) == path + ": ") {
+            reason.remove_prefix(path.size() + 2);
+        }
+        error(path, 0, "", std::string(reason));
         return;
     }
     opened(**lines, sink);
