@@ -8,47 +8,27 @@
 
 namespace cachewise::ingest {
 
-using model::Role;
-using model::Segment;
-using model::SegmentKind;
-using model::SegmentPath;
-
 namespace {
 
 SegmentKind
 kind_of_block(std::string_view type)
 {
-    if (type == "text") {
-        return SegmentKind::text;
-    }
-    if (type == "tool_use") {
-        return SegmentKind::tool_use;
-    }
-    if (type == "tool_result") {
-        return SegmentKind::tool_result;
-    }
-    if (type == "image") {
-        return SegmentKind::image;
-    }
-    if (type == "document") {
-        return SegmentKind::document;
-    }
-    if (type == "thinking") {
-        return SegmentKind::thinking;
-    }
-    if (type == "redacted_thinking") {
-        return SegmentKind::redacted_thinking;
-    }
-    if (type == "server_tool_use" || type == "mcp_tool_use") {
-        return SegmentKind::server_tool_use;
-    }
-    if (type == "search_result") {
-        return SegmentKind::search_result;
-    }
+    static constexpr std::array<KindName, 10> k_kinds = {{
+        {"text", SegmentKind::text},
+        {"tool_use", SegmentKind::tool_use},
+        {"tool_result", SegmentKind::tool_result},
+        {"image", SegmentKind::image},
+        {"document", SegmentKind::document},
+        {"thinking", SegmentKind::thinking},
+        {"redacted_thinking", SegmentKind::redacted_thinking},
+        {"server_tool_use", SegmentKind::server_tool_use},
+        {"mcp_tool_use", SegmentKind::server_tool_use},
+        {"search_result", SegmentKind::search_result},
+    }};
     if (type.size() > 12 && type.substr(type.size() - 12) == "_tool_result") {
         return SegmentKind::server_tool_result; // web_search_tool_result, mcp_tool_result, ...
     }
-    return SegmentKind::other;
+    return kind_named(type, k_kinds);
 }
 
 Role

@@ -7,14 +7,6 @@
 
 namespace cachewise::ingest {
 
-using model::Level;
-using model::PathPart;
-using model::PathRoot;
-using model::Role;
-using model::Segment;
-using model::SegmentKind;
-using model::SegmentPath;
-
 namespace {
 
 SegmentKind
@@ -23,26 +15,15 @@ kind_of_block(const RenderStats& stats, Level level)
     if (level == Level::tools) {
         return SegmentKind::tool;
     }
-    const std::string& tag = stats.tag;
-    if (tag == "text") {
-        return SegmentKind::text;
-    }
-    if (tag == "toolUse") {
-        return SegmentKind::tool_use;
-    }
-    if (tag == "toolResult") {
-        return SegmentKind::tool_result;
-    }
-    if (tag == "image") {
-        return SegmentKind::image;
-    }
-    if (tag == "document") {
-        return SegmentKind::document;
-    }
-    if (tag == "reasoningContent") {
-        return SegmentKind::thinking;
-    }
-    return SegmentKind::other;
+    static constexpr std::array<KindName, 6> k_kinds = {{
+        {"text", SegmentKind::text},
+        {"toolUse", SegmentKind::tool_use},
+        {"toolResult", SegmentKind::tool_result},
+        {"image", SegmentKind::image},
+        {"document", SegmentKind::document},
+        {"reasoningContent", SegmentKind::thinking},
+    }};
+    return kind_named(stats.tag, k_kinds);
 }
 
 } // namespace

@@ -6,12 +6,9 @@
 
 #include <fmt/format.h>
 
-namespace cachewise::ingest {
+#include <cmath>
 
-using model::Role;
-using model::Segment;
-using model::SegmentKind;
-using model::SegmentPath;
+namespace cachewise::ingest {
 
 std::string_view
 get_string(od::value& v)
@@ -300,8 +297,7 @@ BodyParser::continuation(std::string_view message_json)
         chain = model::chain_link(chain, s);
         tokens += s.estimate;
     }
-    r.continuation =
-        model::Continuation{chain, r.prompt_tokens() + static_cast<std::int64_t>(tokens + 0.5)};
+    r.continuation = model::Continuation{chain, r.prompt_tokens() + std::llround(tokens)};
 }
 
 } // namespace cachewise::ingest

@@ -11,36 +11,33 @@
 
 namespace cachewise::ingest {
 
-using model::Level;
-using model::PathPart;
-using model::PathRoot;
-using model::Role;
-using model::Segment;
-using model::SegmentKind;
-using model::SegmentPath;
-
 namespace {
 
 SegmentKind
 kind_of_part(const RenderStats& stats)
 {
-    const std::string& tag = stats.tag;
-    if (tag == "text") {
-        return stats.thought ? SegmentKind::thinking : SegmentKind::text;
+    static constexpr std::array<KindName, 11> k_kinds = {{
+        {"text", SegmentKind::text},
+        {"functionCall", SegmentKind::tool_use},
+        {"function_call", SegmentKind::tool_use},
+        {"executableCode", SegmentKind::tool_use},
+        {"functionResponse", SegmentKind::tool_result},
+        {"function_response", SegmentKind::tool_result},
+        {"codeExecutionResult", SegmentKind::tool_result},
+        {"inlineData", SegmentKind::document},
+        {"inline_data", SegmentKind::document},
+        {"fileData", SegmentKind::document},
+        {"file_data", SegmentKind::document},
+    }};
+    const SegmentKind kind = kind_named(stats.tag, k_kinds);
+    if (kind == SegmentKind::text && stats.thought) {
+        return SegmentKind::thinking;
     }
-    if (tag == "functionCall" || tag == "function_call" || tag == "executableCode") {
-        return SegmentKind::tool_use;
-    }
-    if (tag == "functionResponse" || tag == "function_response" || tag == "codeExecutionResult") {
-        return SegmentKind::tool_result;
-    }
-    if (stats.images > 0) {
+    // An inline image is an image, whatever part carries it.
+    if (stats.images > 0 && (kind == SegmentKind::document || kind == SegmentKind::other)) {
         return SegmentKind::image;
     }
-    if (tag == "inlineData" || tag == "inline_data" || tag == "fileData" || tag == "file_data") {
-        return SegmentKind::document;
-    }
-    return SegmentKind::other;
+    return kind;
 }
 
 // A protobuf Duration as JSON: "3600s" or "1.5s".
@@ -202,7 +199,7 @@ GeminiRequestParser::tools(od::value value)
                 }
                 int k = 0;
                 for (auto d : get(list.get_array(), "an array")) {
-                    od::value decl = get(std::move(d), "a function declaration");
+                    od::value decl = get(d, "a function declaration");
                     within("", static_cast<std::size_t>(k), [&] {
                         const Rendered& rendered = render(decl);
                         out.push_back(

@@ -8,14 +8,6 @@
 
 namespace cachewise::ingest {
 
-using model::Level;
-using model::PathPart;
-using model::PathRoot;
-using model::Role;
-using model::Segment;
-using model::SegmentKind;
-using model::SegmentPath;
-
 namespace {
 
 Role
@@ -45,16 +37,17 @@ kind_of_part(std::string_view type, bool tool_message)
     if (tool_message) {
         return SegmentKind::tool_result;
     }
-    if (type == "text" || type == "input_text" || type == "output_text" || type == "refusal") {
-        return SegmentKind::text;
-    }
-    if (type == "image_url" || type == "input_image") {
-        return SegmentKind::image;
-    }
-    if (type == "file" || type == "input_file") {
-        return SegmentKind::document;
-    }
-    return SegmentKind::other;
+    static constexpr std::array<KindName, 8> k_kinds = {{
+        {"text", SegmentKind::text},
+        {"input_text", SegmentKind::text},
+        {"output_text", SegmentKind::text},
+        {"refusal", SegmentKind::text},
+        {"image_url", SegmentKind::image},
+        {"input_image", SegmentKind::image},
+        {"file", SegmentKind::document},
+        {"input_file", SegmentKind::document},
+    }};
+    return kind_named(type, k_kinds);
 }
 
 } // namespace

@@ -10,48 +10,41 @@
 
 namespace cachewise::ingest {
 
-using model::Level;
-using model::PathPart;
-using model::PathRoot;
-using model::Role;
-using model::Segment;
-using model::SegmentKind;
-using model::SegmentPath;
-
 namespace {
 
 SegmentKind
 kind_of_item(std::string_view type)
 {
-    if (type == "function_call" || type == "custom_tool_call" || type == "local_shell_call" ||
-        type == "computer_call" || type == "mcp_call") {
-        return SegmentKind::tool_use;
-    }
+    static constexpr std::array<KindName, 6> k_kinds = {{
+        {"function_call", SegmentKind::tool_use},
+        {"custom_tool_call", SegmentKind::tool_use},
+        {"local_shell_call", SegmentKind::tool_use},
+        {"computer_call", SegmentKind::tool_use},
+        {"mcp_call", SegmentKind::tool_use},
+        {"reasoning", SegmentKind::thinking},
+    }};
     if (type.size() > 7 && type.substr(type.size() - 7) == "_output") {
         return SegmentKind::tool_result; // function_call_output, computer_call_output, ...
     }
-    if (type == "reasoning") {
-        return SegmentKind::thinking;
-    }
-    if (type.size() > 5 && type.substr(type.size() - 5) == "_call") {
+    const SegmentKind kind = kind_named(type, k_kinds);
+    if (kind == SegmentKind::other && type.size() > 5 && type.substr(type.size() - 5) == "_call") {
         return SegmentKind::server_tool_use; // web_search_call, file_search_call, ...
     }
-    return SegmentKind::other;
+    return kind;
 }
 
 SegmentKind
 kind_of_part(std::string_view type)
 {
-    if (type == "input_text" || type == "output_text" || type == "text" || type == "refusal") {
-        return SegmentKind::text;
-    }
-    if (type == "input_image") {
-        return SegmentKind::image;
-    }
-    if (type == "input_file") {
-        return SegmentKind::document;
-    }
-    return SegmentKind::other;
+    static constexpr std::array<KindName, 6> k_kinds = {{
+        {"input_text", SegmentKind::text},
+        {"output_text", SegmentKind::text},
+        {"text", SegmentKind::text},
+        {"refusal", SegmentKind::text},
+        {"input_image", SegmentKind::image},
+        {"input_file", SegmentKind::document},
+    }};
+    return kind_named(type, k_kinds);
 }
 
 } // namespace
