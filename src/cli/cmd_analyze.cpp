@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 namespace cachewise::cli {
@@ -43,17 +44,12 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
     load_options.text_store = &texts;
     analysis::Analyzer analyzer(*rules, analyze_options, texts);
     RequestWatchers watch(texts);
-    // Named, not a structured binding: lambdas below capture it (clang 14).
     const LoadedLog loaded =
-        load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
-            watch.note(r);
-            analyzer.add(std::move(r));
-        });
-    const auto& load = loaded.summary;
-    const int status = loaded.status;
-    if (status != 0) {
-        return status < 0 ? 0 : status;
+        load_watched(global, *rules, options.inputs, load_options, analyzer, watch);
+    if (loaded.status != 0) {
+        return std::max(loaded.status, 0); // -1: nothing in --since/--until, said so
     }
+    const auto& load = loaded.summary;
     auto result = analyzer.finish();
     // A credential spoils the prompt after it when rotated: listed with the dynamic fields.
     result.dynamic_fields.insert(result.dynamic_fields.end(), watch.secrets.findings().begin(),

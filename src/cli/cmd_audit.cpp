@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -169,17 +170,12 @@ run_audit(const Settings& global, const AuditOptions& options)
     }
     analysis::Analyzer analyzer(*rules, audit_options.analyze, texts);
     RequestWatchers watch(texts);
-    // Named, not a structured binding: lambdas below capture it (clang 14).
     const LoadedLog loaded =
-        load_log(global, *rules, options.inputs, load_options, [&](model::Request&& r) {
-            watch.note(r);
-            analyzer.add(std::move(r));
-        });
-    const auto& load = loaded.summary;
-    const int status = loaded.status;
-    if (status != 0) {
-        return status < 0 ? 0 : status;
+        load_watched(global, *rules, options.inputs, load_options, analyzer, watch);
+    if (loaded.status != 0) {
+        return std::max(loaded.status, 0); // -1: nothing in --since/--until, said so
     }
+    const auto& load = loaded.summary;
     std::optional<report::PlacementReplay> placement;
     if (format == report::Format::html) {
         placement =

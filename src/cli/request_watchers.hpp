@@ -1,7 +1,9 @@
 #pragma once
 
+#include "analysis/analyzer.hpp"
 #include "analysis/miss_diagnosis.hpp"
 #include "analysis/secrets.hpp"
+#include "cli/options.hpp"
 
 namespace cachewise::cli {
 
@@ -20,5 +22,18 @@ struct RequestWatchers {
     analysis::DiagnosisCollector diagnoses; // cache_miss_reason, when logged
     analysis::SecretScanner secrets;
 };
+
+// Reads the logs into the analyzer, every request noted by the watchers on
+// its way (load_log's reporting and exit status).
+inline LoadedLog
+load_watched(const Settings& global, const ruleset::Rules& rules,
+             const std::vector<std::string>& inputs, const ingest::LoadOptions& options,
+             analysis::Analyzer& analyzer, RequestWatchers& watch)
+{
+    return load_log(global, rules, inputs, options, [&](model::Request&& r) {
+        watch.note(r);
+        analyzer.add(std::move(r));
+    });
+}
 
 } // namespace cachewise::cli

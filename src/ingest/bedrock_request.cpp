@@ -45,10 +45,8 @@ BedrockConverseParser::reset_body()
 bool
 BedrockConverseParser::member(std::string_view key, od::value value)
 {
-    model::Request& r = request();
     if (key == "modelId" || key == "model") {
-        r.model = std::string(within("modelId", [&] { return get_string(value); }));
-        m_has_model = true;
+        read_model("modelId", value);
     } else if (key == "messages") {
         within("messages", [&] { messages(value); });
         m_has_messages = true;

@@ -178,6 +178,13 @@ BodyParser::close_message(std::vector<model::Segment>& out, std::size_t first,
 }
 
 void
+BodyParser::read_model(std::string_view field, od::value value)
+{
+    request().model = std::string(within(field, [&] { return get_string(value); }));
+    m_has_model = true;
+}
+
+void
 BodyParser::members(od::object body)
 {
     for (auto field : body) {

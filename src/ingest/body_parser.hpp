@@ -163,6 +163,8 @@ protected:
     {
         return *m_request;
     }
+    // The body's model (`field` names it in errors).
+    void read_model(std::string_view field, od::value value);
 
     const ruleset::Rules* m_rules;
     const model::TokenEstimator* m_estimator;

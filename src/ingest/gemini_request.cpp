@@ -78,11 +78,10 @@ GeminiRequestParser::member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
-        r.model = std::string(within("model", [&] { return get_string(value); }));
+        read_model("model", value);
         if (r.model.rfind("models/", 0) == 0) {
             r.model.erase(0, 7);
         }
-        m_has_model = true;
     } else if (key == "contents") {
         within("contents", [&] { contents(value); });
         m_has_contents = true;

@@ -111,8 +111,7 @@ OpenAIChatParser::member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
-        r.model = std::string(within("model", [&] { return get_string(value); }));
-        m_has_model = true;
+        read_model("model", value);
     } else if (key == "messages") {
         within("messages", [&] { messages(value); });
         m_has_messages = true;

@@ -71,8 +71,7 @@ OpenAIResponsesParser::member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
-        r.model = std::string(within("model", [&] { return get_string(value); }));
-        m_has_model = true;
+        read_model("model", value);
     } else if (key == "input") {
         within("input", [&] { input(value); });
         m_has_input = true;
