@@ -108,25 +108,12 @@ private:
         }
         std::string k;
         for (;;) {
-            if (!key(k)) {
+            if (!key(k) || !value(path.empty() ? k : path + "." + k, depth + 1)) {
                 return false;
             }
-            if (!value(path.empty() ? k : path + "." + k, depth + 1)) {
-                return false;
+            if (const After next = after_item('}'); next != After::more) {
+                return next == After::end;
             }
-            space();
-            if (m_pos >= m_text.size()) {
-                return false;
-            }
-            if (m_text[m_pos] == ',') {
-                ++m_pos;
-                continue;
-            }
-            if (m_text[m_pos] == '}') {
-                ++m_pos;
-                return true;
-            }
-            return false;
         }
     }
 
@@ -143,20 +130,23 @@ private:
             if (!value(fmt::format("{}[{}]", path, i), depth + 1)) {
                 return false;
             }
-            space();
-            if (m_pos >= m_text.size()) {
-                return false;
+            if (const After next = after_item(']'); next != After::more) {
+                return next == After::end;
             }
-            if (m_text[m_pos] == ',') {
-                ++m_pos;
-                continue;
-            }
-            if (m_text[m_pos] == ']') {
-                ++m_pos;
-                return true;
-            }
-            return false;
         }
+    }
+
+    // After a member or an element: ',' (another follows) or `close` (the
+    // end); anything else is not JSON.
+    enum class After { more, end, bad };
+    After
+    after_item(char close)
+    {
+        space();
+        if (m_pos >= m_text.size() || (m_text[m_pos] != ',' && m_text[m_pos] != close)) {
+            return After::bad;
+        }
+        return m_text[m_pos++] == ',' ? After::more : After::end;
     }
 
     std::string_view m_text;
