@@ -507,27 +507,43 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
         m_fields[static_cast<std::size_t>(depth)].push_back(Field{key, begin, m_out.size()});
     }
     m_out.push_back('}');
-
-    auto& fields = m_fields[static_cast<std::size_t>(depth)];
-    if (!payload && fields.size() > 1 &&
-        !std::is_sorted(fields.begin(), fields.end(),
-                        [](const Field& a, const Field& b) { return a.key < b.key; })) {
-        std::sort(fields.begin(), fields.end(),
-                  [](const Field& a, const Field& b) { return a.key < b.key; });
-        m_scratch.clear();
-        m_scratch.push_back('{');
-        for (std::size_t i = 0; i < fields.size(); ++i) {
-            if (i > 0) {
-                m_scratch.push_back(',');
-            }
-            m_scratch.append(m_out, fields[i].begin, fields[i].end - fields[i].begin);
-        }
-        m_scratch.push_back('}');
-        m_out.resize(object_begin);
-        m_out += m_scratch;
+    if (!payload) {
+        sort_members(object_begin, m_fields[static_cast<std::size_t>(depth)]);
     }
+    attribute_media(state, payload, via_key, stats, parent);
+    if (depth == 0) {
+        stats.type = std::string(state.type);
+    }
+}
 
-    // Attribute base64 data now that this object's type is known.
+// The members of the object rendered from object_begin, in key order: the
+// canonical form that makes key order no part of the identity.
+void
+JsonRenderer::sort_members(std::size_t object_begin, std::vector<Field>& fields)
+{
+    const auto by_key = [](const Field& a, const Field& b) { return a.key < b.key; };
+    if (fields.size() < 2 || std::is_sorted(fields.begin(), fields.end(), by_key)) {
+        return;
+    }
+    std::sort(fields.begin(), fields.end(), by_key);
+    m_scratch.clear();
+    m_scratch.push_back('{');
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (i > 0) {
+            m_scratch.push_back(',');
+        }
+        m_scratch.append(m_out, fields[i].begin, fields[i].end - fields[i].begin);
+    }
+    m_scratch.push_back('}');
+    m_out.resize(object_begin);
+    m_out += m_scratch;
+}
+
+// Attributes an object's base64 data and images now that its type is known.
+void
+JsonRenderer::attribute_media(ObjectState& state, bool payload, std::string_view via_key,
+                              RenderStats& stats, ObjectState* parent) const
+{
     if (state.has_data) {
         if (state.type == "base64" || is_inline_media_key(via_key)) {
             state.base64_bytes += state.data.size();
@@ -546,9 +562,6 @@ JsonRenderer::object(od::object o, bool payload, int depth, std::string_view via
     }
     if (via_key == "citations" && state.enabled_true) {
         stats.citations_enabled = true;
-    }
-    if (depth == 0) {
-        stats.type = std::string(state.type);
     }
 }
 

@@ -82,6 +82,9 @@ private:
     void object(od::object o, bool payload, int depth, std::string_view via_key, RenderStats& stats,
                 ObjectState* parent);
     void array(od::array a, bool payload, int depth, RenderStats& stats, ObjectState* parent);
+    void sort_members(std::size_t object_begin, std::vector<Field>& fields);
+    void attribute_media(ObjectState& state, bool payload, std::string_view via_key,
+                         RenderStats& stats, ObjectState* parent) const;
     // Returns the unescaped string (valid for the document's lifetime).
     std::string_view string(od::value v);
 
