@@ -10,7 +10,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iostream>
 
 namespace cachewise::cli {
@@ -33,24 +32,20 @@ add_analyze_command(CLI::App& app, AnalyzeOptions& options, FlagValues& flags)
 int
 run_analyze(const Settings& global, const AnalyzeOptions& options)
 {
+    const analysis::AnalyzeOptions analyze_options{.window_seconds = global.window.value.seconds,
+                                                   .top = options.top};
     const auto rules = global.load_rules();
     const auto format = global.format.value;
-    analysis::AnalyzeOptions analyze_options;
-    analyze_options.window_seconds = global.window.value.seconds;
-    analyze_options.top = options.top;
 
     model::TextStore texts; // the divergent segments are quoted from here
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
-    analysis::Analyzer analyzer(*rules, analyze_options, texts);
-    RequestWatchers watch(texts);
-    const LoadedLog loaded =
-        load_watched(global, *rules, options.inputs, load_options, analyzer, watch);
-    if (loaded.status != 0) {
-        return std::max(loaded.status, 0); // -1: nothing in --since/--until, said so
+    WatchedAnalysis run(*rules, analyze_options, texts);
+    if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
+        return *status;
     }
-    const auto& load = loaded.summary;
-    auto result = analyzer.finish();
+    const auto& watch = run.watch;
+    auto result = run.analyzer.finish();
     // A credential spoils the prompt after it when rotated: listed with the dynamic fields.
     result.dynamic_fields.insert(result.dynamic_fields.end(), watch.secrets.findings().begin(),
                                  watch.secrets.findings().end());
@@ -67,7 +62,8 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
         report::print_with_diagnosis(
             diagnosis, format,
             [&](std::ostream& out) {
-                report::print_analysis(result, load, {format, options.details, options.top}, out);
+                report::print_analysis(result, run.loaded.summary,
+                                       {format, options.details, options.top}, out);
             },
             std::cout);
     }

@@ -16,7 +16,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -168,14 +167,13 @@ run_audit(const Settings& global, const AuditOptions& options)
     if (options.until) {
         load_options.until = parse_bound(*options.until, "--until");
     }
-    analysis::Analyzer analyzer(*rules, audit_options.analyze, texts);
-    RequestWatchers watch(texts);
-    const LoadedLog loaded =
-        load_watched(global, *rules, options.inputs, load_options, analyzer, watch);
-    if (loaded.status != 0) {
-        return std::max(loaded.status, 0); // -1: nothing in --since/--until, said so
+    WatchedAnalysis run(*rules, audit_options.analyze, texts);
+    if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
+        return *status;
     }
-    const auto& load = loaded.summary;
+    const auto& load = run.loaded.summary;
+    const auto& watch = run.watch;
+    auto& analyzer = run.analyzer;
     std::optional<report::PlacementReplay> placement;
     if (format == report::Format::html) {
         placement =

@@ -5,6 +5,9 @@
 #include "analysis/secrets.hpp"
 #include "cli/options.hpp"
 
+#include <algorithm>
+#include <optional>
+
 namespace cachewise::cli {
 
 // What analyze and audit note of every request as it is read, beside their
@@ -23,17 +26,33 @@ struct RequestWatchers {
     analysis::SecretScanner secrets;
 };
 
-// Reads the logs into the analyzer, every request noted by the watchers on
-// its way (load_log's reporting and exit status).
-inline LoadedLog
-load_watched(const Settings& global, const ruleset::Rules& rules,
-             const std::vector<std::string>& inputs, const ingest::LoadOptions& options,
-             analysis::Analyzer& analyzer, RequestWatchers& watch)
-{
-    return load_log(global, rules, inputs, options, [&](model::Request&& r) {
-        watch.note(r);
-        analyzer.add(std::move(r));
-    });
-}
+// What analyze and audit build first: the analyzer, fed from the logs, with
+// the watchers noting every request on its way.
+struct WatchedAnalysis {
+    WatchedAnalysis(const ruleset::Rules& rules, const analysis::AnalyzeOptions& options,
+                    const model::TextStore& texts)
+        : analyzer(rules, options, texts), watch(texts)
+    {}
+
+    // load_log into the analyzer; the exit status when the command ends here
+    // (nothing usable read, or nothing in --since/--until, said so).
+    std::optional<int>
+    load(const Settings& global, const ruleset::Rules& rules,
+         const std::vector<std::string>& inputs, const ingest::LoadOptions& options)
+    {
+        loaded = load_log(global, rules, inputs, options, [&](model::Request&& r) {
+            watch.note(r);
+            analyzer.add(std::move(r));
+        });
+        if (loaded.status != 0) {
+            return std::max(loaded.status, 0);
+        }
+        return std::nullopt;
+    }
+
+    analysis::Analyzer analyzer;
+    RequestWatchers watch;
+    LoadedLog loaded;
+};
 
 } // namespace cachewise::cli
