@@ -123,6 +123,16 @@ ClaudeCodeReader::intern(std::string_view value, Interned field)
     return last;
 }
 
+// What a line says beside its entry: its type, the response it belongs to,
+// whether Claude Code made it up (an API error shown as a message), and a
+// subagent's call reported in a progress line.
+struct ClaudeCodeReader::LineFacts {
+    std::string type;
+    std::string_view request_id;
+    bool synthetic = false;
+    std::optional<ProgressCall> call;
+};
+
 ClaudeCodeReader::LineKind
 ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t number)
 {
@@ -142,117 +152,131 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
     }
     Entry e;
     e.line = number;
-    std::string type;
-    std::string_view request_id;
-    bool synthetic = false;
-    std::optional<ProgressCall> call;
+    LineFacts facts;
     for (auto field : object) {
-        const auto key = key_of(field);
-        od::value v = get(field.value(), "a value");
-        if (key == "type") {
-            type = string_member(v, "type");
-        } else if (key == "uuid") {
-            const std::string_view uuid = string_view_member(v, "uuid");
-            e.has_uuid = !uuid.empty();
-            e.uuid = hash_bytes(uuid);
-            e.uuid_head = std::string(uuid.substr(0, 8));
-        } else if (key == "parentUuid") {
-            const std::string_view parent = string_view_member(v, "parentUuid");
-            e.has_parent = !parent.empty();
-            e.parent_key = hash_bytes(parent);
-            // The name is needed only for a note when the parent is missing.
-            e.parent = e.has_parent && !m_by_uuid.count(e.parent_key) ? std::string(parent)
-                                                                      : std::string();
-        } else if (key == "sessionId") {
-            e.session = intern(string_view_member(v, "sessionId"), Interned::session);
-        } else if (key == "agentId") {
-            e.agent = intern(string_view_member(v, "agentId"), Interned::agent);
-        } else if (key == "requestId") {
-            request_id = string_view_member(v, "requestId");
-        } else if (key == "version") {
-            e.version = intern(string_view_member(v, "version"), Interned::version);
-        } else if (key == "isSidechain") {
-            bool b = false;
-            if (v.get_bool().get(b) == simdjson::SUCCESS) {
-                e.sidechain = b;
+        entry_member(key_of(field), get(field.value(), "a value"), e, facts);
+    }
+    return keep_line(std::move(e), std::move(facts));
+}
+
+// One member of a transcript line.
+void
+ClaudeCodeReader::entry_member(std::string_view key, od::value v, Entry& e, LineFacts& facts)
+{
+    const std::string& type = facts.type;
+    if (key == "type") {
+        facts.type = string_member(v, "type");
+    } else if (key == "uuid") {
+        const std::string_view uuid = string_view_member(v, "uuid");
+        e.has_uuid = !uuid.empty();
+        e.uuid = hash_bytes(uuid);
+        e.uuid_head = std::string(uuid.substr(0, 8));
+    } else if (key == "parentUuid") {
+        const std::string_view parent = string_view_member(v, "parentUuid");
+        e.has_parent = !parent.empty();
+        e.parent_key = hash_bytes(parent);
+        // The name is needed only for a note when the parent is missing.
+        e.parent =
+            e.has_parent && !m_by_uuid.count(e.parent_key) ? std::string(parent) : std::string();
+    } else if (key == "sessionId") {
+        e.session = intern(string_view_member(v, "sessionId"), Interned::session);
+    } else if (key == "agentId") {
+        e.agent = intern(string_view_member(v, "agentId"), Interned::agent);
+    } else if (key == "requestId") {
+        facts.request_id = string_view_member(v, "requestId");
+    } else if (key == "version") {
+        e.version = intern(string_view_member(v, "version"), Interned::version);
+    } else if (key == "isSidechain") {
+        bool b = false;
+        if (v.get_bool().get(b) == simdjson::SUCCESS) {
+            e.sidechain = b;
+        }
+    } else if (key == "isApiErrorMessage") {
+        bool b = false;
+        facts.synthetic = facts.synthetic || (v.get_bool().get(b) == simdjson::SUCCESS && b);
+    } else if (key == "timestamp") {
+        const std::string ts = string_member(v, "timestamp");
+        if (!ts.empty()) {
+            auto parsed = parse_rfc3339(ts);
+            if (!parsed) {
+                throw FieldError("timestamp", parsed.error());
             }
-        } else if (key == "isApiErrorMessage") {
-            bool b = false;
-            if (v.get_bool().get(b) == simdjson::SUCCESS && b) {
-                synthetic = true;
-            }
-        } else if (key == "timestamp") {
-            const std::string ts = string_member(v, "timestamp");
-            if (!ts.empty()) {
-                auto parsed = parse_rfc3339(ts);
-                if (!parsed) {
-                    throw FieldError("timestamp", parsed.error());
-                }
-                e.timestamp = *parsed;
-            }
-        } else if (key == "data" && (type.empty() || type == "progress")) {
-            call = within("data", [&] { return progress(v); });
-        } else if (key == "message" && (type.empty() || type == "user" || type == "assistant")) {
-            // The message comes before or after "type"; its content is rendered
-            // now (the document is read once) and dropped if the type says so.
-            within("message", [&] {
-                if (get(v.type(), "an object") != od::json_type::object) {
-                    throw FieldError("", "expected an object");
-                }
-                bool has_content = false;
-                std::string role;
-                for (auto f : get(v.get_object(), "an object")) {
-                    const auto k = key_of(f);
-                    od::value mv = get(f.value(), "a value");
-                    if (k == "role") {
-                        role = string_member(mv, "role");
-                    } else if (k == "model") {
-                        e.model = intern(string_view_member(mv, "model"), Interned::model);
-                    } else if (k == "usage") {
-                        e.usage = within("usage", [&] { return ResponseParser::parse_usage(mv); });
-                    } else if (k == "content") {
-                        within("content", [&] {
-                            m_parser->message_content(mv, Role::none, 0, e.segments, e.images);
-                        });
-                        has_content = true;
-                    }
-                }
-                if (role == "user") {
-                    e.role = Role::user;
-                } else if (role == "assistant") {
-                    e.role = Role::assistant;
-                } else {
-                    throw FieldError(
-                        "role",
-                        fmt::format("expected \"user\" or \"assistant\", found \"{}\"", role));
-                }
-                if (!has_content) {
-                    throw FieldError("content", "missing");
-                }
-            });
+            e.timestamp = *parsed;
+        }
+    } else if (key == "data" && (type.empty() || type == "progress")) {
+        facts.call = within("data", [&] { return progress(v); });
+    } else if (key == "message" && (type.empty() || type == "user" || type == "assistant")) {
+        // The message comes before or after "type"; its content is rendered
+        // now (the document is read once) and dropped if the type says so.
+        within("message", [&] { message(v, e); });
+    }
+}
+
+// A line's "message": role, model, usage and content.
+void
+ClaudeCodeReader::message(od::value v, Entry& e)
+{
+    if (get(v.type(), "an object") != od::json_type::object) {
+        throw FieldError("", "expected an object");
+    }
+    bool has_content = false;
+    std::string role;
+    for (auto f : get(v.get_object(), "an object")) {
+        const auto k = key_of(f);
+        od::value mv = get(f.value(), "a value");
+        if (k == "role") {
+            role = string_member(mv, "role");
+        } else if (k == "model") {
+            e.model = intern(string_view_member(mv, "model"), Interned::model);
+        } else if (k == "usage") {
+            e.usage = within("usage", [&] { return ResponseParser::parse_usage(mv); });
+        } else if (k == "content") {
+            within("content",
+                   [&] { m_parser->message_content(mv, Role::none, 0, e.segments, e.images); });
+            has_content = true;
         }
     }
-    if (call && type == "progress") {
-        call->session = m_values[e.session];
-        call->agent = call->agent.empty() ? m_values[e.agent] : call->agent;
-        call->file = m_file;
-        call->line = number;
-        call->timestamp = call->timestamp ? call->timestamp : e.timestamp;
-        keep_progress(std::move(*call));
+    if (role == "user") {
+        e.role = Role::user;
+    } else if (role == "assistant") {
+        e.role = Role::assistant;
+    } else {
+        throw FieldError("role",
+                         fmt::format("expected \"user\" or \"assistant\", found \"{}\"", role));
     }
-    e.message = (type == "user" || type == "assistant") && !e.segments.empty() && !synthetic &&
-                m_values[e.model] != "<synthetic>";
+    if (!has_content) {
+        throw FieldError("content", "missing");
+    }
+}
+
+// Keeps a parsed line: its progress call, its entry in the chain, and its
+// place in the response it belongs to.
+ClaudeCodeReader::LineKind
+ClaudeCodeReader::keep_line(Entry&& e, LineFacts&& facts)
+{
+    const std::string& type = facts.type;
+    if (facts.call && type == "progress") {
+        ProgressCall& call = *facts.call;
+        call.session = m_values[e.session];
+        call.agent = call.agent.empty() ? m_values[e.agent] : call.agent;
+        call.file = m_file;
+        call.line = e.line;
+        call.timestamp = call.timestamp ? call.timestamp : e.timestamp;
+        keep_progress(std::move(call));
+    }
+    e.message = (type == "user" || type == "assistant") && !e.segments.empty() &&
+                !facts.synthetic && m_values[e.model] != "<synthetic>";
     if (!e.has_uuid) {
         if (type == "user" || type == "assistant") {
             throw FieldError("uuid", "missing");
         }
         return LineKind::bookkeeping;
     }
-    if (e.message && e.role == Role::assistant && !request_id.empty()) {
+    if (e.message && e.role == Role::assistant && !facts.request_id.empty()) {
         const auto [it, inserted] = m_request_of.try_emplace(
-            hash_bytes(request_id), static_cast<std::uint32_t>(m_requests.size()));
+            hash_bytes(facts.request_id), static_cast<std::uint32_t>(m_requests.size()));
         if (inserted) {
-            m_requests.push_back(Response{std::string(request_id), {}});
+            m_requests.push_back(Response{std::string(facts.request_id), {}});
         }
         m_requests[it->second].lines.push_back(m_entries.size());
     }

@@ -67,6 +67,7 @@ public:
 
 private:
     struct Entry;
+    struct LineFacts;
     // The lines of one response (requestId), in file order.
     struct Response {
         std::string id;
@@ -75,6 +76,9 @@ private:
     // The per-line values kept as an index into m_values.
     enum class Interned { session, agent, model, version, count };
     std::uint32_t intern(std::string_view value, Interned field);
+    void entry_member(std::string_view key, od::value v, Entry& e, LineFacts& facts);
+    void message(od::value v, Entry& e);
+    LineKind keep_line(Entry&& e, LineFacts&& facts);
     std::optional<ProgressCall> progress(od::value data);
     void keep_progress(ProgressCall call);
     void build(const Response& response, model::Request& request);
