@@ -177,7 +177,7 @@ ClaudeCodeReader::entry_member(std::string_view key, od::value v, Entry& e, Line
         e.parent_key = hash_bytes(parent);
         // The name is needed only for a note when the parent is missing.
         e.parent =
-            e.has_parent && !m_by_uuid.count(e.parent_key) ? std::string(parent) : std::string();
+            e.has_parent && !m_by_uuid.contains(e.parent_key) ? std::string(parent) : std::string();
     } else if (key == "sessionId") {
         e.session = intern(string_view_member(v, "sessionId"), Interned::session);
     } else if (key == "agentId") {
@@ -369,25 +369,40 @@ ClaudeCodeReader::progress_request(ProgressCall call)
     r.model = std::move(call.model);
     r.stream = fmt::format("{}/agent-{}", call.session, call.agent.empty() ? "?" : call.agent);
     r.started_at = call.timestamp;
-    r.usage = std::move(call.usage);
+    r.usage = call.usage;
     r.usage->origin = model::Usage::Origin::transcript;
     r.prompt_logged = false;
     r.breakpoints_logged = false;
-    r.notes.push_back("a subagent call seen only in its parent's progress lines (its own "
-                      "transcript is absent): billed and counted, its prompt not logged");
+    r.notes.emplace_back("a subagent call seen only in its parent's progress lines (its own "
+                         "transcript is absent): billed and counted, its prompt not logged");
     return r;
 }
 
 void
 ClaudeCodeReader::build(const Response& response, model::Request& request)
 {
-    const std::vector<std::size_t>& response_lines = response.lines;
-    const Entry& first = m_entries[response_lines.front()];
-    // The prompt: every message from the root of the chain down to the line
-    // the response answers.
+    const std::vector<std::size_t> chain = history(response.lines.front(), request);
+    request.breakpoints_logged = false; // Claude Code sets cache_control; transcripts drop it
+    identify(response, chain, request);
+    request.usage = usage_of(response);
+    request.segments.push_back(hidden_head(m_entries[response.lines.front()]));
+    request.notes.emplace_back(
+        "Claude Code transcripts do not log the system prompt and tool definitions: "
+        "they are one segment, assumed identical for the same Claude Code version and kind of "
+        "thread (main or subagent)");
+    const bool images = add_messages(chain, request);
+    request.params.push_back(model::Param{"model", request.model, true, model::Level::tools});
+    request.params.push_back(
+        model::Param{"images", images ? "yes" : "no", true, model::Level::messages});
+}
+
+// The prompt: every line from the root of the chain down to the one the
+// response answers, followed by index (every request of a session walks its
+// whole history).
+std::vector<std::size_t>
+ClaudeCodeReader::history(std::size_t at, model::Request& request) const
+{
     std::vector<std::size_t> chain;
-    // Followed by index: every request of a session walks its whole history.
-    std::size_t at = response_lines.front();
     while (m_entries[at].parent_index != k_root && chain.size() <= m_entries.size()) {
         const std::size_t parent = m_entries[at].parent_index;
         if (parent == k_unresolved) {
@@ -400,9 +415,16 @@ ClaudeCodeReader::build(const Response& response, model::Request& request)
         at = parent;
     }
     std::reverse(chain.begin(), chain.end());
-    request.breakpoints_logged = false; // Claude Code sets cache_control; transcripts drop it
+    return chain;
+}
 
-    const Entry& last = m_entries[response_lines.back()];
+// Id, source, model, stream and times of the request a response answers.
+void
+ClaudeCodeReader::identify(const Response& response, const std::vector<std::size_t>& chain,
+                           model::Request& request) const
+{
+    const Entry& first = m_entries[response.lines.front()];
+    const Entry& last = m_entries[response.lines.back()];
     request.id = response.id;
     request.file = m_file;
     request.line = first.line;
@@ -419,50 +441,61 @@ ClaudeCodeReader::build(const Response& response, model::Request& request)
     }
     // Transcript times are when lines were written: the prompt's last line
     // approximates the start, the first response line the first token.
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        if (m_entries[*it].timestamp) {
-            request.started_at = m_entries[*it].timestamp;
-            break;
-        }
+    const auto timed = std::find_if(chain.rbegin(), chain.rend(), [&](std::size_t i) {
+        return m_entries[i].timestamp.has_value();
+    });
+    if (timed != chain.rend()) {
+        request.started_at = m_entries[*timed].timestamp;
     }
     request.first_token_at = first.timestamp;
     request.ended_at = last.timestamp;
     if (!request.started_at) {
         request.started_at = first.timestamp;
     }
+}
 
-    // Usage: the same on every line of the response except output_tokens,
-    // which grows while it streams.
-    for (const auto i : response_lines) {
+// The same on every line of the response except output_tokens, which grows
+// while it streams.
+std::optional<model::Usage>
+ClaudeCodeReader::usage_of(const Response& response) const
+{
+    std::optional<model::Usage> usage;
+    for (const auto i : response.lines) {
         const auto& u = m_entries[i].usage;
         if (!u) {
             continue;
         }
-        if (!request.usage) {
-            request.usage = u;
+        if (!usage) {
+            usage = u;
         } else if (u->output_tokens) {
-            request.usage->output_tokens =
-                std::max(request.usage->output_tokens.value_or(0), *u->output_tokens);
+            usage->output_tokens = std::max(usage->output_tokens.value_or(0), *u->output_tokens);
         }
     }
-    if (request.usage) {
-        request.usage->origin = model::Usage::Origin::transcript;
+    if (usage) {
+        usage->origin = model::Usage::Origin::transcript;
     }
+    return usage;
+}
 
+// The system prompt and tools, which transcripts do not log: one segment.
+model::Segment
+ClaudeCodeReader::hidden_head(const Entry& first) const
+{
     model::Segment hidden;
     hidden.kind = model::SegmentKind::unlogged;
     hidden.path = model::SegmentPath{model::Level::tools, -1, -1};
     // A subagent runs with its own system prompt and tools, never the main thread's.
+    const bool main = m_values[first.agent].empty() && !first.sidechain;
     hidden.content = hash_bytes(fmt::format("claude-code {} system prompt and tools, version {}",
-                                            agent.empty() && !first.sidechain ? "main" : "subagent",
-                                            m_values[first.version]));
+                                            main ? "main" : "subagent", m_values[first.version]));
     hidden.cache_control_allowed = false;
-    request.segments.push_back(hidden);
-    request.notes.push_back(
-        "Claude Code transcripts do not log the system prompt and tool definitions: "
-        "they are one segment, assumed identical for the same Claude Code version and kind of "
-        "thread (main or subagent)");
+    return hidden;
+}
 
+// The messages of the chain as API messages; true when one holds an image.
+bool
+ClaudeCodeReader::add_messages(const std::vector<std::size_t>& chain, model::Request& request) const
+{
     std::size_t blocks = request.segments.size();
     for (const auto i : chain) {
         blocks += m_entries[i].message ? m_entries[i].segments.size() : 0;
@@ -506,9 +539,7 @@ ClaudeCodeReader::build(const Response& response, model::Request& request)
             (i + 1 == request.segments.size() || request.segments[i + 1].message_start);
         path.whole_content = path.whole_content && alone;
     }
-    request.params.push_back(model::Param{"model", request.model, true, model::Level::tools});
-    request.params.push_back(
-        model::Param{"images", images ? "yes" : "no", true, model::Level::messages});
+    return images;
 }
 
 void

@@ -82,6 +82,12 @@ private:
     std::optional<ProgressCall> progress(od::value data);
     void keep_progress(ProgressCall call);
     void build(const Response& response, model::Request& request);
+    std::vector<std::size_t> history(std::size_t at, model::Request& request) const;
+    void identify(const Response& response, const std::vector<std::size_t>& chain,
+                  model::Request& request) const;
+    std::optional<model::Usage> usage_of(const Response& response) const;
+    model::Segment hidden_head(const Entry& first) const;
+    bool add_messages(const std::vector<std::size_t>& chain, model::Request& request) const;
 
     AnthropicRequestParser* m_parser;
     const ruleset::Rules* m_rules;
