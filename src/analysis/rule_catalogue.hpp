@@ -2,6 +2,7 @@
 
 #include "analysis/finding.hpp"
 
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -49,7 +50,7 @@ struct RuleInfo {
     std::string_view fix;     // one line: what to do
 };
 
-const std::vector<RuleInfo>& rule_catalogue();
+std::span<const RuleInfo> rule_catalogue();
 
 // The entry for `id`; throws std::out_of_range for an unknown id (a bug).
 const RuleInfo& rule_info(std::string_view id);
