@@ -306,8 +306,7 @@ find_secrets(std::string_view text)
                 m = shape_at(text, k, j);
             }
         }
-        if (const std::size_t k = word.find("-----BEGIN");
-            !m && k != 0 && k != std::string_view::npos) {
+        if (const std::size_t k = word.find("-----BEGIN"); !m && k != 0 && k != std::string_view::npos) {
             m = shape_at(text, i + k, j); // a header after more dashes
         }
         if (!m && word.size() == 6 && iequals(word, "bearer")) {
