@@ -1,6 +1,7 @@
 #include "report/bench_printer.hpp"
 
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -18,9 +19,10 @@ void
 print_text(const prefill::BenchResult& result, std::ostream& out)
 {
     const auto& p = result.profile;
-    fmt::print(out, "{} prefill of {} ({}, {} layers) on {}{}\n",
+    fmt::print(out, "{} prefill of {} ({}, {}) on {}{}\n",
                p.measured ? "measured" : "modelled, not measured:", p.model, p.dtype,
-               p.model_layers, p.gpu, p.driver.empty() ? "" : " (driver " + p.driver + ")");
+               count_noun(static_cast<std::uint64_t>(p.model_layers), "layer"), p.gpu,
+               p.driver.empty() ? "" : " (driver " + p.driver + ")");
     fmt::print(out, "  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>8}  {:>12}\n", "tokens",
                "s/layer", "s/model", "proj s/layer", "attn s/layer", "TFLOP/s", "of peak",
                "TFLOP/model");
@@ -29,7 +31,7 @@ print_text(const prefill::BenchResult& result, std::ostream& out)
         fmt::print(out,
                    "  {:>8}  {:>12.6f}  {:>12.4f}  {:>12.6f}  {:>12.6f}  {:>10.1f}  {:>7.1f}%  "
                    "{:>12.1f}\n",
-                   static_cast<long long>(x.tokens), x.seconds_per_layer,
+                   group_digits(static_cast<std::int64_t>(x.tokens)), x.seconds_per_layer,
                    x.seconds_per_layer * p.model_layers, x.projection_seconds, x.attention_seconds,
                    x.tflops, 100 * x.fraction_of_peak, result.model_flops[i] / 1e12);
     }

@@ -32,8 +32,7 @@ source_abbrev(model::TokenSource s)
 std::string
 count(std::uint64_t n, std::string_view noun)
 {
-    return fmt::format("{} {}{}", group_digits(static_cast<std::int64_t>(n)), noun,
-                       n == 1 ? "" : "s");
+    return count_noun(n, noun);
 }
 
 std::string
