@@ -10,6 +10,7 @@
 #include "util/error.hpp"
 #include "util/escape.hpp"
 #include "util/file.hpp"
+#include "util/format.hpp"
 #include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
@@ -61,8 +62,8 @@ report_load_errors(const Settings& global, const ingest::LoadSummary& summary)
         fmt::print(stderr, "cachewise: skipped {}\n", e.str());
     }
     if (summary.error_count > summary.errors.size()) {
-        fmt::print(stderr, "cachewise: ... and {} more broken records\n",
-                   summary.error_count - summary.errors.size());
+        fmt::print(stderr, "cachewise: ... and {} more\n",
+                   count_noun(summary.error_count - summary.errors.size(), "broken record"));
     }
 }
 
@@ -72,14 +73,13 @@ load_exit_status(const Settings& global, const ingest::LoadSummary& summary)
     if (summary.requests == 0) {
         fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
                    summary.error_count > 0
-                       ? fmt::format(" ({} broken record{})", summary.error_count,
-                                     summary.error_count == 1 ? "" : "s")
+                       ? fmt::format(" ({})", count_noun(summary.error_count, "broken record"))
                        : "");
         return static_cast<int>(ExitCode::usage);
     }
     if (global.strict && summary.error_count > 0) {
-        fmt::print(stderr, "cachewise: error: {} broken record{} (--strict)\n", summary.error_count,
-                   summary.error_count == 1 ? "" : "s");
+        fmt::print(stderr, "cachewise: error: {} (--strict)\n",
+                   count_noun(summary.error_count, "broken record"));
         return static_cast<int>(ExitCode::usage);
     }
     return 0;

@@ -1,7 +1,10 @@
 #include "cli/progress.hpp"
 
+#include "util/format.hpp"
+
 #include <fmt/format.h>
 
+#include <cmath>
 #include <unistd.h>
 
 namespace cachewise::cli {
@@ -39,13 +42,14 @@ ProgressLine::wanted(bool quiet)
 std::string
 ProgressLine::text(const ingest::LoadProgress& p, double seconds)
 {
-    std::string out = fmt::format("reading: {} of {} file{} · ", p.files_done, p.files_total,
-                                  p.files_total == 1 ? "" : "s");
+    const auto n = [](double v) { return group_digits(std::llround(v)); };
+    std::string out = fmt::format("reading: {} of {} · ", n(static_cast<double>(p.files_done)),
+                                  count_noun(p.files_total, "file"));
     const double done = static_cast<double>(p.bytes_done) / k_mb;
     out += p.bytes_total > 0
-               ? fmt::format("{:.0f} of {:.0f} MB", done, static_cast<double>(p.bytes_total) / k_mb)
-               : fmt::format("{:.0f} MB", done);
-    out += fmt::format(" · {} requests", p.requests);
+               ? fmt::format("{} of {} MB", n(done), n(static_cast<double>(p.bytes_total) / k_mb))
+               : fmt::format("{} MB", n(done));
+    out += fmt::format(" · {}", count_noun(p.requests, "request"));
     if (seconds > 0 && p.bytes_done > 0) {
         const double rate = done / seconds;
         out += fmt::format(" · {:.0f} MB/s", rate);

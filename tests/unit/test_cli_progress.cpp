@@ -18,10 +18,10 @@ TEST_SUITE("cli::ProgressLine")
         p.bytes_total = 1'000'000'000;
         p.requests = 1234;
         CHECK(cli::ProgressLine::text(p, 2.0) ==
-              "reading: 3 of 10 files · 200 of 1000 MB · 1234 requests · 100 MB/s · 8 s left");
+              "reading: 3 of 10 files · 200 of 1,000 MB · 1,234 requests · 100 MB/s · 8 s left");
         p.bytes_total = 0; // standard input: no total, no time left
         CHECK(cli::ProgressLine::text(p, 2.0) ==
-              "reading: 3 of 10 files · 200 MB · 1234 requests · 100 MB/s");
+              "reading: 3 of 10 files · 200 MB · 1,234 requests · 100 MB/s");
     }
 
     TEST_CASE("nothing is drawn in the first second, nor when disabled")
