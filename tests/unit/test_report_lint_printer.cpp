@@ -33,8 +33,9 @@ TEST_SUITE("report::lint_printer")
         std::ostringstream many;
         report::print_lint({result, std::size_t{1}, report::ExactCountSummary{1, 1000, 2}},
                            report::Format::text, many);
-        CHECK(last_line(many.str()) == "1,200 files linted · 1 finding (1 new since the baseline) · "
-                                       "exact counts: 1 prefix, 1,000 calls to count tokens, 2 "
-                                       "from the cache");
+        CHECK(last_line(many.str()) ==
+              "1,200 files linted · 1 finding (1 new since the baseline) · "
+              "exact counts: 1 prefix, 1,000 calls to count tokens, 2 "
+              "from the cache");
     }
 }

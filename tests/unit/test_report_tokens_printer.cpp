@@ -20,7 +20,8 @@ TEST_SUITE("report::tokens_printer")
         r.model = "gpt-4o";
         std::ostringstream many;
         report::print_tokens(r, report::Format::text, many);
-        CHECK(many.str() == "prompt.txt: 1,234,567 tokens (o200k_base for gpt-4o, 4,812,345 bytes)\n");
+        CHECK(many.str() ==
+              "prompt.txt: 1,234,567 tokens (o200k_base for gpt-4o, 4,812,345 bytes)\n");
     }
 
     TEST_CASE("JSON keeps raw numbers")
