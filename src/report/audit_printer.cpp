@@ -102,27 +102,37 @@ cost_rows(const AuditResult& r, std::ostream& out, bool markdown)
     const Totals& t = r.totals;
     const std::string expected = r.policy.empty() ? std::string("expected (documented cache)")
                                                   : fmt::format("expected ({}'s cache)", r.policy);
+    // Amounts of $10,000 and more widen their column rather than shift the row.
+    using Align = TextTable::Align;
+    TextTable table({{27, Align::left, ""},
+                     {12, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "}});
     const auto row = [&](std::string_view name, const Money& m) {
         if (markdown) {
             fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", name, usd(m.total()),
                        usd(m.fresh), usd(m.write_5m), usd(m.write_1h), usd(m.read), usd(m.output));
         } else {
-            fmt::print(out, "  {:<27} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", name,
-                       usd(m.total()), usd(m.fresh), usd(m.write_5m), usd(m.write_1h), usd(m.read),
-                       usd(m.output));
+            table.add_row({std::string(name), usd(m.total()), usd(m.fresh), usd(m.write_5m),
+                           usd(m.write_1h), usd(m.read), usd(m.output)});
         }
     };
     if (markdown) {
         fmt::print(out, "| cost (USD) | total | fresh | write 5m | write 1h | read | output |\n");
         fmt::print(out, "|---|---:|---:|---:|---:|---:|---:|\n");
     } else {
-        fmt::print(out, "  {:<27} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "cost (USD)",
-                   "total", "fresh", "write 5m", "write 1h", "read", "output");
+        table.add_row({"cost (USD)", "total", "fresh", "write 5m", "write 1h", "read", "output"});
     }
     row("actual (reported usage)", t.actual);
     row("no caching", t.no_cache);
     row(expected, t.expected_cost);
     row("ideal (lower bound)", t.ideal);
+    if (!markdown) {
+        table.print(out);
+    }
 }
 
 // The first lines: what was read, reported and expected, and on what basis.
