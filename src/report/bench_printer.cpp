@@ -52,9 +52,9 @@ print_text(const prefill::BenchResult& result, std::ostream& out)
     if (result.assumption) {
         const auto& a = *result.assumption;
         fmt::print(out,
-                   "  modelled at {:.0f}% of the {} dense {} peak ({} TFLOP/s): an assumption "
+                   "  modelled at {} of the {} dense {} peak ({} TFLOP/s): an assumption "
                    "(rules/gpus.json), not a measurement\n",
-                   100 * a.utilization, a.gpu, p.dtype, a.peak_tflops);
+                   format_percent(a.utilization), a.gpu, p.dtype, a.peak_tflops);
     }
 }
 

@@ -369,9 +369,9 @@ hit_buckets(const std::vector<const Point*>& points, bool by_hour, std::int64_t 
         } else {
             if (i % per_bucket == 0) {
                 const std::size_t last = std::min(points.size(), i + per_bucket);
-                out.push_back(
-                    {last == i + 1 ? std::to_string(i + 1) : fmt::format("{}–{}", i + 1, last), 0,
-                     0, 0});
+                out.push_back({last == i + 1 ? digits(i + 1)
+                                             : fmt::format("{}–{}", digits(i + 1), digits(last)),
+                               0, 0, 0});
             }
             b = &out.back();
         }

@@ -506,7 +506,7 @@ finding_article(std::ostream& out, const BreakView& b)
                b.kind.empty() ? "" : " (" + esc(b.kind) + ")", esc(b.severity), esc(b.request),
                b.partner.empty() ? "" : ", partner " + esc(b.partner));
     fmt::print(out, "<p>{}{}</p>\n", esc(b.message),
-               b.occurrences > 1 ? fmt::format(" [×{}]", b.occurrences) : "");
+               b.occurrences > 1 ? " [×" + count(b.occurrences) + "]" : "");
     fmt::print(out, "<p class=\"muted\">at <code>{}</code>{} · {} tokens lost · {} USD</p>\n",
                esc(b.path.empty() ? "–" : b.path),
                b.token ? fmt::format(", token ≈{}", tokens(*b.token)) : "", tokens(b.tokens_lost),
