@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <unistd.h>
 
 namespace cachewise::cli {
@@ -13,7 +12,6 @@ namespace {
 
 constexpr auto k_quiet_start = std::chrono::seconds(1);
 constexpr auto k_redraw = std::chrono::milliseconds(250);
-constexpr double k_mb = 1e6;
 
 std::string
 duration(double seconds)
@@ -42,19 +40,19 @@ ProgressLine::wanted(bool quiet)
 std::string
 ProgressLine::text(const ingest::LoadProgress& p, double seconds)
 {
-    const auto n = [](double v) { return group_digits(std::llround(v)); };
-    std::string out = fmt::format("reading: {} of {} · ", n(static_cast<double>(p.files_done)),
-                                  count_noun(p.files_total, "file"));
-    const double done = static_cast<double>(p.bytes_done) / k_mb;
+    // Sizes in human_bytes' binary units, as chain's summary and audit print them.
+    std::string out =
+        fmt::format("reading: {} of {} · ", group_digits(static_cast<std::int64_t>(p.files_done)),
+                    count_noun(p.files_total, "file"));
     out += p.bytes_total > 0
-               ? fmt::format("{} of {} MB", n(done), n(static_cast<double>(p.bytes_total) / k_mb))
-               : fmt::format("{} MB", n(done));
+               ? fmt::format("{} of {}", human_bytes(p.bytes_done), human_bytes(p.bytes_total))
+               : human_bytes(p.bytes_done);
     out += fmt::format(" · {}", count_noun(p.requests, "request"));
     if (seconds > 0 && p.bytes_done > 0) {
-        const double rate = done / seconds;
-        out += fmt::format(" · {:.0f} MB/s", rate);
+        const double rate = static_cast<double>(p.bytes_done) / seconds; // bytes per second
+        out += fmt::format(" · {}/s", human_bytes(static_cast<std::uint64_t>(rate)));
         if (p.bytes_total > p.bytes_done) {
-            const double left = static_cast<double>(p.bytes_total - p.bytes_done) / k_mb / rate;
+            const double left = static_cast<double>(p.bytes_total - p.bytes_done) / rate;
             out += fmt::format(" · {} left", duration(left));
         }
     }
