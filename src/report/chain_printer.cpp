@@ -113,9 +113,31 @@ public:
         for (const auto& note : r.notes) {
             fmt::print(m_out, "  note     {}\n", note);
         }
-        if (r.segments.empty()) {
-            return;
+        if (!r.segments.empty()) {
+            segment_table(r, automatic);
         }
+    }
+
+    void
+    finish(const ingest::LoadSummary& s) override
+    {
+        if (m_count > 0) {
+            fmt::print(m_out, "\n");
+        }
+        fmt::print(m_out, "{} printed · {} read from {} ({}) · {}", count(m_count, "request"),
+                   count(s.requests, "request"), count(s.files, "file"), human_bytes(s.bytes),
+                   count(s.skipped, "non-request line"));
+        if (s.duplicates > 0) {
+            fmt::print(m_out, " · {}", count(s.duplicates, "duplicate"));
+        }
+        fmt::print(m_out, " · {}\n", count(s.error_count, "broken record"));
+    }
+
+private:
+    // One row per segment: what it is, its tokens and its identity chain.
+    void
+    segment_table(const model::Request& r, const std::optional<std::size_t>& automatic)
+    {
         // Every column as wide as its longest cell (a long path, a kind such
         // as server_tool_result, a five-digit index): the rows stay aligned.
         using Align = TextTable::Align;
@@ -156,22 +178,6 @@ public:
         table.print(m_out);
     }
 
-    void
-    finish(const ingest::LoadSummary& s) override
-    {
-        if (m_count > 0) {
-            fmt::print(m_out, "\n");
-        }
-        fmt::print(m_out, "{} printed · {} read from {} ({}) · {}", count(m_count, "request"),
-                   count(s.requests, "request"), count(s.files, "file"), human_bytes(s.bytes),
-                   count(s.skipped, "non-request line"));
-        if (s.duplicates > 0) {
-            fmt::print(m_out, " · {}", count(s.duplicates, "duplicate"));
-        }
-        fmt::print(m_out, " · {}\n", count(s.error_count, "broken record"));
-    }
-
-private:
     std::ostream& m_out;
     std::size_t m_count = 0;
 };
