@@ -18,12 +18,6 @@ using analysis::Finding;
 namespace {
 
 std::string
-count(std::uint64_t n, std::string_view noun)
-{
-    return count_noun(n, noun);
-}
-
-std::string
 digits(std::uint64_t n)
 {
     return group_digits(static_cast<std::int64_t>(n));
@@ -70,11 +64,12 @@ text_summary(const AnalysisResult& r, std::ostream& out)
         out,
         "cachewise analyze: {} in {} · {} input tokens · reuse potential {} ({} tokens shared with "
         "their partners)\n",
-        count(r.requests, "request"), count(r.streams, "stream"), group_digits(r.input_tokens),
-        percent(r.reuse_potential()), group_digits(r.shared_tokens));
+        count_noun(r.requests, "request"), count_noun(r.streams, "stream"),
+        group_digits(r.input_tokens), percent(r.reuse_potential()), group_digits(r.shared_tokens));
     fmt::print(out, "  {} · {} append-only · {} on a shared head · {} · {} after the cached prefix",
-               count(r.cold_starts, "cold start"), digits(r.extends),
-               count(r.branched, "new conversation"), count(r.breaks, "break"), digits(r.uncached));
+               count_noun(r.cold_starts, "cold start"), digits(r.extends),
+               count_noun(r.branched, "new conversation"), count_noun(r.breaks, "break"),
+               digits(r.uncached));
     if (r.not_logged > 0) {
         fmt::print(out, " · {} without a logged prompt", digits(r.not_logged));
     }
@@ -102,8 +97,9 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
             for (const auto& [path, n] : c.top_locations) {
                 places += fmt::format("{}{} ×{}", places.empty() ? "" : ", ", path, digits(n));
             }
-            table.add_row({c.rule, c.name, count(c.count, "break"), group_digits(c.tokens_lost),
-                           "tokens lost", money(c.cost_usd), "at " + places});
+            table.add_row({c.rule, c.name, count_noun(c.count, "break"),
+                           group_digits(c.tokens_lost), "tokens lost", money(c.cost_usd),
+                           "at " + places});
         }
         table.print(out);
     }
@@ -121,8 +117,9 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
             fmt::print(out, "  {} {} at {}: {} — would spoil {} tokens{}{}\n", f.rule, f.kind,
                        where(f), f.excerpt ? f.excerpt->now : "", group_digits(f.tokens_lost),
                        daily ? " when it changes (daily, at midnight)" : "",
-                       f.occurrences > 1 ? fmt::format(" ({})", count(f.occurrences, "request"))
-                                         : "");
+                       f.occurrences > 1
+                           ? fmt::format(" ({})", count_noun(f.occurrences, "request"))
+                           : "");
         }
     }
 
@@ -131,8 +128,9 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
                         "placed after them\n");
         for (const auto& f : r.latent) {
             fmt::print(out, "  {} {} at {}{}\n", f.rule, f.kind, where(f),
-                       f.occurrences > 1 ? fmt::format(" ({})", count(f.occurrences, "request"))
-                                         : "");
+                       f.occurrences > 1
+                           ? fmt::format(" ({})", count_noun(f.occurrences, "request"))
+                           : "");
         }
     }
 }
@@ -191,7 +189,7 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
     text_breaks(r, ids, o.details, out);
     if (load.error_count > 0) {
         fmt::print(out, "\n{} skipped (see standard error)\n",
-                   count(load.error_count, "broken record"));
+                   count_noun(load.error_count, "broken record"));
     }
 }
 
@@ -232,7 +230,8 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
         fmt::print(out, "\n");
     }
     if (!r.findings.empty()) {
-        fmt::print(out, "<details><summary>{}</summary>\n\n", count(r.findings.size(), "break"));
+        fmt::print(out, "<details><summary>{}</summary>\n\n",
+                   count_noun(r.findings.size(), "break"));
         std::size_t shown = 0;
         for (const auto& f : r.findings) {
             if (!o.details && shown++ == o.top) {
@@ -249,7 +248,7 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
         fmt::print(out, "\n</details>\n");
     }
     if (load.error_count > 0) {
-        fmt::print(out, "\n_{} skipped._\n", count(load.error_count, "broken record"));
+        fmt::print(out, "\n_{} skipped._\n", count_noun(load.error_count, "broken record"));
     }
 }
 

@@ -29,13 +29,6 @@ source_abbrev(model::TokenSource s)
     return "?";
 }
 
-// "1 request", "2,048 requests"
-std::string
-count(std::uint64_t n, std::string_view noun)
-{
-    return count_noun(n, noun);
-}
-
 std::string
 usage_line(const model::Usage& u, const std::optional<account::ReportedSplit>& split)
 {
@@ -124,13 +117,13 @@ public:
         if (m_count > 0) {
             fmt::print(m_out, "\n");
         }
-        fmt::print(m_out, "{} printed · {} read from {} ({}) · {}", count(m_count, "request"),
-                   count(s.requests, "request"), count(s.files, "file"), human_bytes(s.bytes),
-                   count(s.skipped, "non-request line"));
+        fmt::print(m_out, "{} printed · {} read from {} ({}) · {}", count_noun(m_count, "request"),
+                   count_noun(s.requests, "request"), count_noun(s.files, "file"),
+                   human_bytes(s.bytes), count_noun(s.skipped, "non-request line"));
         if (s.duplicates > 0) {
-            fmt::print(m_out, " · {}", count(s.duplicates, "duplicate"));
+            fmt::print(m_out, " · {}", count_noun(s.duplicates, "duplicate"));
         }
-        fmt::print(m_out, " · {}\n", count(s.error_count, "broken record"));
+        fmt::print(m_out, " · {}\n", count_noun(s.error_count, "broken record"));
     }
 
 private:
