@@ -54,6 +54,8 @@ TextTable::print(std::ostream& out) const
                 }
             }
         }
+        // An empty last cell (a request without findings) leaves no trailing spaces.
+        line.erase(line.find_last_not_of(' ') + 1);
         out << line << '\n';
     }
 }

@@ -9,8 +9,8 @@ namespace cachewise::report {
 
 // A text table whose columns widen to their longest cell, so a long id or
 // path, or a count with more digits than usual, never pushes the columns after
-// it out of line. Widths count code points (ids and paths are UTF-8); the last
-// column is not padded, so no line ends in spaces.
+// it out of line. Widths count code points (ids and paths are UTF-8); no line
+// ends in spaces (the last column is not padded, an empty last cell is dropped).
 class TextTable {
 public:
     enum class Align { left, right };

@@ -36,6 +36,16 @@ TEST_SUITE("report::TextTable")
                            "  b                           12,345,678  y\n");
     }
 
+    TEST_CASE("an empty last cell leaves no trailing spaces")
+    {
+        TextTable t({{3, TextTable::Align::left, ""}, {0, TextTable::Align::left, "  "}});
+        t.add_row({"id", "findings"});
+        t.add_row({"a", ""});
+        std::ostringstream out;
+        t.print(out);
+        CHECK(out.str() == "  id   findings\n  a\n");
+    }
+
     TEST_CASE("widths count code points, not bytes")
     {
         CHECK(display_width("≈0.03 USD") == 9);
