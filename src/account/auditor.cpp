@@ -186,7 +186,8 @@ public:
             if (m_result.untimed > 0) {
                 m_result.notes.push_back(fmt::format(
                     "timing judged only between requests with logged times: {} of {} have none",
-                    m_result.untimed, requests.size()));
+                    group_digits(static_cast<std::int64_t>(m_result.untimed)),
+                    group_digits(static_cast<std::int64_t>(requests.size()))));
             }
             advise_writes();
             advise_ttl();
@@ -402,10 +403,11 @@ private:
                     f.partner, f.location.path);
             } else if (m.reason == sim::MissReason::lookback) {
                 f.message = fmt::format(
-                    "the entry at {} is {} positions before the nearest breakpoint; the "
+                    "the entry at {} is {} before the nearest breakpoint; the "
                     "lookback window is {}",
-                    f.location.path, m.positions_back,
-                    m_rules.provider(a.policy).integer("lookback_positions"));
+                    f.location.path,
+                    count_noun(static_cast<std::uint64_t>(m.positions_back), "position"),
+                    group_digits(m_rules.provider(a.policy).integer("lookback_positions")));
             } else {
                 return compare(r, index, s, a); // eviction: reported in the totals
             }
@@ -570,10 +572,12 @@ private:
             }
         }
         for (auto& [stream, f] : per_stream) {
-            f.message = fmt::format(
-                "{} request{} wrote {} tokens to the cache that expired unread{}", f.occurrences,
-                f.occurrences == 1 ? "" : "s", group_digits(f.tokens_lost),
-                f.cost_usd ? fmt::format(": {:.6f} USD of write premium wasted", *f.cost_usd) : "");
+            f.message =
+                fmt::format("{} wrote {} tokens to the cache that expired unread{}",
+                            count_noun(f.occurrences, "request"), group_digits(f.tokens_lost),
+                            f.cost_usd ? fmt::format(": {} USD of write premium wasted",
+                                                     format_usd(*f.cost_usd))
+                                       : "");
             add(std::move(f), SIZE_MAX);
         }
     }
@@ -658,10 +662,14 @@ private:
             f.cost_usd = saved - extra;
         }
         f.tokens_lost = s.expired_tokens;
-        f.message = fmt::format("{} gaps between 5 minutes and 1 hour in stream {} let 5m entries "
-                                "expire ({} tokens written again); a 1h TTL would keep them{}",
-                                mid_gaps, name, group_digits(s.expired_tokens),
-                                f.cost_usd ? fmt::format(", net {:+.4f} USD", *f.cost_usd) : "");
+        f.message =
+            fmt::format("{} between 5 minutes and 1 hour in stream {} let 5m entries "
+                        "expire ({} tokens written again); a 1h TTL would keep them{}",
+                        count_noun(static_cast<std::uint64_t>(mid_gaps), "gap"), name,
+                        group_digits(s.expired_tokens),
+                        f.cost_usd ? fmt::format(", net {}{} USD", *f.cost_usd < 0 ? "" : "+",
+                                                 format_usd(*f.cost_usd))
+                                   : "");
         if (!f.cost_usd || *f.cost_usd > 0) {
             add(std::move(f), first);
         }
@@ -680,10 +688,11 @@ private:
             f.cost_usd = static_cast<double>(s.written_1h) *
                          (price->second.write_1h - price->second.write_5m) / 1e6;
         }
-        f.message = fmt::format("stream {} never waits more than {:.0f} s between requests: the 1h "
-                                "premium on {} written tokens buys nothing over 5m{}",
-                                name, longest, group_digits(s.written_1h),
-                                f.cost_usd ? fmt::format(" (saves {:.4f} USD)", *f.cost_usd) : "");
+        f.message =
+            fmt::format("stream {} never waits more than {:.0f} s between requests: the 1h "
+                        "premium on {} written tokens buys nothing over 5m{}",
+                        name, longest, group_digits(s.written_1h),
+                        f.cost_usd ? fmt::format(" (saves {} USD)", format_usd(*f.cost_usd)) : "");
         add(std::move(f), first);
     }
 

@@ -1,6 +1,7 @@
 #include "account/usage_split.hpp"
 
 #include "analysis/rule_catalogue.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 
@@ -111,7 +112,7 @@ check_counts(const model::Usage& u, const UsageReporter& add)
         {"prompt_cache_miss_tokens", &u.miss_tokens}};
     for (const auto& [name, value] : counts) {
         if (*value && **value < 0) {
-            add("negative", fmt::format("usage.{} is negative ({})", name, **value));
+            add("negative", fmt::format("usage.{} is negative ({})", name, group_digits(**value)));
         }
     }
     if (u.cache_write && (u.cache_write_5m || u.cache_write_1h)) {
@@ -121,8 +122,9 @@ check_counts(const model::Usage& u, const UsageReporter& add)
                 fmt::format("identity cache_creation = 5m + 1h failed: "
                             "cache_creation_input_tokens {} is not the sum of its 5m and 1h "
                             "parts ({} + {} = {})",
-                            *u.cache_write, u.cache_write_5m.value_or(0),
-                            u.cache_write_1h.value_or(0), parts));
+                            group_digits(*u.cache_write),
+                            group_digits(u.cache_write_5m.value_or(0)),
+                            group_digits(u.cache_write_1h.value_or(0)), group_digits(parts)));
         }
     }
 }
@@ -140,14 +142,15 @@ check_inclusive_identities(const model::Usage& u, const UsageReporter& add)
             fmt::format("identity hit + miss = prompt failed: "
                         "prompt_cache_hit_tokens {} + prompt_cache_miss_tokens {} = {}, "
                         "but prompt_tokens is {}",
-                        *u.hit_tokens, *u.miss_tokens, *u.hit_tokens + *u.miss_tokens,
-                        *u.prompt_tokens));
+                        group_digits(*u.hit_tokens), group_digits(*u.miss_tokens),
+                        group_digits(*u.hit_tokens + *u.miss_tokens),
+                        group_digits(*u.prompt_tokens)));
     }
     if (u.hit_tokens && u.cached_tokens && *u.hit_tokens != *u.cached_tokens) {
         add("cached=hit", fmt::format("identity cached = hit failed: "
                                       "prompt_tokens_details.cached_tokens {} differs from "
                                       "prompt_cache_hit_tokens {}",
-                                      *u.cached_tokens, *u.hit_tokens));
+                                      group_digits(*u.cached_tokens), group_digits(*u.hit_tokens)));
     }
     // A gateway record with both schemas (LiteLLM): the two read counts must
     // agree, and Anthropic's parts must add up to the inclusive total.
@@ -155,7 +158,7 @@ check_inclusive_identities(const model::Usage& u, const UsageReporter& add)
         add("two-schemas",
             fmt::format("identity cached = cache_read failed: prompt_tokens_details.cached_tokens "
                         "{} differs from cache_read_input_tokens {} in the same record",
-                        *u.cached_tokens, *u.cache_read));
+                        group_digits(*u.cached_tokens), group_digits(*u.cache_read)));
     }
     if (u.prompt_tokens && u.input_tokens && (u.cache_read || u.cache_write)) {
         const std::int64_t parts =
@@ -165,8 +168,9 @@ check_inclusive_identities(const model::Usage& u, const UsageReporter& add)
                 fmt::format("identity prompt = input + cache_read + cache_creation failed: "
                             "{} + {} + {} = {}, but prompt_tokens is {} (one schema counts the "
                             "cache twice)",
-                            *u.input_tokens, u.cache_read.value_or(0), u.cache_write.value_or(0),
-                            parts, *u.prompt_tokens));
+                            group_digits(*u.input_tokens), group_digits(u.cache_read.value_or(0)),
+                            group_digits(u.cache_write.value_or(0)), group_digits(parts),
+                            group_digits(*u.prompt_tokens)));
         }
     }
 }
@@ -183,12 +187,13 @@ check_inclusive_bounds(const model::Usage& u, const UsageReporter& add)
         if (read > *total) {
             add("cached<=prompt",
                 fmt::format("identity {} <= {} failed: {} {} exceed {} {}", read_name, total_name,
-                            read_name, read, total_name, *total));
+                            read_name, group_digits(read), total_name, group_digits(*total)));
         } else if (read + write > *total) {
             add("cached+write<=prompt",
                 fmt::format("identity cached + write <= {} failed: {} read + {} written exceed "
                             "{} {}",
-                            total_name, read, write, total_name, *total));
+                            total_name, group_digits(read), group_digits(write), total_name,
+                            group_digits(*total)));
         }
     }
 }

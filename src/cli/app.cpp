@@ -10,6 +10,7 @@
 #include "util/error.hpp"
 #include "util/escape.hpp"
 #include "util/file.hpp"
+#include "util/format.hpp"
 #include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -61,8 +63,8 @@ report_load_errors(const Settings& global, const ingest::LoadSummary& summary)
         fmt::print(stderr, "cachewise: skipped {}\n", e.str());
     }
     if (summary.error_count > summary.errors.size()) {
-        fmt::print(stderr, "cachewise: ... and {} more broken records\n",
-                   summary.error_count - summary.errors.size());
+        fmt::print(stderr, "cachewise: ... and {} more\n",
+                   count_noun(summary.error_count - summary.errors.size(), "broken record"));
     }
 }
 
@@ -72,14 +74,13 @@ load_exit_status(const Settings& global, const ingest::LoadSummary& summary)
     if (summary.requests == 0) {
         fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
                    summary.error_count > 0
-                       ? fmt::format(" ({} broken record{})", summary.error_count,
-                                     summary.error_count == 1 ? "" : "s")
+                       ? fmt::format(" ({})", count_noun(summary.error_count, "broken record"))
                        : "");
         return static_cast<int>(ExitCode::usage);
     }
     if (global.strict && summary.error_count > 0) {
-        fmt::print(stderr, "cachewise: error: {} broken record{} (--strict)\n", summary.error_count,
-                   summary.error_count == 1 ? "" : "s");
+        fmt::print(stderr, "cachewise: error: {} (--strict)\n",
+                   count_noun(summary.error_count, "broken record"));
         return static_cast<int>(ExitCode::usage);
     }
     return 0;
@@ -118,8 +119,10 @@ load_log(const Settings& global, const ruleset::Rules& rules,
         if (r.token_scale >= k_suspect_scale || r.token_scale <= 1 / k_suspect_scale) {
             if (off_scale++ == 0) {
                 first_off = fmt::format("{} reports {}× the tokens its logged text holds", r.id,
-                                        r.token_scale >= 1 ? fmt::format("{:.0f}", r.token_scale)
-                                                           : fmt::format("{:.3f}", r.token_scale));
+                                        r.token_scale >= 1
+                                            ? group_digits(static_cast<std::int64_t>(
+                                                  std::nearbyint(std::min(r.token_scale, 9e18))))
+                                            : fmt::format("{:.3f}", r.token_scale));
             }
         }
         on_request(std::move(r));
@@ -128,10 +131,10 @@ load_log(const Settings& global, const ruleset::Rules& rules,
     progress.erase();
     if (off_scale > 0) {
         fmt::print(stderr,
-                   "cachewise: warning: {} request{} with usage an order of magnitude off the "
+                   "cachewise: warning: {} with usage an order of magnitude off the "
                    "estimate of the logged prompt ({}): is the usage attached to the right "
                    "request? Token positions are scaled by it.\n",
-                   off_scale, off_scale == 1 ? "" : "s", first_off);
+                   count_noun(off_scale, "request"), first_off);
     }
     report_load_errors(global, out.summary);
     const auto& s = out.summary;

@@ -3,6 +3,7 @@
 #include "live/exact_pin.hpp"
 #include "report/chain_printer.hpp"
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -102,8 +103,8 @@ run_chain(const Settings& global, const ChainOptions& options)
         return loaded.status;
     }
     if (options.request && printed == 0) {
-        throw Error(fmt::format("--request {}: no such request ({} requests read)",
-                                *options.request, requests.size()));
+        throw Error(fmt::format("--request {}: no such request ({} read)", *options.request,
+                                count_noun(requests.size(), "request")));
     }
     return 0;
 }

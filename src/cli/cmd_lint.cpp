@@ -5,6 +5,7 @@
 #include "report/lint_printer.hpp"
 #include "report/printable.hpp"
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -82,8 +83,8 @@ run_lint(const Settings& global, const LintCliOptions& options)
     report::make_printable(result.findings);
     report_lint_notes(global, result);
     if (result.files == 0) {
-        throw Error(fmt::format("no request body or template to lint ({} file{} skipped)",
-                                result.skipped.size(), result.skipped.size() == 1 ? "" : "s"));
+        throw Error(fmt::format("no request body or template to lint ({} skipped)",
+                                count_noun(result.skipped.size(), "file")));
     }
     const auto counted = new_findings(result.findings, gate);
     if (!print_findings_format(global, result.findings)) {

@@ -2,6 +2,7 @@
 #include "live/probe.hpp"
 #include "report/probe_printer.hpp"
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -103,8 +104,8 @@ run_probe(const Settings& global, const ProbeCliOptions& options)
     live::HttpClient client(probe_options.timeouts);
     const auto result = live::probe(probe_options, *rules, client);
     if (!result.unfilled.empty() && !global.quiet) {
-        fmt::print(stderr, "cachewise: {} placeholder{} without --var sent as written\n",
-                   result.unfilled.size(), result.unfilled.size() == 1 ? "" : "s");
+        fmt::print(stderr, "cachewise: {} without --var sent as written\n",
+                   count_noun(result.unfilled.size(), "placeholder"));
     }
     report::print_probe(result, format, std::cout);
     return gate_status(new_findings(result.findings, gate), gate);

@@ -10,6 +10,7 @@
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
+#include "util/format.hpp"
 #include "util/line_reader.hpp"
 
 #include <CLI/CLI.hpp>
@@ -67,9 +68,9 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
     const bool to_folder =
         options.write && *options.write != "-" && fs::is_directory(*options.write, ec);
     if (options.write && files.size() > 1 && !to_folder) {
-        throw Error(fmt::format("--write {}: {} input files need --write DIR, an existing folder "
+        throw Error(fmt::format("--write {}: {} need --write DIR, an existing folder "
                                 "that receives each rewritten file",
-                                *options.write, files.size()));
+                                *options.write, count_noun(files.size(), "input file")));
     }
     if (options.write && !to_folder && options.write->back() == '/') {
         throw Error(fmt::format("--write {}: no such folder", *options.write));
@@ -154,7 +155,7 @@ run_suggest(const Settings& global, const SuggestCliOptions& options)
     if ((options.write || options.diff) && !single && templates) {
         throw Error(fmt::format("--write and --diff take one template at a time ({} were given); "
                                 "a log is rewritten whole",
-                                requests.size()));
+                                group_digits(static_cast<std::int64_t>(requests.size()))));
     }
     const std::vector<std::string> placeholders = global.placeholder_patterns();
     live::HttpClient client;

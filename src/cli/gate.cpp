@@ -4,6 +4,7 @@
 #include "report/findings_printer.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -212,8 +213,8 @@ gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional
             failing += hit ? 1 : 0;
         }
         if (failing > 0) {
-            fmt::print(stderr, "cachewise: {} finding{} at or above --fail-on {}{}\n", failing,
-                       failing == 1 ? "" : "s", fail_on.text,
+            fmt::print(stderr, "cachewise: {} at or above --fail-on {}{}\n",
+                       count_noun(failing, "finding"), fail_on.text,
                        gate.baseline != nullptr ? " (new since the baseline)" : "");
             status = 1;
         }
@@ -229,9 +230,10 @@ gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional
         const double drop = (before - *hit_rate) * 100.0;
         if (drop > *gate.max_regression) {
             fmt::print(stderr,
-                       "cachewise: the token-weighted hit rate fell {:.1f} points ({:.1f}% → "
-                       "{:.1f}%), more than --max-regression {}\n",
-                       drop, before * 100.0, *hit_rate * 100.0, *gate.max_regression);
+                       "cachewise: the token-weighted hit rate fell {:.1f} points ({} → "
+                       "{}), more than --max-regression {}\n",
+                       drop, format_percent(before), format_percent(*hit_rate),
+                       *gate.max_regression);
             status = 1;
         }
     }

@@ -1,5 +1,7 @@
 #include "cli/progress.hpp"
 
+#include "util/format.hpp"
+
 #include <fmt/format.h>
 
 #include <unistd.h>
@@ -10,7 +12,6 @@ namespace {
 
 constexpr auto k_quiet_start = std::chrono::seconds(1);
 constexpr auto k_redraw = std::chrono::milliseconds(250);
-constexpr double k_mb = 1e6;
 
 std::string
 duration(double seconds)
@@ -39,18 +40,19 @@ ProgressLine::wanted(bool quiet)
 std::string
 ProgressLine::text(const ingest::LoadProgress& p, double seconds)
 {
-    std::string out = fmt::format("reading: {} of {} file{} · ", p.files_done, p.files_total,
-                                  p.files_total == 1 ? "" : "s");
-    const double done = static_cast<double>(p.bytes_done) / k_mb;
+    // Sizes in human_bytes' binary units, as chain's summary and audit print them.
+    std::string out =
+        fmt::format("reading: {} of {} · ", group_digits(static_cast<std::int64_t>(p.files_done)),
+                    count_noun(p.files_total, "file"));
     out += p.bytes_total > 0
-               ? fmt::format("{:.0f} of {:.0f} MB", done, static_cast<double>(p.bytes_total) / k_mb)
-               : fmt::format("{:.0f} MB", done);
-    out += fmt::format(" · {} requests", p.requests);
+               ? fmt::format("{} of {}", human_bytes(p.bytes_done), human_bytes(p.bytes_total))
+               : human_bytes(p.bytes_done);
+    out += fmt::format(" · {}", count_noun(p.requests, "request"));
     if (seconds > 0 && p.bytes_done > 0) {
-        const double rate = done / seconds;
-        out += fmt::format(" · {:.0f} MB/s", rate);
+        const double rate = static_cast<double>(p.bytes_done) / seconds; // bytes per second
+        out += fmt::format(" · {}/s", human_bytes(static_cast<std::uint64_t>(rate)));
         if (p.bytes_total > p.bytes_done) {
-            const double left = static_cast<double>(p.bytes_total - p.bytes_done) / k_mb / rate;
+            const double left = static_cast<double>(p.bytes_total - p.bytes_done) / rate;
             out += fmt::format(" · {} left", duration(left));
         }
     }

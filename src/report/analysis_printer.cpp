@@ -2,7 +2,9 @@
 
 #include "report/finding_json.hpp"
 #include "report/html_report.hpp"
+#include "report/id_key.hpp"
 #include "report/request_json.hpp"
+#include "report/text_table.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -16,25 +18,22 @@ using analysis::Finding;
 namespace {
 
 std::string
-count(std::uint64_t n, std::string_view noun)
+digits(std::uint64_t n)
 {
-    return fmt::format("{} {}{}", group_digits(static_cast<std::int64_t>(n)), noun,
-                       n == 1 ? "" : "s");
+    return group_digits(static_cast<std::int64_t>(n));
 }
 
+// "0.027188 USD", as every report writes dollars (util/format.hpp)
 std::string
 money(const std::optional<double>& usd)
 {
-    if (!usd) {
-        return "";
-    }
-    return *usd >= 0.01 ? fmt::format("${:.2f}", *usd) : fmt::format("${:.4f}", *usd);
+    return usd ? format_usd(*usd) + " USD" : "";
 }
 
 std::string
 percent(double fraction)
 {
-    return fmt::format("{:.1f}%", 100.0 * fraction);
+    return format_percent(fraction);
 }
 
 std::string
@@ -42,7 +41,7 @@ where(const Finding& f)
 {
     std::string s = f.location.path;
     if (f.location.offset) {
-        s += fmt::format(" offset {}", *f.location.offset);
+        s += fmt::format(" offset {}", digits(*f.location.offset));
     }
     if (f.location.token) {
         s += fmt::format(", token ≈{}", group_digits(*f.location.token));
@@ -65,16 +64,14 @@ text_summary(const AnalysisResult& r, std::ostream& out)
         out,
         "cachewise analyze: {} in {} · {} input tokens · reuse potential {} ({} tokens shared with "
         "their partners)\n",
-        count(r.requests, "request"), count(r.streams, "stream"), group_digits(r.input_tokens),
-        percent(r.reuse_potential()), group_digits(r.shared_tokens));
+        count_noun(r.requests, "request"), count_noun(r.streams, "stream"),
+        group_digits(r.input_tokens), percent(r.reuse_potential()), group_digits(r.shared_tokens));
     fmt::print(out, "  {} · {} append-only · {} on a shared head · {} · {} after the cached prefix",
-               count(r.cold_starts, "cold start"),
-               group_digits(static_cast<std::int64_t>(r.extends)),
-               count(r.branched, "new conversation"), count(r.breaks, "break"),
-               group_digits(static_cast<std::int64_t>(r.uncached)));
+               count_noun(r.cold_starts, "cold start"), digits(r.extends),
+               count_noun(r.branched, "new conversation"), count_noun(r.breaks, "break"),
+               digits(r.uncached));
     if (r.not_logged > 0) {
-        fmt::print(out, " · {} without a logged prompt",
-                   group_digits(static_cast<std::int64_t>(r.not_logged)));
+        fmt::print(out, " · {} without a logged prompt", digits(r.not_logged));
     }
     fmt::print(out, "\n  tokens lost to breaks: {}{}\n", group_digits(r.tokens_lost),
                r.cost_lost_usd ? fmt::format(" (≈{} extra, estimated)", money(r.cost_lost_usd))
@@ -87,15 +84,24 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
 {
     if (!r.causes.empty()) {
         fmt::print(out, "\nBreaks by cause\n");
+        using Align = TextTable::Align;
+        TextTable table({{5, Align::left, ""},
+                         {20, Align::left, " "},
+                         {10, Align::right, " "},
+                         {12, Align::right, "  "},
+                         {0, Align::left, " "},
+                         {0, Align::right, "  "}, // money: as wide as the widest amount
+                         {0, Align::left, "  "}});
         for (const auto& c : r.causes) {
             std::string places;
             for (const auto& [path, n] : c.top_locations) {
-                places += fmt::format("{}{} ×{}", places.empty() ? "" : ", ", path, n);
+                places += fmt::format("{}{} ×{}", places.empty() ? "" : ", ", path, digits(n));
             }
-            fmt::print(out, "  {:<5} {:<20} {:>10}  {:>12} tokens lost  {:>9}  at {}\n", c.rule,
-                       c.name, count(c.count, "break"), group_digits(c.tokens_lost),
-                       money(c.cost_usd), places);
+            table.add_row({c.rule, c.name, count_noun(c.count, "break"),
+                           group_digits(c.tokens_lost), "tokens lost", money(c.cost_usd),
+                           "at " + places});
         }
+        table.print(out);
     }
 
     if (!r.dynamic_fields.empty()) {
@@ -103,14 +109,17 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
         std::size_t shown = 0;
         for (const auto& f : r.dynamic_fields) {
             if (shown++ == o.top) {
-                fmt::print(out, "  … and {} more (--top)\n", r.dynamic_fields.size() - o.top);
+                fmt::print(out, "  … and {} more (--top)\n",
+                           digits(r.dynamic_fields.size() - o.top));
                 break;
             }
             const bool daily = f.kind == "date" || f.kind == "today";
             fmt::print(out, "  {} {} at {}: {} — would spoil {} tokens{}{}\n", f.rule, f.kind,
                        where(f), f.excerpt ? f.excerpt->now : "", group_digits(f.tokens_lost),
                        daily ? " when it changes (daily, at midnight)" : "",
-                       f.occurrences > 1 ? fmt::format(" ({} requests)", f.occurrences) : "");
+                       f.occurrences > 1
+                           ? fmt::format(" ({})", count_noun(f.occurrences, "request"))
+                           : "");
         }
     }
 
@@ -119,20 +128,23 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
                         "placed after them\n");
         for (const auto& f : r.latent) {
             fmt::print(out, "  {} {} at {}{}\n", f.rule, f.kind, where(f),
-                       f.occurrences > 1 ? fmt::format(" ({} requests)", f.occurrences) : "");
+                       f.occurrences > 1
+                           ? fmt::format(" ({})", count_noun(f.occurrences, "request"))
+                           : "");
         }
     }
 }
 
 // Every break with its was/now excerpt (--details), else a pointer to it.
 void
-text_breaks(const AnalysisResult& r, bool details, std::ostream& out)
+text_breaks(const AnalysisResult& r, const IdKey& ids, bool details, std::ostream& out)
 {
     if (details && !r.findings.empty()) {
-        fmt::print(out, "\nBreaks\n");
+        const std::string note = ids.note();
+        fmt::print(out, "\nBreaks{}\n", note.empty() ? "" : " (" + note + ")");
         for (const auto& f : r.findings) {
-            fmt::print(out, "  {} ← {}  {}  {}, {} tokens lost{}\n", f.request, f.partner, title(f),
-                       where(f), group_digits(f.tokens_lost),
+            fmt::print(out, "  {} ← {}  {}  {}, {} tokens lost{}\n", ids.shorten(f.request),
+                       ids.shorten(f.partner), title(f), where(f), group_digits(f.tokens_lost),
                        f.cost_usd ? fmt::format(" (≈{})", money(f.cost_usd)) : "");
             if (f.excerpt && !(f.excerpt->was.empty() && f.excerpt->now.empty())) {
                 fmt::print(out, "    was: {}\n    now: {}\n", f.excerpt->was, f.excerpt->now);
@@ -150,20 +162,34 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
 {
     text_summary(r, out);
     text_causes(r, o, out);
+    std::vector<std::string_view> all_ids;
+    for (const auto& outcome : r.outcomes) {
+        all_ids.push_back(outcome.id);
+    }
+    const IdKey ids(all_ids);
     if (!r.hot_prefixes.empty()) {
-        fmt::print(out, "\nHottest shared prefixes (requests × tokens)\n");
-        fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", "requests", "streams",
-                   "segments", "tokens", "ends at", "example");
+        const std::string note = ids.note();
+        fmt::print(out, "\nHottest shared prefixes (requests × tokens{})\n",
+                   note.empty() ? "" : "; " + note);
+        using Align = TextTable::Align;
+        TextTable table({{8, Align::right, ""},
+                         {7, Align::right, "  "},
+                         {8, Align::right, "  "},
+                         {9, Align::right, "  "},
+                         {28, Align::left, "  "},
+                         {0, Align::left, "  "}});
+        table.add_row({"requests", "streams", "segments", "tokens", "ends at", "example"});
         for (const auto& h : r.hot_prefixes) {
-            fmt::print(out, "  {:>8}  {:>7}  {:>8}  {:>9}  {:<28}  {}\n", h.requests, h.streams,
-                       h.segments, group_digits(h.tokens), h.ends_at, h.example);
+            table.add_row({digits(h.requests), digits(h.streams), digits(h.segments),
+                           group_digits(h.tokens), h.ends_at, std::string(ids.shorten(h.example))});
         }
+        table.print(out);
     }
 
-    text_breaks(r, o.details, out);
+    text_breaks(r, ids, o.details, out);
     if (load.error_count > 0) {
         fmt::print(out, "\n{} skipped (see standard error)\n",
-                   count(load.error_count, "broken record"));
+                   count_noun(load.error_count, "broken record"));
     }
 }
 
@@ -175,17 +201,18 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
     fmt::print(out, "| requests | streams | input tokens | reuse potential | breaks | tokens lost "
                     "| extra cost |\n");
     fmt::print(out, "|---:|---:|---:|---:|---:|---:|---:|\n");
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n\n", r.requests, r.streams,
-               group_digits(r.input_tokens), percent(r.reuse_potential()), r.breaks,
-               group_digits(r.tokens_lost), r.cost_lost_usd ? "≈" + money(r.cost_lost_usd) : "—");
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n\n", digits(r.requests),
+               digits(r.streams), group_digits(r.input_tokens), percent(r.reuse_potential()),
+               digits(r.breaks), group_digits(r.tokens_lost),
+               r.cost_lost_usd ? "≈" + money(r.cost_lost_usd) : "—");
     if (!r.causes.empty()) {
         fmt::print(out, "| rule | breaks | tokens lost | where |\n|---|---:|---:|---|\n");
         for (const auto& c : r.causes) {
             std::string places;
             for (const auto& [path, n] : c.top_locations) {
-                places += fmt::format("{}`{}` ×{}", places.empty() ? "" : ", ", path, n);
+                places += fmt::format("{}`{}` ×{}", places.empty() ? "" : ", ", path, digits(n));
             }
-            fmt::print(out, "| **{}** {} | {} | {} | {} |\n", c.rule, c.name, c.count,
+            fmt::print(out, "| **{}** {} | {} | {} | {} |\n", c.rule, c.name, digits(c.count),
                        group_digits(c.tokens_lost), places);
         }
         fmt::print(out, "\n");
@@ -203,11 +230,12 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
         fmt::print(out, "\n");
     }
     if (!r.findings.empty()) {
-        fmt::print(out, "<details><summary>{}</summary>\n\n", count(r.findings.size(), "break"));
+        fmt::print(out, "<details><summary>{}</summary>\n\n",
+                   count_noun(r.findings.size(), "break"));
         std::size_t shown = 0;
         for (const auto& f : r.findings) {
             if (!o.details && shown++ == o.top) {
-                fmt::print(out, "- … and {} more\n", r.findings.size() - o.top);
+                fmt::print(out, "- … and {} more\n", digits(r.findings.size() - o.top));
                 break;
             }
             fmt::print(out, "- **{}** `{}` ← `{}` at `{}`: {} tokens lost. {}\n", title(f),
@@ -220,7 +248,7 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
         fmt::print(out, "\n</details>\n");
     }
     if (load.error_count > 0) {
-        fmt::print(out, "\n_{} skipped._\n", count(load.error_count, "broken record"));
+        fmt::print(out, "\n_{} skipped._\n", count_noun(load.error_count, "broken record"));
     }
 }
 

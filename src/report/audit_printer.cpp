@@ -2,7 +2,9 @@
 
 #include "report/finding_json.hpp"
 #include "report/html_report.hpp"
+#include "report/id_key.hpp"
 #include "report/request_json.hpp"
+#include "report/text_table.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -34,6 +36,12 @@ usd(double v)
 }
 
 std::string
+digits(std::uint64_t n)
+{
+    return group_digits(static_cast<std::int64_t>(n));
+}
+
+std::string
 split_text(const Split& s)
 {
     return fmt::format("read {} · write 5m {} · 1h {} · fresh {} · output {}", group_digits(s.read),
@@ -44,7 +52,8 @@ split_text(const Split& s)
 std::string
 split_short(const Split& s)
 {
-    return fmt::format("{}/{}/{}/{}", s.read, s.write_5m, s.write_1h, s.fresh);
+    return fmt::format("{}/{}/{}/{}", group_digits(s.read), group_digits(s.write_5m),
+                       group_digits(s.write_1h), group_digits(s.fresh));
 }
 
 Json
@@ -93,27 +102,37 @@ cost_rows(const AuditResult& r, std::ostream& out, bool markdown)
     const Totals& t = r.totals;
     const std::string expected = r.policy.empty() ? std::string("expected (documented cache)")
                                                   : fmt::format("expected ({}'s cache)", r.policy);
+    // Amounts of $10,000 and more widen their column rather than shift the row.
+    using Align = TextTable::Align;
+    TextTable table({{27, Align::left, ""},
+                     {12, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "},
+                     {11, Align::right, " "}});
     const auto row = [&](std::string_view name, const Money& m) {
         if (markdown) {
             fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", name, usd(m.total()),
                        usd(m.fresh), usd(m.write_5m), usd(m.write_1h), usd(m.read), usd(m.output));
         } else {
-            fmt::print(out, "  {:<27} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", name,
-                       usd(m.total()), usd(m.fresh), usd(m.write_5m), usd(m.write_1h), usd(m.read),
-                       usd(m.output));
+            table.add_row({std::string(name), usd(m.total()), usd(m.fresh), usd(m.write_5m),
+                           usd(m.write_1h), usd(m.read), usd(m.output)});
         }
     };
     if (markdown) {
         fmt::print(out, "| cost (USD) | total | fresh | write 5m | write 1h | read | output |\n");
         fmt::print(out, "|---|---:|---:|---:|---:|---:|---:|\n");
     } else {
-        fmt::print(out, "  {:<27} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "cost (USD)",
-                   "total", "fresh", "write 5m", "write 1h", "read", "output");
+        table.add_row({"cost (USD)", "total", "fresh", "write 5m", "write 1h", "read", "output"});
     }
     row("actual (reported usage)", t.actual);
     row("no caching", t.no_cache);
     row(expected, t.expected_cost);
     row("ideal (lower bound)", t.ideal);
+    if (!markdown) {
+        table.print(out);
+    }
 }
 
 // The first lines: what was read, reported and expected, and on what basis.
@@ -121,9 +140,9 @@ void
 text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out)
 {
     const Totals& t = r.totals;
-    fmt::print(out, "cachewise audit: {} request{} in {} stream{} · {} with usage · {} priced\n",
-               t.requests, t.requests == 1 ? "" : "s", r.analysis.streams,
-               r.analysis.streams == 1 ? "" : "s", t.with_usage, t.priced);
+    fmt::print(out, "cachewise audit: {} in {} · {} with usage · {} priced\n",
+               count_noun(t.requests, "request"), count_noun(r.analysis.streams, "stream"),
+               digits(t.with_usage), digits(t.priced));
     fmt::print(out, "  reported  {}\n", split_text(t.reported));
     const auto& basis = o.basis;
     std::string what;
@@ -155,10 +174,9 @@ void
 text_hit_rates(const AuditResult& r, std::ostream& out)
 {
     const Totals& t = r.totals;
-    fmt::print(
-        out,
-        "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} requests read from the cache\n",
-        pct(t.hit_rate()), t.with_read, t.with_usage);
+    fmt::print(out,
+               "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} read from the cache\n",
+               pct(t.hit_rate()), digits(t.with_read), count_noun(t.with_usage, "request"));
     if (!r.policy.empty() || t.lost_to_granularity > 0 || t.lost_to_eviction > 0) {
         fmt::print(out,
                    "  expected hit rate {} · shared tokens not read: {} to block, step or unit "
@@ -166,10 +184,9 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
                    pct(t.expected_hit_rate()), group_digits(t.lost_to_granularity),
                    group_digits(t.lost_to_eviction));
     }
-    fmt::print(out, "  new or expired {} request{}, hit rate {} · warm {} request{}, hit rate {}\n",
-               r.new_or_expired.requests, r.new_or_expired.requests == 1 ? "" : "s",
-               pct(r.new_or_expired.hit_rate()), r.warm.requests, r.warm.requests == 1 ? "" : "s",
-               pct(r.warm.hit_rate()));
+    fmt::print(out, "  new or expired {}, hit rate {} · warm {}, hit rate {}\n",
+               count_noun(r.new_or_expired.requests, "request"), pct(r.new_or_expired.hit_rate()),
+               count_noun(r.warm.requests, "request"), pct(r.warm.hit_rate()));
     if (r.hit_ratio.count > 0) {
         fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
                    pct(r.hit_ratio.p95));
@@ -187,10 +204,11 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
     }
     if (r.assumed_breakpoints > 0) {
         fmt::print(out,
-                   "  {} requests log no cache_control (Claude Code): simulated with Claude Code's "
-                   "placement "
+                   "  {} no cache_control (Claude Code): simulated with Claude Code's placement "
                    "(end of the system prompt and the last block)\n",
-                   r.assumed_breakpoints);
+                   r.assumed_breakpoints == 1
+                       ? "1 request logs"
+                       : count_noun(r.assumed_breakpoints, "request") + " log");
     }
 }
 
@@ -207,10 +225,9 @@ text_costs(const AuditResult& r, std::ostream& out)
     }
     if (t.with_reported_cost > 0) {
         fmt::print(out,
-                   "  cost reported by the log: {} USD for {} request{} that rules/pricing.json "
+                   "  cost reported by the log: {} USD for {} that rules/pricing.json "
                    "does not price (reported, not computed)\n",
-                   usd(t.reported_cost), t.with_reported_cost,
-                   t.with_reported_cost == 1 ? "" : "s");
+                   usd(t.reported_cost), count_noun(t.with_reported_cost, "request"));
     }
     if (!r.unpriced_models.empty()) {
         fmt::print(out, "  unpriced (no price in rules/pricing.json): {}\n",
@@ -239,46 +256,78 @@ text_compute(const AuditResult& r, std::ostream& out)
     }
 }
 
+// One line per finding; the messages start in one column.
+void
+text_findings(const AuditResult& r, const IdKey& ids, std::ostream& out)
+{
+    const std::string note = ids.note();
+    fmt::print(out, "\nFindings{}\n", note.empty() ? "" : " (" + note + ")");
+    using Align = TextTable::Align;
+    TextTable table({{5, Align::left, ""},
+                     {19, Align::left, " "},
+                     {10, Align::left, " "},
+                     {0, Align::left, " "}});
+    for (const auto& f : r.findings) {
+        table.add_row({f.rule, f.name, std::string(ids.shorten(f.request)),
+                       fmt::format("{}{}{}", f.kind.empty() ? "" : "(" + f.kind + ") ", f.message,
+                                   f.occurrences > 1 ? " [×" + digits(f.occurrences) + "]" : "")});
+    }
+    table.print(out);
+}
+
 // --by: a table of totals by day, stream or model.
 void
 text_by(const AuditResult& r, const std::string& by, std::ostream& out)
 {
     fmt::print(out, "\nBy {}\n", by);
-    fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", by, "requests", "hit rate",
-               "actual USD", "no-cache USD", "saved USD");
+    using Align = TextTable::Align;
+    TextTable table({{40, Align::left, ""},
+                     {8, Align::right, " "},
+                     {9, Align::right, " "},
+                     {12, Align::right, " "},
+                     {12, Align::right, " "},
+                     {12, Align::right, " "}});
+    table.add_row({by, "requests", "hit rate", "actual USD", "no-cache USD", "saved USD"});
     for (const auto& [key, g] : r.by(by)) {
         // An unpriced group is "unpriced", never 0.000000.
         const bool priced = g.priced > 0; // clang 14 captures no structured binding
         const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
-        fmt::print(out, "  {:<40} {:>8} {:>9} {:>12} {:>12} {:>12}\n", key, g.requests,
-                   pct(g.hit_rate()), money(g.actual.total()), money(g.no_cache.total()),
-                   money(g.no_cache.total() - g.actual.total()));
+        table.add_row({key, digits(g.requests), pct(g.hit_rate()), money(g.actual.total()),
+                       money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total())});
     }
+    table.print(out);
 }
 
 // --details: one line per request.
 void
-text_details(const AuditResult& r, std::ostream& out)
+text_details(const AuditResult& r, const IdKey& ids, std::ostream& out)
 {
-    fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh)\n");
-    // The id column is as wide as the longest id: the columns stay aligned.
-    std::size_t id_width = 28;
-    for (const auto& a : r.requests) {
-        id_width = std::max(id_width, a.id.size());
-    }
-    fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", "id", id_width, "started",
-               "status", "reported", "expected", "actual USD", "findings");
+    const std::string note = ids.note();
+    fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh{})\n",
+               note.empty() ? "" : "; " + note);
+    // Every column is as wide as its longest cell: the columns stay aligned.
+    using Align = TextTable::Align;
+    TextTable table({{28, Align::left, ""},
+                     {24, Align::left, " "},
+                     {17, Align::left, " "},
+                     {26, Align::right, " "},
+                     {26, Align::right, " "},
+                     {11, Align::right, " "},
+                     {0, Align::left, "  "}});
+    table.add_row({"id", "started", "status", "reported", "expected", "actual USD", "findings"});
     for (const auto& a : r.requests) {
         std::string rules;
         for (const auto i : a.findings) {
             rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
         }
-        fmt::print(out, "  {:<{}} {:<24} {:<17} {:>26} {:>26} {:>11}  {}\n", a.id, id_width,
-                   a.started_at ? format_rfc3339(*a.started_at) : "-",
-                   analysis::to_string(a.status), a.reported ? split_short(*a.reported) : "-",
-                   a.simulated ? split_short(a.expected) : "-",
-                   a.priced ? usd(a.actual.total()) : "-", rules);
+        table.add_row({std::string(ids.shorten(a.id)),
+                       a.started_at ? format_rfc3339(*a.started_at) : "-",
+                       std::string(analysis::to_string(a.status)),
+                       a.reported ? split_short(*a.reported) : "-",
+                       a.simulated ? split_short(a.expected) : "-",
+                       a.priced ? usd(a.actual.total()) : "-", rules});
     }
+    table.print(out);
 }
 
 void
@@ -289,22 +338,23 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     text_hit_rates(r, out);
     text_costs(r, out);
     text_compute(r, out);
+    std::vector<std::string_view> all_ids;
+    for (const auto& a : r.requests) {
+        all_ids.push_back(a.id);
+    }
+    const IdKey ids(all_ids);
     if (!r.findings.empty()) {
-        fmt::print(out, "\nFindings\n");
-        for (const auto& f : r.findings) {
-            fmt::print(out, "  {} {:<19} {:<10} {}{}{}\n", f.rule, f.name, f.request,
-                       f.kind.empty() ? "" : "(" + f.kind + ") ", f.message,
-                       f.occurrences > 1 ? fmt::format(" [×{}]", f.occurrences) : "");
-        }
+        text_findings(r, ids, out);
     }
     if (o.by) {
         text_by(r, *o.by, out);
     }
     if (o.details) {
-        text_details(r, out);
+        text_details(r, ids, out);
     }
     if (load.error_count > 0) {
-        fmt::print(out, "\n{} broken records skipped (see standard error)\n", load.error_count);
+        fmt::print(out, "\n{} skipped (see standard error)\n",
+                   count_noun(load.error_count, "broken record"));
     }
 }
 
@@ -319,8 +369,9 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
         "| requests | hit rate (tokens) | requests with a read | new-or-expired / warm hit rate "
         "| net savings |\n");
     fmt::print(out, "|---:|---:|---:|---|---:|\n");
-    fmt::print(out, "| {} | {} | {} of {} | {} / {} | ${} |\n\n", t.requests, pct(t.hit_rate()),
-               t.with_read, t.with_usage, pct(r.new_or_expired.hit_rate()), pct(r.warm.hit_rate()),
+    fmt::print(out, "| {} | {} | {} of {} | {} / {} | {} USD |\n\n", digits(t.requests),
+               pct(t.hit_rate()), digits(t.with_read), digits(t.with_usage),
+               pct(r.new_or_expired.hit_rate()), pct(r.warm.hit_rate()),
                usd(t.read_savings - t.write_premium));
     if (t.priced > 0) {
         cost_rows(r, out, true);

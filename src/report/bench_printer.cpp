@@ -1,6 +1,8 @@
 #include "report/bench_printer.hpp"
 
+#include "report/text_table.hpp"
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -18,29 +20,41 @@ void
 print_text(const prefill::BenchResult& result, std::ostream& out)
 {
     const auto& p = result.profile;
-    fmt::print(out, "{} prefill of {} ({}, {} layers) on {}{}\n",
+    fmt::print(out, "{} prefill of {} ({}, {}) on {}{}\n",
                p.measured ? "measured" : "modelled, not measured:", p.model, p.dtype,
-               p.model_layers, p.gpu, p.driver.empty() ? "" : " (driver " + p.driver + ")");
-    fmt::print(out, "  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>8}  {:>12}\n", "tokens",
-               "s/layer", "s/model", "proj s/layer", "attn s/layer", "TFLOP/s", "of peak",
-               "TFLOP/model");
+               count_noun(static_cast<std::uint64_t>(p.model_layers), "layer"), p.gpu,
+               p.driver.empty() ? "" : " (driver " + p.driver + ")");
+    // 4M tokens ("4,194,304") is wider than the heading: the columns widen.
+    using Align = TextTable::Align;
+    TextTable table({{8, Align::right, ""},
+                     {12, Align::right, "  "},
+                     {12, Align::right, "  "},
+                     {12, Align::right, "  "},
+                     {12, Align::right, "  "},
+                     {10, Align::right, "  "},
+                     {8, Align::right, "  "},
+                     {12, Align::right, "  "}});
+    table.add_row({"tokens", "s/layer", "s/model", "proj s/layer", "attn s/layer", "TFLOP/s",
+                   "of peak", "TFLOP/model"});
     for (std::size_t i = 0; i < p.points.size(); ++i) {
         const auto& x = p.points[i];
-        fmt::print(out,
-                   "  {:>8}  {:>12.6f}  {:>12.4f}  {:>12.6f}  {:>12.6f}  {:>10.1f}  {:>7.1f}%  "
-                   "{:>12.1f}\n",
-                   static_cast<long long>(x.tokens), x.seconds_per_layer,
-                   x.seconds_per_layer * p.model_layers, x.projection_seconds, x.attention_seconds,
-                   x.tflops, 100 * x.fraction_of_peak, result.model_flops[i] / 1e12);
+        table.add_row({group_digits(static_cast<std::int64_t>(x.tokens)),
+                       fmt::format("{:.6f}", x.seconds_per_layer),
+                       fmt::format("{:.4f}", x.seconds_per_layer * p.model_layers),
+                       fmt::format("{:.6f}", x.projection_seconds),
+                       fmt::format("{:.6f}", x.attention_seconds), fmt::format("{:.1f}", x.tflops),
+                       format_percent(x.fraction_of_peak),
+                       fmt::format("{:.1f}", result.model_flops[i] / 1e12)});
     }
+    table.print(out);
     fmt::print(out, "  fit: seconds per layer = {:.4g} + {:.4g}·n + {:.4g}·n²\n", p.fit_c, p.fit_a,
                p.fit_b);
     if (result.assumption) {
         const auto& a = *result.assumption;
         fmt::print(out,
-                   "  modelled at {:.0f}% of the {} dense {} peak ({} TFLOP/s): an assumption "
+                   "  modelled at {} of the {} dense {} peak ({} TFLOP/s): an assumption "
                    "(rules/gpus.json), not a measurement\n",
-                   100 * a.utilization, a.gpu, p.dtype, a.peak_tflops);
+                   format_percent(a.utilization), a.gpu, p.dtype, a.peak_tflops);
     }
 }
 

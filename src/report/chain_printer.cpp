@@ -2,6 +2,7 @@
 
 #include "model/breakpoints.hpp"
 #include "report/request_json.hpp"
+#include "report/text_table.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -26,14 +27,6 @@ source_abbrev(model::TokenSource s)
         return "exa";
     }
     return "?";
-}
-
-// "1 request", "2,048 requests"
-std::string
-count(std::uint64_t n, std::string_view noun)
-{
-    return fmt::format("{} {}{}", group_digits(static_cast<std::int64_t>(n)), noun,
-                       n == 1 ? "" : "s");
 }
 
 std::string
@@ -113,16 +106,46 @@ public:
         for (const auto& note : r.notes) {
             fmt::print(m_out, "  note     {}\n", note);
         }
-        if (r.segments.empty()) {
-            return;
+        if (!r.segments.empty()) {
+            segment_table(r, automatic);
         }
-        std::size_t path_width = 4;
-        for (const auto& s : r.segments) {
-            path_width = std::max(path_width, s.path.str().size());
+    }
+
+    void
+    finish(const ingest::LoadSummary& s) override
+    {
+        if (m_count > 0) {
+            fmt::print(m_out, "\n");
         }
-        fmt::print(m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n",
-                   "#", "path", path_width, "kind", "role", "tokens", "cumul", "src", "cache",
-                   "pos", "chain");
+        fmt::print(m_out, "{} printed · {} read from {} ({}) · {}", count_noun(m_count, "request"),
+                   count_noun(s.requests, "request"), count_noun(s.files, "file"),
+                   human_bytes(s.bytes), count_noun(s.skipped, "non-request line"));
+        if (s.duplicates > 0) {
+            fmt::print(m_out, " · {}", count_noun(s.duplicates, "duplicate"));
+        }
+        fmt::print(m_out, " · {}\n", count_noun(s.error_count, "broken record"));
+    }
+
+private:
+    // One row per segment: what it is, its tokens and its identity chain.
+    void
+    segment_table(const model::Request& r, const std::optional<std::size_t>& automatic)
+    {
+        // Every column as wide as its longest cell (a long path, a kind such
+        // as server_tool_result, a five-digit index): the rows stay aligned.
+        using Align = TextTable::Align;
+        TextTable table({{4, Align::right, ""},
+                         {4, Align::left, "  "},
+                         {17, Align::left, "  "},
+                         {9, Align::left, "  "},
+                         {8, Align::right, "  "},
+                         {9, Align::right, "  "},
+                         {3, Align::left, "  "},
+                         {5, Align::left, "  "},
+                         {3, Align::right, "  "},
+                         {0, Align::left, "  "}});
+        table.add_row(
+            {"#", "path", "kind", "role", "tokens", "cumul", "src", "cache", "pos", "chain"});
         for (std::size_t i = 0; i < r.segments.size(); ++i) {
             const auto& s = r.segments[i];
             std::string cache = "-";
@@ -137,30 +160,17 @@ public:
                             ? fmt::format("a{}", model::to_string(r.auto_cache_control->ttl))
                             : cache + "+a";
             }
-            fmt::print(
-                m_out, "  {:>4}  {:<{}}  {:<17}  {:<9}  {:>8}  {:>9}  {:<3}  {:<5}  {:>3}  {}\n", i,
-                s.path.str(), path_width, model::to_string(s.kind), model::to_string(s.role),
-                group_digits(s.tokens), group_digits(s.cumulative_tokens),
-                source_abbrev(s.token_source), cache, s.lookback_position, s.chain.short_hex());
+            table.add_row({group_digits(static_cast<std::int64_t>(i)), s.path.str(),
+                           std::string(model::to_string(s.kind)),
+                           std::string(model::to_string(s.role)), group_digits(s.tokens),
+                           group_digits(s.cumulative_tokens),
+                           std::string(source_abbrev(s.token_source)), cache,
+                           group_digits(static_cast<std::int64_t>(s.lookback_position)),
+                           s.chain.short_hex()});
         }
+        table.print(m_out);
     }
 
-    void
-    finish(const ingest::LoadSummary& s) override
-    {
-        if (m_count > 0) {
-            fmt::print(m_out, "\n");
-        }
-        fmt::print(m_out, "{} printed · {} read from {} ({}) · {}", count(m_count, "request"),
-                   count(s.requests, "request"), count(s.files, "file"), human_bytes(s.bytes),
-                   count(s.skipped, "non-request line"));
-        if (s.duplicates > 0) {
-            fmt::print(m_out, " · {}", count(s.duplicates, "duplicate"));
-        }
-        fmt::print(m_out, " · {}\n", count(s.error_count, "broken record"));
-    }
-
-private:
     std::ostream& m_out;
     std::size_t m_count = 0;
 };

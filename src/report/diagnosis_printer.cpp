@@ -1,6 +1,7 @@
 #include "report/diagnosis_printer.hpp"
 
 #include "report/finding_json.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -50,11 +51,13 @@ void
 section(const analysis::DiagnosisSummary& s, bool markdown, std::ostream& out)
 {
     out << (markdown ? "\n### Provider's diagnosis\n\n" : "\nProvider's diagnosis\n");
-    out << fmt::format("{}{} request{} Anthropic's cache_miss_reason · {} agree with "
+    const auto n = [](std::size_t v) { return group_digits(static_cast<std::int64_t>(v)); };
+    out << fmt::format("{}{} Anthropic's cache_miss_reason · {} agree with "
                        "cachewise · {} disagree · {} not comparable\n",
-                       markdown ? "" : "  ", s.with_diagnosis,
-                       s.with_diagnosis == 1 ? " carries" : "s carry", s.agree, s.disagree,
-                       s.not_comparable);
+                       markdown ? "" : "  ",
+                       s.with_diagnosis == 1 ? "1 request carries"
+                                             : count_noun(s.with_diagnosis, "request") + " carry",
+                       n(s.agree), n(s.disagree), n(s.not_comparable));
     for (const auto& e : s.entries) {
         out << fmt::format("{}{}  provider: {}  cachewise: {}  ({})\n", markdown ? "- " : "  ",
                            e.request, e.provider_reason, e.own_cause, verdict_text(e.verdict));

@@ -1,5 +1,7 @@
 #include "report/empty_window.hpp"
 
+#include "util/format.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -11,11 +13,11 @@ print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
 {
     std::string why;
     if (s.filtered > 0) {
-        why = fmt::format("{} request{} outside it", s.filtered, s.filtered == 1 ? "" : "s");
+        why = fmt::format("{} outside it", count_noun(s.filtered, "request"));
     }
     if (s.files_skipped > 0) {
-        why += fmt::format("{}{} file{} last written before it", why.empty() ? "" : ", ",
-                           s.files_skipped, s.files_skipped == 1 ? "" : "s");
+        why += fmt::format("{}{} last written before it", why.empty() ? "" : ", ",
+                           count_noun(s.files_skipped, "file"));
     }
     fmt::print(out, "0 requests in [{}, {}) ({})\n", since ? format_rfc3339(*since) : "the start",
                until ? format_rfc3339(*until) : "the end", why);

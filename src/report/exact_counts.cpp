@@ -1,5 +1,7 @@
 #include "report/exact_counts.hpp"
 
+#include "util/format.hpp"
+
 #include <fmt/format.h>
 
 namespace cachewise::report {
@@ -7,9 +9,10 @@ namespace cachewise::report {
 std::string
 exact_count_text(const ExactCountSummary& exact)
 {
-    return fmt::format("exact counts: {} prefix{}, {} call{} to count tokens, {} from the cache",
-                       exact.prefixes, exact.prefixes == 1 ? "" : "es", exact.calls,
-                       exact.calls == 1 ? "" : "s", exact.cached);
+    return fmt::format("exact counts: {}, {} to count tokens, {} from the cache",
+                       count_noun(exact.prefixes, "prefix", "prefixes"),
+                       count_noun(exact.calls, "call"),
+                       group_digits(static_cast<std::int64_t>(exact.cached)));
 }
 
 } // namespace cachewise::report

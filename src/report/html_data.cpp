@@ -19,6 +19,12 @@ using analysis::Finding;
 
 namespace {
 
+std::string
+digits(std::uint64_t n)
+{
+    return group_digits(static_cast<std::int64_t>(n));
+}
+
 constexpr double k_seconds_per_hour = 3600;
 constexpr double k_hours_per_week = 168;
 
@@ -180,9 +186,10 @@ lane_bars(const std::vector<const Point*>& points, const std::vector<double>& at
         TimelineBar bar;
         bar.at = at[i];
         bar.requests = end - i;
-        bar.label = bar.requests == 1 ? points[i]->id
-                                      : fmt::format("{} … {} ({} requests)", points[i]->id,
-                                                    points[end - 1]->id, bar.requests);
+        bar.label = bar.requests == 1
+                        ? points[i]->id
+                        : fmt::format("{} … {} ({})", points[i]->id, points[end - 1]->id,
+                                      count_noun(bar.requests, "request"));
         for (std::size_t k = i; k < end; ++k) {
             for (int part = 0; part < 4; ++part) {
                 bar.parts[part] += points[k]->parts[part];
@@ -280,13 +287,14 @@ lane_notes(HtmlReport& report)
     for (const auto& lane : report.lanes) {
         if (lane.bars.size() < lane.requests) {
             report.aggregated.push_back(
-                fmt::format("timeline: {} requests of {} drawn as {} bars of consecutive requests",
-                            lane.requests, lane.stream, lane.bars.size()));
+                fmt::format("timeline: {} of {} drawn as {} of consecutive requests",
+                            count_noun(lane.requests, "request"), lane.stream,
+                            count_noun(lane.bars.size(), "bar")));
         }
         if (lane.gaps.size() < lane.gaps_total) {
             report.aggregated.push_back(
-                fmt::format("timeline: the {} longest of {} idle gaps of {} marked",
-                            lane.gaps.size(), lane.gaps_total, lane.stream));
+                fmt::format("timeline: the {} longest of {} of {} marked", digits(lane.gaps.size()),
+                            count_noun(lane.gaps_total, "idle gap"), lane.stream));
         }
     }
 }
@@ -325,11 +333,11 @@ build_lanes(HtmlReport& report, const std::vector<Point>& points, const HtmlLimi
         report.lanes.push_back(make_lane(stream, m.points, m.at, limits, report.time_axis));
     }
     if (!rest.points.empty()) {
-        report.lanes.push_back(make_lane(fmt::format("{} other streams", rest_streams.size()),
+        report.lanes.push_back(make_lane(count_noun(rest_streams.size(), "other stream"),
                                          rest.points, rest.at, limits, false));
         report.aggregated.push_back(fmt::format(
-            "timeline: the {} streams with the fewest requests share the last lane ({} requests)",
-            rest_streams.size(), rest.points.size()));
+            "timeline: the {} with the fewest requests share the last lane ({})",
+            count_noun(rest_streams.size(), "stream"), count_noun(rest.points.size(), "request")));
     }
     lane_notes(report);
 }
@@ -361,9 +369,9 @@ hit_buckets(const std::vector<const Point*>& points, bool by_hour, std::int64_t 
         } else {
             if (i % per_bucket == 0) {
                 const std::size_t last = std::min(points.size(), i + per_bucket);
-                out.push_back(
-                    {last == i + 1 ? std::to_string(i + 1) : fmt::format("{}–{}", i + 1, last), 0,
-                     0, 0});
+                out.push_back({last == i + 1 ? digits(i + 1)
+                                             : fmt::format("{}–{}", digits(i + 1), digits(last)),
+                               0, 0, 0});
             }
             b = &out.back();
         }
@@ -418,8 +426,9 @@ build_hit_series(HtmlReport& report, const std::vector<Point>& points, const Htm
                    by_model[models[i].first]);
         }
         if (models.size() > limits.models) {
-            report.aggregated.push_back(fmt::format("hit rate: {} of {} models drawn, by requests",
-                                                    limits.models, models.size()));
+            report.aggregated.push_back(fmt::format("hit rate: {} of {} drawn, by requests",
+                                                    digits(limits.models),
+                                                    count_noun(models.size(), "model")));
         }
     }
 }
@@ -460,14 +469,14 @@ void
 audit_cards(HtmlReport& report, const AuditResult& r)
 {
     const auto& t = r.totals;
-    report.cards.push_back(card("requests", "requests",
-                                group_digits(static_cast<std::int64_t>(t.requests)),
-                                std::to_string(t.requests), "totals.requests",
-                                fmt::format("{} with usage · {} priced", t.with_usage, t.priced)));
     report.cards.push_back(
-        card("hit-rate", "token-weighted hit rate", format_percent(t.hit_rate()),
-             raw_number(t.hit_rate()), "totals.hit_rate",
-             fmt::format("{} of {} requests read from the cache", t.with_read, t.with_usage)));
+        card("requests", "requests", group_digits(static_cast<std::int64_t>(t.requests)),
+             std::to_string(t.requests), "totals.requests",
+             fmt::format("{} with usage · {} priced", digits(t.with_usage), digits(t.priced))));
+    report.cards.push_back(card("hit-rate", "token-weighted hit rate", format_percent(t.hit_rate()),
+                                raw_number(t.hit_rate()), "totals.hit_rate",
+                                fmt::format("{} of {} read from the cache", digits(t.with_read),
+                                            count_noun(t.with_usage, "request"))));
     // Without a price the text output prints no cost: the page says so
     // rather than showing 0.000000.
     const bool priced = t.priced > 0;
@@ -515,9 +524,9 @@ audit_waterfall(HtmlReport& report, const AuditResult& r,
         step.usd = placement->suggested_usd - placement->current_usd;
         step.json = "suggest:saving";
         step.note =
-            fmt::format("suggest's placement replayed on {} template famil{}: input {} → "
+            fmt::format("suggest's placement replayed on {}: input {} → "
                         "{} USD, simulated",
-                        placement->families, placement->families == 1 ? "y" : "ies",
+                        count_noun(placement->families, "template family", "template families"),
                         format_usd(placement->current_usd), format_usd(placement->suggested_usd));
     } else if (placement) {
         report.waterfall[4].note = "not computed: no template family with a price to replay";
@@ -587,8 +596,9 @@ audit_groups(HtmlReport& report, const AuditResult& r, const std::string& by, st
         report.groups.resize(limit);
         std::sort(report.groups.begin(), report.groups.end(),
                   [](const GroupRow& a, const GroupRow& b) { return a.key < b.key; });
-        report.aggregated.push_back(fmt::format("by {}: the {} of {} groups with the most requests",
-                                                by, limit, report.groups_total));
+        report.aggregated.push_back(fmt::format("by {}: the {} of {} with the most requests", by,
+                                                digits(limit),
+                                                count_noun(report.groups_total, "group")));
     }
 }
 
@@ -597,7 +607,8 @@ cut_note(HtmlReport& report)
 {
     if (report.findings.size() < report.findings_total) {
         report.aggregated.push_back(fmt::format("findings: the {} costliest of {} shown",
-                                                report.findings.size(), report.findings_total));
+                                                digits(report.findings.size()),
+                                                digits(report.findings_total)));
     }
 }
 
@@ -610,10 +621,10 @@ html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLim
 {
     HtmlReport report;
     report.command = "audit";
-    report.summary =
-        fmt::format("{} request{} in {} stream{} · {} with usage · {} priced", r.totals.requests,
-                    r.totals.requests == 1 ? "" : "s", r.analysis.streams,
-                    r.analysis.streams == 1 ? "" : "s", r.totals.with_usage, r.totals.priced);
+    report.summary = fmt::format("{} in {} · {} with usage · {} priced",
+                                 count_noun(r.totals.requests, "request"),
+                                 count_noun(r.analysis.streams, "stream"),
+                                 digits(r.totals.with_usage), digits(r.totals.priced));
     if (!r.unpriced_models.empty()) {
         report.summary += fmt::format(" · unpriced (no price in rules/pricing.json): {}",
                                       fmt::join(r.unpriced_models, ", "));
@@ -641,16 +652,15 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
 {
     HtmlReport report;
     report.command = "analyze";
-    report.summary = fmt::format("{} request{} in {} stream{} · {} input tokens", r.requests,
-                                 r.requests == 1 ? "" : "s", r.streams, r.streams == 1 ? "" : "s",
-                                 group_digits(r.input_tokens));
+    report.summary = fmt::format("{} in {} · {} input tokens", count_noun(r.requests, "request"),
+                                 count_noun(r.streams, "stream"), group_digits(r.input_tokens));
     std::vector<Finding> findings = r.findings; // numbered as --format json lists them
     findings.insert(findings.end(), r.dynamic_fields.begin(), r.dynamic_fields.end());
     report.cards = {
         card("requests", "requests", group_digits(static_cast<std::int64_t>(r.requests)),
              std::to_string(r.requests), "summary.requests",
-             fmt::format("{} stream{} · {} cold start{}", r.streams, r.streams == 1 ? "" : "s",
-                         r.cold_starts, r.cold_starts == 1 ? "" : "s")),
+             fmt::format("{} · {}", count_noun(r.streams, "stream"),
+                         count_noun(r.cold_starts, "cold start"))),
         card("reuse", "reuse potential", format_percent(r.reuse_potential()),
              raw_number(r.reuse_potential()), "summary.reuse_potential",
              "tokens shared with the partner ÷ input tokens"),

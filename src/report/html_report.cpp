@@ -216,8 +216,7 @@ break_mark(const TimelineBar& b, double x, double y, const std::set<std::string>
 {
     const std::string mark = fmt::format(
         "<path d=\"M{:.1f} {:.1f}l5 -9h-10z\" class=\"brk\"><title>{} at {}</title></path>", x, y,
-        b.breaks.size() == 1 ? std::string("a finding")
-                             : fmt::format("{} findings", b.breaks.size()),
+        b.breaks.size() == 1 ? std::string("a finding") : count_noun(b.breaks.size(), "finding"),
         esc(b.label));
     for (const auto& anchor : b.breaks) {
         if (anchors.count(anchor) != 0) {
@@ -280,8 +279,8 @@ void
 lane_table(std::ostream& out, const TimelineLane& lane, std::size_t index,
            const std::vector<std::string>& parts)
 {
-    fmt::print(out, "<details><summary>Table: {} bars, {} idle gaps beyond the TTL</summary>\n",
-               count(lane.bars.size()), count(lane.gaps_total));
+    fmt::print(out, "<details><summary>Table: {}, {} beyond the TTL</summary>\n",
+               count_noun(lane.bars.size(), "bar"), count_noun(lane.gaps_total, "idle gap"));
     fmt::print(out,
                "<table id=\"lane-{}-table\" class=\"sortable\"><thead><tr><th>request</th>"
                "<th class=\"n\">at</th>",
@@ -299,7 +298,7 @@ lane_table(std::ostream& out, const TimelineLane& lane, std::size_t index,
                 out << number_cell(tokens(b.parts[p]), static_cast<double>(b.parts[p]));
             }
         }
-        fmt::print(out, "<td>{}</td></tr>\n", b.breaks.size());
+        fmt::print(out, "<td>{}</td></tr>\n", count(b.breaks.size()));
     }
     fmt::print(out, "</tbody></table>\n</details>\n");
 }
@@ -335,9 +334,10 @@ timeline_view(std::ostream& out, const HtmlReport& r, const std::set<std::string
     }
     for (std::size_t i = 0; i < r.lanes.size(); ++i) {
         const auto& lane = r.lanes[i];
-        fmt::print(out, "<h3 id=\"lane-{}\">{}{} <span class=\"muted\">{} requests</span></h3>\n",
-                   i, lane.side ? "side call: " : "",
-                   esc(lane.stream.empty() ? "(no stream)" : lane.stream), count(lane.requests));
+        fmt::print(out, "<h3 id=\"lane-{}\">{}{} <span class=\"muted\">{}</span></h3>\n", i,
+                   lane.side ? "side call: " : "",
+                   esc(lane.stream.empty() ? "(no stream)" : lane.stream),
+                   count_noun(lane.requests, "request"));
         lane_chart(out, lane, i, scale, anchors, r.timeline_parts);
         lane_table(out, lane, i, r.timeline_parts);
     }
@@ -506,7 +506,7 @@ finding_article(std::ostream& out, const BreakView& b)
                b.kind.empty() ? "" : " (" + esc(b.kind) + ")", esc(b.severity), esc(b.request),
                b.partner.empty() ? "" : ", partner " + esc(b.partner));
     fmt::print(out, "<p>{}{}</p>\n", esc(b.message),
-               b.occurrences > 1 ? fmt::format(" [×{}]", b.occurrences) : "");
+               b.occurrences > 1 ? " [×" + count(b.occurrences) + "]" : "");
     fmt::print(out, "<p class=\"muted\">at <code>{}</code>{} · {} tokens lost · {} USD</p>\n",
                esc(b.path.empty() ? "–" : b.path),
                b.token ? fmt::format(", token ≈{}", tokens(*b.token)) : "", tokens(b.tokens_lost),
@@ -546,10 +546,12 @@ prefixes_view(std::ostream& out, const HtmlReport& r)
         const double w =
             420 * static_cast<double>(p.requests) * static_cast<double>(p.tokens) / peak;
         out << svg_text(300, y + 14, p.ends_at, "end");
-        out << svg_rect(310, y + 3, std::max(1.0, w), row - 8, "p0",
-                        fmt::format("{} requests × {} tokens", p.requests, tokens(p.tokens)));
-        out << svg_text(316 + w, y + 14,
-                        fmt::format("{} requests × {} tokens", p.requests, tokens(p.tokens)));
+        out << svg_rect(
+            310, y + 3, std::max(1.0, w), row - 8, "p0",
+            fmt::format("{} × {} tokens", count_noun(p.requests, "request"), tokens(p.tokens)));
+        out << svg_text(
+            316 + w, y + 14,
+            fmt::format("{} × {} tokens", count_noun(p.requests, "request"), tokens(p.tokens)));
     }
     out << "</svg>\n";
     fmt::print(out, "<table id=\"prefixes-table\" class=\"sortable\"><thead><tr><th>ends at</th>"
@@ -560,8 +562,9 @@ prefixes_view(std::ostream& out, const HtmlReport& r)
         fmt::print(out,
                    "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                    "<td class=\"n\">{}</td>{}<td>{}</td></tr>\n",
-                   esc(p.ends_at), esc(p.model), count(p.requests), p.streams, p.segments,
-                   number_cell(tokens(p.tokens), static_cast<double>(p.tokens)), esc(p.example));
+                   esc(p.ends_at), esc(p.model), count(p.requests), count(p.streams),
+                   count(p.segments), number_cell(tokens(p.tokens), static_cast<double>(p.tokens)),
+                   esc(p.example));
     }
     fmt::print(out, "</tbody></table>\n");
 }
@@ -576,7 +579,7 @@ breaks_view(std::ostream& out, const HtmlReport& r)
         fmt::print(out,
                    "<p class=\"note\">{} of {} findings, the costliest first; the changed "
                    "characters are highlighted.</p>\n",
-                   r.findings.size(), count(r.findings_total));
+                   count(r.findings.size()), count(r.findings_total));
         filter_box(out, "findings-table", "findings");
         fmt::print(out, "<table id=\"findings-table\" class=\"sortable\"><thead><tr><th>rule</th>"
                         "<th>request</th><th>at</th><th class=\"n\">tokens lost</th><th "

@@ -2,6 +2,7 @@
 
 #include "report/finding_json.hpp"
 #include "report/request_json.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -44,13 +45,14 @@ print_text(const LintReport& report, std::ostream& out)
             fmt::print(out, "    {}: {}\n", f.location.path, f.excerpt->now);
         }
     }
-    fmt::print(out, "{} file{} linted · {} finding{}{}{}\n", result.files,
-               result.files == 1 ? "" : "s", result.findings.size(),
-               result.findings.size() == 1 ? "" : "s",
-               report.new_since_baseline
-                   ? fmt::format(" ({} new since the baseline)", *report.new_since_baseline)
-                   : "",
-               report.exact ? " · " + exact_count_text(*report.exact) : std::string());
+    fmt::print(
+        out, "{} linted · {}{}{}\n", count_noun(result.files, "file"),
+        count_noun(result.findings.size(), "finding"),
+        report.new_since_baseline
+            ? fmt::format(" ({} new since the baseline)",
+                          group_digits(static_cast<std::int64_t>(*report.new_since_baseline)))
+            : "",
+        report.exact ? " · " + exact_count_text(*report.exact) : std::string());
 }
 
 } // namespace

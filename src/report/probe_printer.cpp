@@ -73,18 +73,18 @@ print_plan(const live::ProbeResult& r, std::ostream& out)
 void
 print_probe(const live::ProbeResult& r, std::ostream& out)
 {
-    out << fmt::format("cachewise probe: {} · {} call{} to {} ({})\n", r.file, r.times,
-                       r.times == 1 ? "" : "s", r.provider, r.model);
+    out << fmt::format("cachewise probe: {} · {} to {} ({})\n", r.file, count_noun(r.times, "call"),
+                       r.provider, r.model);
     print_plan(r, out);
     if (!r.sent) {
         for (std::size_t i = 0; i < r.predicted.size(); ++i) {
             out << fmt::format("  predicted call {}: {}\n", i + 1, split_text(r.predicted[i]));
         }
-        out << fmt::format("estimated cost: {} for {} call{} (input, and 1 output token each "
+        out << fmt::format("estimated cost: {} for {} (input, and 1 output token each "
                            "unless --keep-max-tokens)\n",
-                           r.estimated_cost_usd ? fmt::format("${:.4f}", *r.estimated_cost_usd)
+                           r.estimated_cost_usd ? format_usd(*r.estimated_cost_usd) + " USD"
                                                 : std::string("unknown (model not priced)"),
-                           r.times, r.times == 1 ? "" : "s");
+                           count_noun(r.times, "call"));
         out << "dry run: nothing was sent; add --yes to send\n";
         return;
     }
@@ -93,7 +93,7 @@ print_probe(const live::ProbeResult& r, std::ostream& out)
         const auto& c = r.calls[i];
         out << fmt::format("  {}  HTTP {}  ttft {:.3f} s  {}  {}\n", c.n, c.status, c.ttft_seconds,
                            c.usage ? split_text(*c.usage) : std::string("no usage reported"),
-                           c.cost_usd ? fmt::format("${:.6f}", *c.cost_usd) : "unpriced");
+                           c.cost_usd ? format_usd(*c.cost_usd) + " USD" : "unpriced");
         if (i < r.predicted.size()) {
             out << fmt::format("     predicted        {}{}\n", split_text(r.predicted[i]),
                                c.usage && c.usage->read == r.predicted[i].read &&
@@ -112,9 +112,9 @@ print_probe(const live::ProbeResult& r, std::ostream& out)
         out << fmt::format("{} {} {}: {}\n", analysis::to_string(f.severity), f.rule, f.name,
                            f.message);
     }
-    out << fmt::format("{} call{} · {} connection{} · {} finding{}\n", r.calls.size(),
-                       r.calls.size() == 1 ? "" : "s", r.connections, r.connections == 1 ? "" : "s",
-                       r.findings.size(), r.findings.size() == 1 ? "" : "s");
+    out << fmt::format("{} · {} · {}\n", count_noun(r.calls.size(), "call"),
+                       count_noun(r.connections, "connection"),
+                       count_noun(r.findings.size(), "finding"));
 }
 
 Json

@@ -70,8 +70,8 @@ void
 print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::ostream& out)
 {
     const auto& r = report.suggestion.requests.front();
-    fmt::print(out, "cachewise suggest: {} ({}, stable prefix: {} segments)\n", r.id, r.model,
-               f.stable_head);
+    fmt::print(out, "cachewise suggest: {} ({}, stable prefix: {})\n", r.id, r.model,
+               count_noun(f.stable_head, "segment"));
     const auto& marks = report.suggestion.breakpoints.at(r.id);
     if (!f.placeable) {
         fmt::print(out,
@@ -93,9 +93,9 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
 void
 print_family(const advise::FamilyAdvice& f, std::ostream& out)
 {
-    fmt::print(out, "family {} · {} request{} in {} stream{} · stable head {} segments\n",
-               f.example, f.requests, f.requests == 1 ? "" : "s", f.streams.size(),
-               f.streams.size() == 1 ? "" : "s", f.stable_head);
+    fmt::print(out, "family {} · {} in {} · stable head {}\n", f.example,
+               count_noun(f.requests, "request"), count_noun(f.streams.size(), "stream"),
+               count_noun(f.stable_head, "segment"));
     if (!f.note.empty()) {
         fmt::print(out, "  {}\n", f.note);
     } else if (!f.placeable) {
@@ -106,12 +106,12 @@ print_family(const advise::FamilyAdvice& f, std::ostream& out)
     }
     // Unpriced is "unpriced", never 0.000000 USD.
     const auto money = [&](double v) {
-        return f.current.priced ? fmt::format("{:.6f} USD", v) : std::string("unpriced");
+        return f.current.priced ? format_usd(v) + " USD" : std::string("unpriced");
     };
-    fmt::print(out, "  current    {:>16} · hit rate {:.1f}%  (the requests' own breakpoints)\n",
-               money(f.current.cost_usd), 100 * f.current.hit_rate());
-    fmt::print(out, "  suggested  {:>16} · hit rate {:.1f}%  {}\n",
-               money(f.suggested_replay.cost_usd), 100 * f.suggested_replay.hit_rate(),
+    fmt::print(out, "  current    {:>16} · hit rate {}  (the requests' own breakpoints)\n",
+               money(f.current.cost_usd), format_percent(f.current.hit_rate()));
+    fmt::print(out, "  suggested  {:>16} · hit rate {}  {}\n", money(f.suggested_replay.cost_usd),
+               format_percent(f.suggested_replay.hit_rate()),
                !f.placeable      ? "(nothing to place)"
                : f.keeps_current ? "the current placement: it is the best found"
                                  : f.suggested.describe());
@@ -119,8 +119,8 @@ print_family(const advise::FamilyAdvice& f, std::ostream& out)
                money(f.ideal_cost_usd));
     const double saved = f.current.cost_usd - f.suggested_replay.cost_usd;
     if (f.current.priced) {
-        fmt::print(out, "  saves      {:>16} ({:.1f}%) on input tokens\n", money(saved),
-                   f.current.cost_usd > 0 ? 100 * saved / f.current.cost_usd : 0.0);
+        fmt::print(out, "  saves      {:>16} ({}) on input tokens\n", money(saved),
+                   format_percent(f.current.cost_usd > 0 ? saved / f.current.cost_usd : 0.0));
     } else {
         fmt::print(out, "  saves      unpriced (a model of this family has no price in "
                         "rules/pricing.json)\n");

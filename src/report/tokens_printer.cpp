@@ -1,5 +1,7 @@
 #include "report/tokens_printer.hpp"
 
+#include "util/format.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -25,9 +27,10 @@ print_tokens(const TokensReport& report, Format format, std::ostream& out)
         out << j.dump(2) << '\n';
         return;
     }
-    out << fmt::format("{}: {} tokens ({}{}, {} bytes)\n", report.input, report.tokens,
+    out << fmt::format("{}: {} ({}{}, {})\n", report.input, count_noun(report.tokens, "token"),
                        report.tokenizer,
-                       report.model.empty() ? std::string() : " for " + report.model, report.bytes);
+                       report.model.empty() ? std::string() : " for " + report.model,
+                       count_noun(report.bytes, "byte"));
     if (report.with_ids) {
         out << fmt::format("{}\n", fmt::join(report.ids, " "));
     }

@@ -4,12 +4,12 @@
 
 namespace cachewise {
 
+namespace {
+
+// "1234567" -> "1,234,567"
 std::string
-group_digits(std::int64_t value)
+group(const std::string& digits)
 {
-    const bool negative = value < 0;
-    std::string digits = std::to_string(negative ? -static_cast<std::uint64_t>(value)
-                                                 : static_cast<std::uint64_t>(value));
     std::string out;
     out.reserve(digits.size() + digits.size() / 3 + 1);
     for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -18,7 +18,29 @@ group_digits(std::int64_t value)
         }
         out.push_back(digits[i]);
     }
-    return negative ? "-" + out : out;
+    return out;
+}
+
+} // namespace
+
+std::string
+group_digits(std::int64_t value)
+{
+    const bool negative = value < 0;
+    const std::string digits = group(std::to_string(negative ? -static_cast<std::uint64_t>(value)
+                                                             : static_cast<std::uint64_t>(value)));
+    return negative ? "-" + digits : digits;
+}
+
+std::string
+count_noun(std::uint64_t n, std::string_view singular, std::string_view plural)
+{
+    const std::string digits = group(std::to_string(n));
+    if (n == 1) {
+        return fmt::format("{} {}", digits, singular);
+    }
+    return plural.empty() ? fmt::format("{} {}s", digits, singular)
+                          : fmt::format("{} {}", digits, plural);
 }
 
 std::string

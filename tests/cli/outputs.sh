@@ -123,10 +123,13 @@ check "suggest - --diff" 0 $?
 grep -q '^+++ - (suggested)' "$work/diff.txt" || { echo "FAIL: suggest - --diff: no diff"; failed=1; }
 
 # A log named by its absolute path: ids are relative to the current folder,
-# and the details table stays aligned with them.
+# shortened further by the folder they share (named once, in a key), and the
+# details table stays aligned with them.
 "$bin" audit "$PWD/tests/cli/data/inputs/vcr/support-chat.yaml" --details >"$work/details.txt" 2>/dev/null
 check "audit of an absolute path" 0 $?
-grep -q '^  tests/cli/data/inputs/vcr/support-chat.yaml:40 2026-11-20T14:04:02.000Z extends ' \
+grep -qx 'Requests (read/write 5m/write 1h/fresh; ids relative to tests/cli/data/inputs/vcr/)' \
+  "$work/details.txt" || { echo "FAIL: audit --details: no key to the shortened ids"; failed=1; }
+grep -q '^  support-chat.yaml:40         2026-11-20T14:04:02.000Z extends ' \
   "$work/details.txt" || { echo "FAIL: audit --details: id not relative or columns not aligned"; failed=1; }
 
 exit $failed

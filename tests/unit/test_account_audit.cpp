@@ -79,16 +79,20 @@ TEST_SUITE("account::audit")
         model::Request r;
         r.id = "x";
         model::Usage u;
-        u.input_tokens = -1;
-        u.cache_write = 10;
-        u.cache_write_5m = 4;
-        u.cache_write_1h = 4;
+        u.input_tokens = -1500;
+        u.cache_write = 10000;
+        u.cache_write_5m = 4000;
+        u.cache_write_1h = 4000;
         r.usage = u;
         const auto f = check_usage(r);
         REQUIRE(f.size() == 2);
         CHECK(f[0].rule == "CW030");
         CHECK(f[0].kind == "negative");
+        CHECK(f[0].message == "usage.input_tokens is negative (-1,500)");
         CHECK(f[1].kind == "write-split");
+        CHECK(f[1].message ==
+              "identity cache_creation = 5m + 1h failed: cache_creation_input_tokens "
+              "10,000 is not the sum of its 5m and 1h parts (4,000 + 4,000 = 8,000)");
         r.usage = model::Usage{};
         CHECK(check_usage(r)[0].kind == "missing");
     }

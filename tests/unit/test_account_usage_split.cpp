@@ -58,6 +58,13 @@ TEST_SUITE("account::usage_split")
         CHECK(kinds(bad) == std::vector<std::string>{"hit+miss", "cached=hit"});
         CHECK(account::check_usage(bad)[0].message.find("hit + miss = prompt") !=
               std::string::npos);
+        // Counts in a message carry thousands separators, as in every report.
+        CHECK(account::check_usage(bad)[0].message ==
+              "identity hit + miss = prompt failed: prompt_cache_hit_tokens 7,872 + "
+              "prompt_cache_miss_tokens 39 = 7,911, but prompt_tokens is 8,000");
+        CHECK(account::check_usage(bad)[1].message ==
+              "identity cached = hit failed: prompt_tokens_details.cached_tokens 7,000 differs "
+              "from prompt_cache_hit_tokens 7,872");
     }
 
     TEST_CASE("OpenAI: cached <= prompt; GPT-5.6 writes are inside the prompt too")

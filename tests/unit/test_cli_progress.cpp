@@ -9,7 +9,7 @@ using namespace cachewise;
 
 TEST_SUITE("cli::ProgressLine")
 {
-    TEST_CASE("the line says files, MB of the total, requests, rate and time left")
+    TEST_CASE("the line says files, bytes of the total, requests, rate and time left")
     {
         ingest::LoadProgress p;
         p.files_done = 3;
@@ -18,10 +18,11 @@ TEST_SUITE("cli::ProgressLine")
         p.bytes_total = 1'000'000'000;
         p.requests = 1234;
         CHECK(cli::ProgressLine::text(p, 2.0) ==
-              "reading: 3 of 10 files · 200 of 1000 MB · 1234 requests · 100 MB/s · 8 s left");
+              "reading: 3 of 10 files · 190.7 MiB of 953.7 MiB · 1,234 requests · 95.4 MiB/s · "
+              "8 s left");
         p.bytes_total = 0; // standard input: no total, no time left
         CHECK(cli::ProgressLine::text(p, 2.0) ==
-              "reading: 3 of 10 files · 200 MB · 1234 requests · 100 MB/s");
+              "reading: 3 of 10 files · 190.7 MiB · 1,234 requests · 95.4 MiB/s");
     }
 
     TEST_CASE("nothing is drawn in the first second, nor when disabled")

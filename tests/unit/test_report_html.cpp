@@ -146,7 +146,7 @@ TEST_SUITE("report::html_data")
         CHECK(report.lanes[0].bars[0].parts[0] == 9000);
         CHECK(report.lanes[0].bars[0].label == "req_0 … req_9 (10 requests)");
         REQUIRE(!report.aggregated.empty());
-        CHECK(report.aggregated[0] == "timeline: 1000 requests of s0 drawn as 100 bars of "
+        CHECK(report.aggregated[0] == "timeline: 1,000 requests of s0 drawn as 100 bars of "
                                       "consecutive requests");
     }
 
