@@ -134,6 +134,11 @@ load_log(const Settings& global, const ruleset::Rules& rules,
                    off_scale, off_scale == 1 ? "" : "s", first_off);
     }
     report_load_errors(global, out.summary);
+    if (!global.quiet) {
+        for (const auto& note : tokenizer.notes()) {
+            fmt::print(stderr, "cachewise: note: {}\n", note);
+        }
+    }
     const auto& s = out.summary;
     if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
         // A window that selects nothing is an answer, not an input error.
@@ -192,9 +197,7 @@ add_global_options(CLI::App& app, Settings& global, FlagValues& flags)
     add_setting_option(app, Key::jobs, flags);
     app.add_flag("-q,--quiet", global.quiet,
                  "Do not list skipped records on standard error, nor draw the progress line");
-    app.add_flag("--tokenize", global.tokenize,
-                 "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
-                 "(rules/tokenizers/), offline");
+    add_setting_option(app, Key::tokenize, flags);
     add_setting_option(app, Key::tokenizer_dir, flags);
     add_setting_option(app, Key::fail_on, flags);
     add_setting_option(app, Key::baseline, flags);

@@ -130,9 +130,10 @@ struct ProbeCliOptions {
 };
 void add_probe_command(CLI::App& app, ProbeCliOptions& options);
 int run_probe(const Settings& global, const ProbeCliOptions& options);
-// --tokenize: wraps a request callback so that requests of models with a
-// public tokenizer get exact counts first; keeps its own text store when
-// the command has none.
+// --tokenize (on by default): wraps a request callback so that requests of
+// models with a public tokenizer get exact counts first; keeps its own text
+// store when the command has none. notes() says which vocabularies were
+// wanted and not found, so that those requests kept their estimates.
 class TokenizerHook {
 public:
     TokenizerHook(const Settings& global, ingest::LoadOptions& options);
@@ -140,10 +141,11 @@ public:
     TokenizerHook(const TokenizerHook&) = delete;
     TokenizerHook& operator=(const TokenizerHook&) = delete;
     [[nodiscard]] ingest::Loader::RequestCallback wrap(ingest::Loader::RequestCallback next);
+    [[nodiscard]] std::vector<std::string> notes() const;
 
 private:
     struct State;
-    std::unique_ptr<State> m_state; // null without --exact-tokens
+    std::unique_ptr<State> m_state; // null with --tokenize=off
 };
 
 // `cachewise tokens`: exact token counts (src/tokenize/).

@@ -7,27 +7,46 @@
 
 namespace cachewise::cli {
 
+// The manifest is read, and a vocabulary loaded, only when the first request
+// that a public tokenizer counts arrives: a log of Anthropic requests (or
+// --tokenize=off) costs nothing.
 struct TokenizerHook::State {
+    std::optional<std::string> rules_dir;
+    std::optional<std::string> user_dir;
     model::TextStore own_texts;
     const model::TextStore* texts = nullptr;
     std::unique_ptr<tokenize::Catalogue> catalogue;
     std::unique_ptr<tokenize::ExactCounts> counts;
+    bool no_manifest = false;             // looked for, not found: every count estimated
+    std::uint64_t requests_estimated = 0; // of those, with a public tokenizer
+
+    // The counter, made on first use; null when there is no manifest.
+    tokenize::ExactCounts*
+    counter()
+    {
+        if (counts || no_manifest) {
+            return counts.get();
+        }
+        const std::string dir = tokenize::find_tokenizer_dir(rules_dir);
+        if (dir.empty()) {
+            no_manifest = true;
+            return nullptr;
+        }
+        catalogue = std::make_unique<tokenize::Catalogue>(
+            value_or_throw(tokenize::Catalogue::load(dir, user_dir), "--tokenize"));
+        counts = std::make_unique<tokenize::ExactCounts>(*catalogue);
+        return counts.get();
+    }
 };
 
 TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& options)
 {
-    if (!global.tokenize) {
+    if (!global.tokenize.value) {
         return;
     }
-    const std::string dir = tokenize::find_tokenizer_dir(global.rules_dir.value);
-    if (dir.empty()) {
-        throw Error("--tokenize: no rules/tokenizers/manifest.json found (set "
-                    "$CACHEWISE_TOKENIZERS to the folder that holds it)");
-    }
     m_state = std::make_unique<State>();
-    m_state->catalogue = std::make_unique<tokenize::Catalogue>(
-        value_or_throw(tokenize::Catalogue::load(dir, global.tokenizer_dir.value), "--tokenize"));
-    m_state->counts = std::make_unique<tokenize::ExactCounts>(*m_state->catalogue);
+    m_state->rules_dir = global.rules_dir.value;
+    m_state->user_dir = global.tokenizer_dir.value;
     if (options.text_store == nullptr) {
         options.text_store = &m_state->own_texts;
     }
@@ -43,9 +62,31 @@ TokenizerHook::wrap(ingest::Loader::RequestCallback next)
         return next;
     }
     return [state = m_state.get(), next = std::move(next)](model::Request&& request) {
-        state->counts->apply(request, *state->texts);
+        if (tokenize::tokenizer_is_public(request.provider)) {
+            if (auto* counts = state->counter()) {
+                counts->apply(request, *state->texts);
+            } else {
+                ++state->requests_estimated;
+            }
+        }
         next(std::move(request));
     };
+}
+
+std::vector<std::string>
+TokenizerHook::notes() const
+{
+    if (!m_state) {
+        return {};
+    }
+    if (m_state->no_manifest) {
+        return {fmt::format("no rules/tokenizers/manifest.json found (set $CACHEWISE_TOKENIZERS "
+                            "to the folder that holds it): {} request{} keep estimated token "
+                            "counts",
+                            m_state->requests_estimated,
+                            m_state->requests_estimated == 1 ? "" : "s")};
+    }
+    return m_state->counts ? m_state->counts->missing_notes() : std::vector<std::string>{};
 }
 
 } // namespace cachewise::cli

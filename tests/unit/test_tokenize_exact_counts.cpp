@@ -97,4 +97,30 @@ TEST_SUITE("tokenize::ExactCounts")
         CHECK(!counts.apply(c, store));
         CHECK(c.segments[0].token_source == model::TokenSource::estimated);
     }
+
+    TEST_CASE("a vocabulary that is not at hand keeps the estimates and is named in a note")
+    {
+        model::TextStore store;
+        auto a = load_one(openai_exchange("meta-llama/Meta-Llama-3-8B-Instruct", ""), store);
+        auto b = load_one(openai_exchange("meta-llama/Meta-Llama-3-8B-Instruct", ""), store);
+        ExactCounts counts(test::catalogue());
+        CHECK(!counts.apply(a, store));
+        CHECK(!counts.apply(b, store));
+        CHECK(a.segments[0].token_source == model::TokenSource::estimated);
+        CHECK(counts.requests_counted() == 0);
+        const auto notes = counts.missing_notes();
+        REQUIRE(notes.size() == 1);
+        CHECK(notes[0] == "no llama3 tokenizer (llama3.tokenizer.json is not shipped (licence or "
+                          "size); give --tokenizer-dir DIR): 2 requests of "
+                          "meta-llama/Meta-Llama-3-8B-Instruct keep estimated token counts");
+    }
+
+    TEST_CASE("a model no tokenizer maps is estimated without a note")
+    {
+        model::TextStore store;
+        auto r = load_one(openai_exchange("mistral-large", ""), store);
+        ExactCounts counts(test::catalogue());
+        CHECK(!counts.apply(r, store));
+        CHECK(counts.missing_notes().empty());
+    }
 }
