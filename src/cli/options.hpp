@@ -137,11 +137,16 @@ int run_probe(const Settings& global, const ProbeCliOptions& options);
 class TokenizerHook {
 public:
     TokenizerHook(const Settings& global, ingest::LoadOptions& options);
+    // Without a load: apply() counts requests one by one (lint).
+    explicit TokenizerHook(const Settings& global);
     ~TokenizerHook();
     TokenizerHook(const TokenizerHook&) = delete;
     TokenizerHook& operator=(const TokenizerHook&) = delete;
     [[nodiscard]] ingest::Loader::RequestCallback wrap(ingest::Loader::RequestCallback next);
     [[nodiscard]] std::vector<std::string> notes() const;
+    // Counts one request whose text is in `texts`; the name of the tokenizer
+    // it was counted with, empty when it keeps its estimates.
+    std::string apply(model::Request& request, const model::TextStore& texts);
 
 private:
     struct State;

@@ -39,7 +39,7 @@ struct TokenizerHook::State {
     }
 };
 
-TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& options)
+TokenizerHook::TokenizerHook(const Settings& global)
 {
     if (!global.tokenize.value) {
         return;
@@ -47,6 +47,14 @@ TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& option
     m_state = std::make_unique<State>();
     m_state->rules_dir = global.rules_dir.value;
     m_state->user_dir = global.tokenizer_dir.value;
+}
+
+TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& options)
+    : TokenizerHook(global)
+{
+    if (!m_state) {
+        return;
+    }
     if (options.text_store == nullptr) {
         options.text_store = &m_state->own_texts;
     }
@@ -61,16 +69,24 @@ TokenizerHook::wrap(ingest::Loader::RequestCallback next)
     if (!m_state) {
         return next;
     }
-    return [state = m_state.get(), next = std::move(next)](model::Request&& request) {
-        if (tokenize::tokenizer_is_public(request.provider)) {
-            if (auto* counts = state->counter()) {
-                counts->apply(request, *state->texts);
-            } else {
-                ++state->requests_estimated;
-            }
-        }
+    return [this, next = std::move(next)](model::Request&& request) {
+        (void)apply(request, *m_state->texts);
         next(std::move(request));
     };
+}
+
+std::string
+TokenizerHook::apply(model::Request& request, const model::TextStore& texts)
+{
+    if (!m_state || !tokenize::tokenizer_is_public(request.provider)) {
+        return {};
+    }
+    auto* counts = m_state->counter();
+    if (counts == nullptr) {
+        ++m_state->requests_estimated;
+        return {};
+    }
+    return counts->apply(request, texts) ? counts->last_tokenizer() : std::string();
 }
 
 std::vector<std::string>

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 namespace cachewise::report {
 
@@ -23,12 +24,29 @@ print_json(const LintReport& report, std::ostream& out)
         findings.push_back(finding_to_json(f));
     }
     j["findings"] = findings;
+    if (result.files_exact > 0) {
+        j["exact_token_counts"] = {{"files", result.files_exact},
+                                   {"tokenizers", result.tokenizers}};
+    }
     if (report.exact) {
         j["exact_tokens"] = {{"prefixes", report.exact->prefixes},
                              {"calls", report.exact->calls},
                              {"cached", report.exact->cached}};
     }
     out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+// " · exact token counts for 2 of 3 files (o200k_base)": the files whose
+// counts are not estimates.
+std::string
+exact_files_text(const advise::LintResult& result)
+{
+    if (result.files_exact == 0) {
+        return {};
+    }
+    return fmt::format(" · exact token counts for {} of {} file{} ({})", result.files_exact,
+                       result.files, result.files == 1 ? "" : "s",
+                       fmt::join(result.tokenizers, ", "));
 }
 
 void
@@ -44,9 +62,9 @@ print_text(const LintReport& report, std::ostream& out)
             fmt::print(out, "    {}: {}\n", f.location.path, f.excerpt->now);
         }
     }
-    fmt::print(out, "{} file{} linted · {} finding{}{}{}\n", result.files,
+    fmt::print(out, "{} file{} linted · {} finding{}{}{}{}\n", result.files,
                result.files == 1 ? "" : "s", result.findings.size(),
-               result.findings.size() == 1 ? "" : "s",
+               result.findings.size() == 1 ? "" : "s", exact_files_text(result),
                report.new_since_baseline
                    ? fmt::format(" ({} new since the baseline)", *report.new_since_baseline)
                    : "",

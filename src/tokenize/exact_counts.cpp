@@ -130,6 +130,7 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
     model::assign_tokens(request);
     ++m_requests;
     m_used.insert(tokenizer.traits().name);
+    m_last = tokenizer.traits().name;
     return true;
 }
 

@@ -52,6 +52,12 @@ public:
     {
         return m_requests;
     }
+    // The tokenizer of the last request apply() counted.
+    [[nodiscard]] const std::string&
+    last_tokenizer() const
+    {
+        return m_last;
+    }
     // The tokenizers of the requests counted, by name.
     [[nodiscard]] const std::set<std::string>&
     tokenizers_used() const
@@ -82,6 +88,7 @@ private:
     std::unordered_map<Hash128, std::int64_t, Hash128Hasher> m_memo;
     std::map<std::string, Missing> m_missing; // by tokenizer name
     std::set<std::string> m_used;
+    std::string m_last;
     std::vector<std::int64_t> m_counts; // per segment of the request at hand
     std::uint64_t m_counted = 0;
     std::uint64_t m_memo_hits = 0;
