@@ -124,7 +124,13 @@ load_log(const Settings& global, const ruleset::Rules& rules,
         }
         on_request(std::move(r));
     };
-    out.summary = loader.load(inputs, tokenizer.wrap(checked));
+    try {
+        out.summary = loader.load(inputs, tokenizer.wrap(checked));
+    } catch (...) {
+        tokenizer.abandon();
+        throw;
+    }
+    tokenizer.finish();
     progress.erase();
     if (off_scale > 0) {
         fmt::print(stderr,

@@ -142,7 +142,14 @@ public:
     ~TokenizerHook();
     TokenizerHook(const TokenizerHook&) = delete;
     TokenizerHook& operator=(const TokenizerHook&) = delete;
+    // The callback wrap() returns counts on a thread of its own and calls
+    // `next` from it, in order; finish() waits for the last request (call
+    // it when the load returns) and throws the first error of that thread.
     [[nodiscard]] ingest::Loader::RequestCallback wrap(ingest::Loader::RequestCallback next);
+    void finish();
+    // When the load failed: waits for the request being counted, drops the
+    // others, so that no callback outlives what it refers to.
+    void abandon() noexcept;
     [[nodiscard]] std::vector<std::string> notes() const;
     // Counts one request whose text is in `texts`; the name of the tokenizer
     // it was counted with, empty when it keeps its estimates.

@@ -5,7 +5,111 @@
 
 #include <fmt/format.h>
 
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
 namespace cachewise::cli {
+
+namespace {
+
+// Counts requests on a thread of its own and hands them on, in the order
+// they came, from that thread: the loader parses the next records while the
+// tokenizer counts the last ones, so exact counts cost little of the
+// ingest's wall time. A bounded queue keeps memory flat; the first error
+// (a broken vocabulary, or one the command's callback throws) stops the
+// counting and is thrown again by the loading thread.
+class CountingThread {
+public:
+    using Work = std::function<void(model::Request&&)>;
+
+    explicit CountingThread(Work work) : m_work(std::move(work)), m_thread([this] { run(); }) {}
+    // Without finish(): the requests not handed on yet are dropped.
+    ~CountingThread() { stop(true); }
+    CountingThread(const CountingThread&) = delete;
+    CountingThread& operator=(const CountingThread&) = delete;
+
+    void
+    push(model::Request&& request)
+    {
+        std::unique_lock lock(m_mutex);
+        m_space.wait(lock, [&] { return m_queue.size() < k_capacity || m_error; });
+        if (m_error) {
+            std::rethrow_exception(m_error);
+        }
+        m_queue.push_back(std::move(request));
+        m_ready.notify_one();
+    }
+
+    // Waits until every request has been handed on; throws the first error.
+    void
+    finish()
+    {
+        stop(false);
+        if (m_error) {
+            std::rethrow_exception(std::exchange(m_error, nullptr));
+        }
+    }
+
+private:
+    static constexpr std::size_t k_capacity = 64;
+
+    void
+    stop(bool drop)
+    {
+        {
+            const std::lock_guard lock(m_mutex);
+            m_closed = true;
+            if (drop) {
+                m_queue.clear();
+            }
+        }
+        m_ready.notify_one();
+        if (m_thread.joinable()) {
+            m_thread.join();
+        }
+    }
+
+    void
+    run()
+    {
+        for (;;) {
+            std::unique_lock lock(m_mutex);
+            m_ready.wait(lock, [&] { return !m_queue.empty() || m_closed; });
+            if (m_queue.empty()) {
+                return;
+            }
+            model::Request request = std::move(m_queue.front());
+            m_queue.pop_front();
+            const bool failed = m_error != nullptr;
+            lock.unlock();
+            m_space.notify_one();
+            if (failed) {
+                continue; // drain: the loading thread throws the error
+            }
+            try {
+                m_work(std::move(request));
+            } catch (...) {
+                const std::lock_guard relock(m_mutex);
+                m_error = std::current_exception();
+                m_space.notify_all();
+            }
+        }
+    }
+
+    Work m_work;
+    std::mutex m_mutex;
+    std::condition_variable m_ready;
+    std::condition_variable m_space;
+    std::deque<model::Request> m_queue;
+    bool m_closed = false;
+    std::exception_ptr m_error;
+    std::thread m_thread; // last: started once the members above exist
+};
+
+} // namespace
 
 // The manifest is read, and a vocabulary loaded, only when the first request
 // that a public tokenizer counts arrives: a log of Anthropic requests (or
@@ -17,8 +121,9 @@ struct TokenizerHook::State {
     const model::TextStore* texts = nullptr;
     std::unique_ptr<tokenize::Catalogue> catalogue;
     std::unique_ptr<tokenize::ExactCounts> counts;
-    bool no_manifest = false;             // looked for, not found: every count estimated
-    std::uint64_t requests_estimated = 0; // of those, with a public tokenizer
+    bool no_manifest = false;               // looked for, not found: every count estimated
+    std::uint64_t requests_estimated = 0;   // of those, with a public tokenizer
+    std::unique_ptr<CountingThread> thread; // from the first request counted on
 
     // The counter, made on first use; null when there is no manifest.
     tokenize::ExactCounts*
@@ -69,10 +174,40 @@ TokenizerHook::wrap(ingest::Loader::RequestCallback next)
     if (!m_state) {
         return next;
     }
+    // Requests before the first one a public tokenizer counts go straight
+    // on; from it on, all go through the counting thread, so that their
+    // order is kept.
     return [this, next = std::move(next)](model::Request&& request) {
-        (void)apply(request, *m_state->texts);
-        next(std::move(request));
+        State& state = *m_state;
+        if (!state.thread) {
+            if (!tokenize::tokenizer_is_public(request.provider) || state.counter() == nullptr) {
+                (void)apply(request, *state.texts);
+                next(std::move(request));
+                return;
+            }
+            state.thread = std::make_unique<CountingThread>([this, next](model::Request&& r) {
+                (void)apply(r, *m_state->texts);
+                next(std::move(r));
+            });
+        }
+        state.thread->push(std::move(request));
     };
+}
+
+void
+TokenizerHook::finish()
+{
+    if (m_state && m_state->thread) {
+        m_state->thread->finish();
+    }
+}
+
+void
+TokenizerHook::abandon() noexcept
+{
+    if (m_state) {
+        m_state->thread.reset();
+    }
 }
 
 std::string
