@@ -1,15 +1,25 @@
 // cachewise_bench_ingest: single-threaded throughput of read + segment + chain.
 //
-//   cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F]
+//   cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F] [--tokenize]
 //
 // Loads FILE with ingest::Loader N times (default 3) on the calling thread,
 // folds every segment's identity chain into a checksum so that no work can be
 // optimised away, and reports the best and median wall time, the throughput
 // in MB/s (1 MB = 1,000,000 bytes of input) and the process's peak resident
 // set size. The last line of output is one JSON object for scripts.
+//
+// --tokenize measures what exact token counts cost: each repeat loads the
+// file twice, alternately, both times keeping segment text as the commands
+// do (a model::TextStore), once as it is and once with every request of a
+// model with a public tokenizer counted by tokenize::ExactCounts (the
+// manifest read and the vocabulary loaded inside the timed region, as a
+// command pays them). It prints the best time of each and the cost as a
+// share of the plain ingest time (the bound: at most 20%).
 
 #include "ingest/loader.hpp"
 #include "ruleset/rules.hpp"
+#include "tokenize/catalogue.hpp"
+#include "tokenize/exact_counts.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -21,9 +31,11 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <sys/resource.h>
+#include <time.h>
 #include <vector>
 
 namespace {
@@ -64,20 +76,146 @@ json_escape(std::string_view s)
 [[noreturn]] void
 usage(int code)
 {
-    std::fputs("usage: cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F]\n"
+    std::fputs("usage: cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F] "
+               "[--tokenize]\n"
                "  --repeat N        timed loads of FILE (default 3)\n"
-               "  --input-format F  auto (default), exchange, request, sse or claude-code\n",
+               "  --input-format F  auto (default), exchange, request, sse or claude-code\n"
+               "  --tokenize        each repeat twice, without and with exact token counts,\n"
+               "                    and the ratio of the best times\n",
                code == 0 ? stdout : stderr);
     std::exit(code);
 }
 
+// CPU time of the calling thread: on a shared machine other work stretches
+// the wall time of a run, not this.
+double
+thread_cpu_seconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
 struct Run {
     double seconds = 0;
+    double cpu_seconds = 0;
     cachewise::ingest::LoadSummary summary;
     std::uint64_t segments = 0;
     std::uint64_t checksum = 0;
     std::int64_t tokens = 0; // sum of segment tokens, a second check
+    std::uint64_t exact_requests = 0;
+    std::uint64_t counted = 0;  // distinct segments tokenised
+    std::uint64_t memoised = 0; // segments whose count came from the memo
+    std::uint64_t bytes_counted = 0;
 };
+
+// One timed load. With `exact`, requests are counted by their model's
+// tokenizer, the manifest and vocabulary loaded inside the timed region.
+Run
+load_once(const cachewise::ruleset::Rules& rules, const std::string& path,
+          cachewise::ingest::InputFormat format, bool keep_text, bool exact, bool show_errors)
+{
+    using namespace cachewise;
+    model::TextStore texts;
+    ingest::LoadOptions options;
+    options.format = format;
+    options.text_store = keep_text ? &texts : nullptr;
+    Run run;
+    std::uint64_t first_error_shown = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = thread_cpu_seconds();
+    std::optional<tokenize::Catalogue> catalogue;
+    std::optional<tokenize::ExactCounts> counts;
+    if (exact) {
+        const std::string dir = tokenize::find_tokenizer_dir(std::nullopt);
+        auto loaded = tokenize::Catalogue::load(dir, std::nullopt);
+        if (!loaded) {
+            throw std::runtime_error(loaded.error());
+        }
+        catalogue.emplace(std::move(*loaded));
+        counts.emplace(*catalogue);
+    }
+    ingest::Loader loader(rules, options);
+    run.summary = loader.load(
+        {path},
+        [&](model::Request&& request) {
+            if (counts && counts->apply(request, texts)) {
+                ++run.exact_requests;
+            }
+            run.segments += request.segments.size();
+            for (const auto& s : request.segments) {
+                run.checksum ^= s.chain.low ^ (s.chain.high * 0x9E3779B97F4A7C15ULL);
+                run.tokens += s.tokens;
+            }
+        },
+        [&](const ingest::InputError& e) {
+            if (show_errors && first_error_shown++ < 5) {
+                std::fprintf(stderr, "error: %s\n", e.str().c_str());
+            }
+        });
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    run.cpu_seconds = thread_cpu_seconds() - cpu0;
+    if (counts) {
+        run.counted = counts->segments_counted();
+        run.memoised = counts->segments_memoised();
+        run.bytes_counted = counts->bytes_counted();
+    }
+    return run;
+}
+
+double
+best_of(const std::vector<Run>& runs, double Run::*time = &Run::seconds)
+{
+    double best = runs.front().*time;
+    for (const auto& r : runs) {
+        best = std::min(best, r.*time);
+    }
+    return best;
+}
+
+// --tokenize: plain and exact loads alternately; the cost of exact counts.
+int
+compare_tokenize(const cachewise::ruleset::Rules& rules, const std::string& path,
+                 cachewise::ingest::InputFormat format, int repeat)
+{
+    std::vector<Run> plain;
+    std::vector<Run> exact;
+    for (int r = 0; r < repeat; ++r) {
+        plain.push_back(load_once(rules, path, format, true, false, r == 0));
+        exact.push_back(load_once(rules, path, format, true, true, false));
+        std::fprintf(stderr,
+                     "run %d: %.3f s plain (%.3f s CPU), %.3f s with exact counts (%.3f s CPU)\n",
+                     r + 1, plain.back().seconds, plain.back().cpu_seconds, exact.back().seconds,
+                     exact.back().cpu_seconds);
+    }
+    const double a = best_of(plain);
+    const double b = best_of(exact);
+    const Run& e = exact.front();
+    const double mb = static_cast<double>(e.summary.bytes) / 1e6;
+    const double cost = (b - a) / a;
+    const double cpu_a = best_of(plain, &Run::cpu_seconds);
+    const double cpu_b = best_of(exact, &Run::cpu_seconds);
+    const double cpu_cost = (cpu_b - cpu_a) / cpu_a;
+    fmt::print("file              {}\n", path);
+    fmt::print("bytes             {} ({:.1f} MB)\n", e.summary.bytes, mb);
+    fmt::print("requests          {} ({} counted exactly)\n", e.summary.requests, e.exact_requests);
+    fmt::print("segments          {} ({} tokenised, {:.1f} MB of text; {} from the memo)\n",
+               e.segments, e.counted, static_cast<double>(e.bytes_counted) / 1e6, e.memoised);
+    fmt::print("best, plain       {:.3f} s  ({:.1f} MB/s)\n", a, mb / a);
+    fmt::print("best, exact       {:.3f} s  ({:.1f} MB/s)\n", b, mb / b);
+    fmt::print("best CPU time     {:.3f} s plain, {:.3f} s exact\n", cpu_a, cpu_b);
+    fmt::print("exact counts cost {:.1f}% of the plain ingest wall time, {:.1f}% of its CPU time "
+               "(best of {}; bound 20%)\n",
+               cost * 100, cpu_cost * 100, repeat);
+    fmt::print("{{\"bench\":\"ingest-tokenize\",\"file\":\"{}\",\"bytes\":{},\"requests\":{},"
+               "\"exact_requests\":{},\"segments\":{},\"tokenised\":{},\"tokenised_bytes\":{},"
+               "\"memoised\":{},"
+               "\"repeat\":{},\"best_plain_s\":{:.6f},\"best_exact_s\":{:.6f},\"cost\":{:.4f},"
+               "\"best_plain_cpu_s\":{:.6f},\"best_exact_cpu_s\":{:.6f},\"cpu_cost\":{:.4f}}}\n",
+               json_escape(path), e.summary.bytes, e.summary.requests, e.exact_requests, e.segments,
+               e.counted, e.bytes_counted, e.memoised, repeat, a, b, cost, cpu_a, cpu_b, cpu_cost);
+    return e.summary.error_count == 0 ? 0 : 1;
+}
 
 } // namespace
 
@@ -88,6 +226,7 @@ main(int argc, char** argv)
     std::string path;
     int repeat = 3;
     ingest::InputFormat format = ingest::InputFormat::auto_detect;
+    bool tokenize = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         if ((a == "--repeat" || a == "--input-format") && i + 1 >= argc) {
@@ -109,6 +248,8 @@ main(int argc, char** argv)
                 return 2;
             }
             format = *f;
+        } else if (a == "--tokenize") {
+            tokenize = true;
         } else if (a == "-h" || a == "--help") {
             usage(0);
         } else if (!a.empty() && a.front() == '-' && a != "-") {
@@ -128,30 +269,12 @@ main(int argc, char** argv)
         const auto rules = ruleset::load_rules(std::nullopt);
         const long rss_before = peak_rss_kib();
 
+        if (tokenize) {
+            return compare_tokenize(*rules, path, format, repeat);
+        }
         std::vector<Run> runs;
         for (int r = 0; r < repeat; ++r) {
-            ingest::LoadOptions options;
-            options.format = format;
-            ingest::Loader loader(*rules, options);
-            Run run;
-            std::uint64_t first_error_shown = 0;
-            const auto t0 = std::chrono::steady_clock::now();
-            run.summary = loader.load(
-                {path},
-                [&](model::Request&& request) {
-                    run.segments += request.segments.size();
-                    for (const auto& s : request.segments) {
-                        run.checksum ^= s.chain.low ^ (s.chain.high * 0x9E3779B97F4A7C15ULL);
-                        run.tokens += s.tokens;
-                    }
-                },
-                [&](const ingest::InputError& e) {
-                    if (r == 0 && first_error_shown++ < 5) {
-                        std::fprintf(stderr, "error: %s\n", e.str().c_str());
-                    }
-                });
-            run.seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            Run run = load_once(*rules, path, format, false, false, r == 0);
             std::fprintf(stderr, "run %d: %.3f s, %.1f MB/s\n", r + 1, run.seconds,
                          static_cast<double>(run.summary.bytes) / 1e6 / run.seconds);
             runs.push_back(std::move(run));

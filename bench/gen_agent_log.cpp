@@ -1,7 +1,7 @@
 // cachewise_gen_log: writes large synthetic agent logs for the ingest benchmark.
 //
 //   cachewise_gen_log --out FILE --size-mb N [--sessions K] [--seed S]
-//                     [--format exchange|claude-code] [--ascii] [--split]
+//                     [--format exchange|claude-code|openai] [--ascii] [--split]
 //
 // The shape follows what a coding agent writes: K sessions interleaved in one
 // log; each session keeps a fixed system prompt (6-10 KB of text blocks, the
@@ -16,6 +16,10 @@
 // exchange:    one {"id","session","started_at","first_token_at","ended_at",
 //              "request":{...},"response":{...}} record per line; every record
 //              repeats the whole history, as proxies log it.
+// openai:      the same conversations as exchange records of OpenAI Chat
+//              Completions: a system message, tools as functions, assistant
+//              tool_calls answered by role "tool" messages, usage with
+//              prompt_tokens_details.cached_tokens (GPT-4.1, GPT-5, GPT-4o).
 // claude-code: Claude Code transcript lines: one line per content block,
 //              chained by parentUuid, every line of a response repeating its
 //              requestId and usage, with file-history-snapshot lines (now and
@@ -600,6 +604,12 @@ struct Session {
     // exchange
     std::string history; // rendered messages, comma-separated
 
+    // openai
+    std::string system_text;    // the system prompt, unrendered
+    std::string openai_tools;   // "[...]" of {"type":"function","function":{...}}
+    std::string openai_system;  // {"role":"system",...}
+    std::string openai_history; // rendered messages after the system one, comma-separated
+
     // claude-code
     std::string cwd;
     std::string branch;
@@ -611,8 +621,9 @@ struct Session {
 
 class Generator {
 public:
-    Generator(std::uint64_t seed, bool claude_code)
-        : m_rng(seed), m_claude_code(claude_code), m_pool(m_rng), m_tools(make_tool_catalog(m_rng))
+    Generator(std::uint64_t seed, bool claude_code, bool openai = false)
+        : m_rng(seed), m_claude_code(claude_code), m_openai(openai), m_pool(m_rng),
+          m_tools(make_tool_catalog(m_rng))
     {
         for (int i = 0; i < 3; ++i) {
             m_system_bases.push_back(
@@ -642,6 +653,8 @@ public:
     {
         if (m_claude_code) {
             claude_code_turn(s);
+        } else if (m_openai) {
+            openai_turn(s);
         } else {
             exchange_turn(s);
         }
@@ -767,9 +780,13 @@ private:
         s.system_json = "[{\"type\":\"text\",\"text\":\"You are Claude Code, Anthropic's official "
                         "CLI for Claude.\"},";
         s.system_json += "{\"type\":\"text\",\"text\":";
-        put_str(s.system_json, m_system_bases[r.index(m_system_bases.size())] + env);
+        s.system_text = m_system_bases[r.index(m_system_bases.size())] + env;
+        put_str(s.system_json, s.system_text);
         s.system_json += ",\"cache_control\":{\"type\":\"ephemeral\"}}]";
         s.system_bytes = s.system_json.size();
+        if (m_openai) {
+            openai_session(s, m);
+        }
 
         s.cwd = "/home/dev/" + s.project;
         s.branch = r.chance(0.5) ? "main" : fmt::format("feature/{}", ident(r));
@@ -1113,6 +1130,157 @@ private:
         s.pending = results(answer);
     }
 
+    // ----- OpenAI Chat Completions exchange JSONL -----
+
+    // The session's model, tools as functions and system message.
+    void
+    openai_session(Session& s, double m)
+    {
+        s.model = m < 0.5    ? "gpt-4.1-2025-04-14"
+                  : m < 0.85 ? "gpt-5-2025-08-07"
+                             : "gpt-4o-2024-08-06";
+        s.openai_tools = "[";
+        for (const auto* tool : s.tools) {
+            if (s.openai_tools.size() > 1) {
+                s.openai_tools += ',';
+            }
+            // {"name","description","input_schema"} -> function {"name","description","parameters"}
+            std::string f = tool->json;
+            const std::string_view key = "\"input_schema\":";
+            f.replace(f.find(key), key.size(), "\"parameters\":");
+            s.openai_tools += "{\"type\":\"function\",\"function\":";
+            s.openai_tools += f;
+            s.openai_tools += '}';
+        }
+        s.openai_tools += ']';
+        s.openai_system = "{\"role\":\"system\",\"content\":";
+        put_str(s.openai_system,
+                "You are a coding agent working in the user's repository.\n\n" + s.system_text);
+        s.openai_system += '}';
+    }
+
+    // Tool results become "tool" messages, text a "user" message.
+    static std::string
+    openai_user(const std::vector<Block>& blocks)
+    {
+        std::string o;
+        for (const auto& b : blocks) {
+            if (!o.empty()) {
+                o += ',';
+            }
+            if (b.kind == Block::Kind::tool_result) {
+                o += "{\"role\":\"tool\",\"tool_call_id\":\"";
+                o += b.id;
+                o += "\",\"content\":";
+            } else {
+                o += "{\"role\":\"user\",\"content\":";
+            }
+            put_str(o, b.text);
+            o += '}';
+        }
+        return o;
+    }
+
+    // One assistant message: its text and tool calls (arguments as a JSON string).
+    static std::string
+    openai_assistant(const std::vector<Block>& blocks)
+    {
+        std::string o = "{\"role\":\"assistant\",\"content\":";
+        put_str(o, blocks.front().text);
+        std::string calls;
+        for (const auto& b : blocks) {
+            if (b.kind != Block::Kind::tool_use) {
+                continue;
+            }
+            calls += calls.empty() ? "" : ",";
+            calls += "{\"id\":\"call_";
+            calls += b.id.substr(8);
+            calls += "\",\"type\":\"function\",\"function\":{\"name\":";
+            put_str(calls, b.name);
+            calls += ",\"arguments\":";
+            put_str(calls, b.input);
+            calls += "}}";
+        }
+        if (!calls.empty()) {
+            o += ",\"tool_calls\":[" + calls + "]";
+        }
+        o += '}';
+        return o;
+    }
+
+    void
+    openai_turn(Session& s)
+    {
+        Rng& r = m_rng;
+        const bool final = s.turn + 1 >= s.turns;
+        const auto answer = reply(s, final);
+        std::vector<Block> pending = s.pending;
+        for (auto& b : pending) {
+            if (b.kind == Block::Kind::tool_result) {
+                b.id = "call_" + b.id.substr(8); // the id of the call it answers
+            }
+        }
+        const std::string user = openai_user(pending);
+        const std::size_t prompt_bytes =
+            s.openai_tools.size() + s.openai_system.size() + s.openai_history.size() + user.size();
+        const std::int64_t prompt = tokens_of(prompt_bytes);
+        // OpenAI reads the cache from 1,024 tokens on, in steps of 128.
+        const std::int64_t cached = std::min(s.cached_tokens, prompt);
+        const std::int64_t read = cached >= 1024 && !r.chance(0.03) ? cached - cached % 128 : 0;
+        s.cached_tokens = prompt;
+        const std::int64_t output = tokens_of(reply_bytes(answer)) + r.range(5, 60);
+        advance_clock();
+        const double first_token = m_clock + 0.5 + r.unit() * 2.5;
+        const double ended = first_token + static_cast<double>(output) / (40.0 + r.unit() * 60.0);
+
+        m_buf += "{\"id\":\"";
+        m_buf += base62_id(r, "chatcmpl-", 24);
+        m_buf += "\",\"session\":\"";
+        m_buf += s.id;
+        m_buf += "\",\"started_at\":";
+        put_time(m_buf, m_clock);
+        m_buf += ",\"first_token_at\":";
+        put_time(m_buf, first_token);
+        m_buf += ",\"ended_at\":";
+        put_time(m_buf, ended);
+        m_buf += ",\"request\":{\"model\":\"";
+        m_buf += s.model;
+        put_fmt(m_buf, "\",\"max_completion_tokens\":{},\"tools\":", s.max_tokens);
+        m_buf += s.openai_tools;
+        m_buf += ",\"messages\":[";
+        m_buf += s.openai_system;
+        m_buf += ',';
+        m_buf += s.openai_history;
+        if (!s.openai_history.empty()) {
+            m_buf += ',';
+        }
+        m_buf += user;
+        m_buf += "]},\"response\":{\"id\":\"";
+        m_buf += base62_id(r, "chatcmpl-", 24);
+        m_buf += "\",\"object\":\"chat.completion\",\"model\":\"";
+        m_buf += s.model;
+        put_fmt(m_buf,
+                "\",\"choices\":[{{\"index\":0,\"finish_reason\":\"{}\"}}],\"usage\":{{"
+                "\"prompt_tokens\":{},\"completion_tokens\":{},\"total_tokens\":{},"
+                "\"prompt_tokens_details\":{{\"cached_tokens\":{}}}}}}}}}\n",
+                final ? "stop" : "tool_calls", prompt, output, prompt + output, read);
+        ++m_lines;
+        ++m_requests;
+
+        if (!s.openai_history.empty()) {
+            s.openai_history += ',';
+        }
+        s.openai_history += user;
+        s.openai_history += ',';
+        s.openai_history += openai_assistant(answer);
+        ++s.turn;
+        if (final) {
+            s.active = false;
+            return;
+        }
+        s.pending = results(answer);
+    }
+
     // ----- Claude Code transcripts -----
 
     void
@@ -1275,6 +1443,7 @@ private:
 
     Rng m_rng;
     bool m_claude_code;
+    bool m_openai;
     TextPool m_pool;
     std::vector<Tool> m_tools;
     std::vector<std::string> m_system_bases;
@@ -1293,12 +1462,12 @@ usage_and_exit(int code)
 {
     std::fputs(
         "usage: cachewise_gen_log --out FILE --size-mb N [--sessions K] [--seed S]\n"
-        "                         [--format exchange|claude-code] [--ascii] [--split]\n"
+        "                         [--format exchange|claude-code|openai] [--ascii] [--split]\n"
         "  --out FILE       where to write (\"-\" for standard output)\n"
         "  --size-mb N      stop once N MB (N x 1,000,000 bytes) are written\n"
         "  --sessions K     sessions interleaved at any time (default 4)\n"
         "  --seed S         PRNG seed; the output is a function of it (default 1)\n"
-        "  --format F       exchange (default) or claude-code\n"
+        "  --format F       exchange (default), claude-code or openai (Chat Completions)\n"
         "  --ascii          escape non-ASCII characters as \\uXXXX\n"
         "  --split          --out is a directory: one FILE per session, <session id>.jsonl\n"
         "                   (how Claude Code keeps transcripts); sessions are not interleaved\n",
@@ -1320,7 +1489,7 @@ parse_number(const char* flag, const char* text)
 }
 
 void
-report(const Generator& gen, const std::string& out_path, bool claude_code, std::uint64_t seed,
+report(const Generator& gen, const std::string& out_path, const char* format, std::uint64_t seed,
        std::chrono::steady_clock::time_point t0)
 {
     const double secs =
@@ -1332,7 +1501,7 @@ report(const Generator& gen, const std::string& out_path, bool claude_code, std:
         out_path.c_str(), static_cast<unsigned long long>(gen.written()),
         static_cast<unsigned long long>(gen.lines()),
         static_cast<unsigned long long>(gen.requests()),
-        static_cast<unsigned long long>(gen.sessions()), claude_code ? "claude-code" : "exchange",
+        static_cast<unsigned long long>(gen.sessions()), format,
         static_cast<unsigned long long>(seed), secs,
         static_cast<double>(gen.written()) / 1e6 / secs);
 }
@@ -1347,6 +1516,7 @@ main(int argc, char** argv)
     std::uint64_t sessions = 4;
     std::uint64_t seed = 1;
     bool claude_code = false;
+    bool openai = false;
     bool split = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
@@ -1374,13 +1544,11 @@ main(int argc, char** argv)
             seed = parse_number("--seed", value());
         } else if (a == "--format") {
             const std::string_view f = value();
-            if (f == "exchange") {
-                claude_code = false;
-            } else if (f == "claude-code") {
-                claude_code = true;
-            } else {
-                std::fprintf(stderr,
-                             "cachewise_gen_log: --format: expected exchange or claude-code\n");
+            claude_code = f == "claude-code";
+            openai = f == "openai";
+            if (f != "exchange" && !claude_code && !openai) {
+                std::fprintf(stderr, "cachewise_gen_log: --format: expected exchange, "
+                                     "claude-code or openai\n");
                 return 2;
             }
         } else if (a == "--ascii") {
@@ -1407,7 +1575,11 @@ main(int argc, char** argv)
     }
 
     const auto t0 = std::chrono::steady_clock::now();
-    Generator gen(seed, claude_code);
+    if (openai && split) {
+        std::fprintf(stderr, "cachewise_gen_log: --split goes with --format claude-code\n");
+        return 2;
+    }
+    Generator gen(seed, claude_code, openai);
     const auto target = static_cast<std::uint64_t>(size_mb * 1e6);
     if (split) {
         std::error_code ec;
@@ -1423,7 +1595,11 @@ main(int argc, char** argv)
             std::fprintf(stderr, "cachewise_gen_log: %s\n", e.what());
             return 1;
         }
-        report(gen, out_path, claude_code, seed, t0);
+        report(gen, out_path,
+               claude_code ? "claude-code"
+               : openai    ? "openai"
+                           : "exchange",
+               seed, t0);
         return 0;
     }
     std::FILE* out = out_path == "-" ? stdout : std::fopen(out_path.c_str(), "wb");
@@ -1441,6 +1617,6 @@ main(int argc, char** argv)
         std::fprintf(stderr, "cachewise_gen_log: %s: %s\n", out_path.c_str(), std::strerror(errno));
         return 1;
     }
-    report(gen, out_path, claude_code, seed, t0);
+    report(gen, out_path, claude_code ? "claude-code" : openai ? "openai" : "exchange", seed, t0);
     return 0;
 }

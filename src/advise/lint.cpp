@@ -136,10 +136,27 @@ private:
         bool anthropic = false;          // the breakpoint rules CW011-CW016 apply
         bool openai_breakpoints = false; // GPT-5.6+: a minimum, and CW011 in explicit mode
         ruleset::MinimumLookup minimum;
-        double band = 0;
+        bool exact = false; // every logged segment counted by the model's tokenizer
+        double band = 0;    // the estimate's error band; 0 when exact
         std::vector<model::Breakpoint> bps;
         std::optional<std::size_t> last; // the last breakpoint's segment
     };
+
+    static bool
+    counted_exactly(const Request& r)
+    {
+        bool any = false;
+        for (const auto& s : r.segments) {
+            if (s.kind == model::SegmentKind::unlogged) {
+                continue;
+            }
+            if (s.token_source != model::TokenSource::exact) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
+    }
 
     Subject
     subject_of(const Request& r) const
@@ -151,12 +168,14 @@ private:
         const bool anthropic = r.provider == "anthropic" || r.provider == "bedrock";
         const bool openai_breakpoints =
             r.provider == "openai" && provider.uses_breakpoints(r.billed_model());
+        const bool exact = counted_exactly(r);
         Subject x{.r = r,
                   .provider = provider,
                   .anthropic = anthropic,
                   .openai_breakpoints = openai_breakpoints,
                   .minimum = provider.minimum_tokens(r.model),
-                  .band = m_estimator.error_band(),
+                  .exact = exact,
+                  .band = exact ? 0.0 : m_estimator.error_band(),
                   .bps = anthropic || openai_breakpoints ? model::breakpoints(r)
                                                          : std::vector<model::Breakpoint>{},
                   .last = std::nullopt};
@@ -249,6 +268,18 @@ private:
             const Segment& s = r.segments[bp.segment];
             const auto tokens = static_cast<double>(s.cumulative_tokens);
             if (tokens * (1 - band) >= static_cast<double>(minimum.tokens)) {
+                continue;
+            }
+            if (x.exact) {
+                Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
+                f.kind = "exact";
+                f.message =
+                    fmt::format("the prefix up to {} is {} tokens (counted with the "
+                                "model's tokenizer), below the {} minimum of {}{}",
+                                s.path.str(), group_digits(s.cumulative_tokens), r.model,
+                                group_digits(minimum.tokens),
+                                minimum.known_model ? "" : " (assumed for an unlisted model)");
+                emit(out, std::move(f));
                 continue;
             }
             if (m_options.counter != nullptr && m_text != nullptr) {
@@ -416,10 +447,11 @@ private:
                                       "its end",
                                       group_digits(stable), r.model, group_digits(minimum.tokens))
                         : fmt::format("explicit cache mode without a prompt_cache_breakpoint "
-                                      "caches nothing, but the stable prefix is about {} tokens, "
+                                      "caches nothing, but the stable prefix is {}{} tokens, "
                                       "above the {} minimum of {}: mark its end, or use implicit "
                                       "mode",
-                                      group_digits(stable), r.model, group_digits(minimum.tokens));
+                                      x.exact ? "" : "about ", group_digits(stable), r.model,
+                                      group_digits(minimum.tokens));
                 emit(out, std::move(f));
             }
         }

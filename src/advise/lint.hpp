@@ -33,6 +33,11 @@ struct LintResult {
     std::vector<std::string> skipped;  // "path: what it is: the command that reads it"
     std::vector<std::string> notes;    // what each folder walk matched
     std::vector<std::string> warnings; // "path: what was assumed"
+    // Files whose requests were counted with their model's tokenizer
+    // (OpenAI, DeepSeek, open models), and those tokenizers; the others'
+    // counts are estimates with the error band of rules/tokens.json.
+    std::size_t files_exact = 0;
+    std::set<std::string> tokenizers;
 };
 
 // The dynamic-field matcher of the rules plus template placeholders (kind
@@ -50,8 +55,9 @@ struct LintInput {
 };
 
 // Lints request bodies and templates without a log (rules CW010-CW017): no
-// request is sent, every token is an estimate with the error band of
-// rules/tokens.json. Findings carry the JSON path and the file's line and
+// request is sent; a request whose segments are all exact (counted with its
+// model's tokenizer) is checked on those counts, any other on estimates with
+// the error band of rules/tokens.json. Findings carry the JSON path and the file's line and
 // column. The command reads the files (cli/lint_inputs.cpp). Throws Error
 // for a placeholder pattern RE2 rejects.
 class Linter {

@@ -127,7 +127,13 @@ load_log(const Settings& global, const ruleset::Rules& rules,
         }
         on_request(std::move(r));
     };
-    out.summary = loader.load(inputs, tokenizer.wrap(checked));
+    try {
+        out.summary = loader.load(inputs, tokenizer.wrap(checked));
+    } catch (...) {
+        tokenizer.abandon();
+        throw;
+    }
+    tokenizer.finish();
     progress.erase();
     if (off_scale > 0) {
         fmt::print(stderr,
@@ -137,6 +143,11 @@ load_log(const Settings& global, const ruleset::Rules& rules,
                    count_noun(off_scale, "request"), first_off);
     }
     report_load_errors(global, out.summary);
+    if (!global.quiet) {
+        for (const auto& note : tokenizer.notes()) {
+            fmt::print(stderr, "cachewise: note: {}\n", note);
+        }
+    }
     const auto& s = out.summary;
     if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
         // A window that selects nothing is an answer, not an input error.
@@ -195,9 +206,7 @@ add_global_options(CLI::App& app, Settings& global, FlagValues& flags)
     add_setting_option(app, Key::jobs, flags);
     app.add_flag("-q,--quiet", global.quiet,
                  "Do not list skipped records on standard error, nor draw the progress line");
-    app.add_flag("--tokenize", global.tokenize,
-                 "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
-                 "(rules/tokenizers/), offline");
+    add_setting_option(app, Key::tokenize, flags);
     add_setting_option(app, Key::tokenizer_dir, flags);
     add_setting_option(app, Key::fail_on, flags);
     add_setting_option(app, Key::baseline, flags);

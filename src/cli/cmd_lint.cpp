@@ -79,9 +79,15 @@ run_lint(const Settings& global, const LintCliOptions& options)
     }
     const Gate gate = global.gate(FailOn{FailOn::Level::error, {}, "error"});
     keep_stdin(options.inputs); // a template is read twice: its request, then its bytes
-    auto result = lint_files(options.inputs, *rules, lint_options);
+    TokenizerHook tokenizer(global);
+    auto result = lint_files(options.inputs, *rules, lint_options, &tokenizer);
     report::make_printable(result.findings);
     report_lint_notes(global, result);
+    if (!global.quiet) {
+        for (const auto& note : tokenizer.notes()) {
+            fmt::print(stderr, "cachewise: note: {}\n", note);
+        }
+    }
     if (result.files == 0) {
         throw Error(fmt::format("no request body or template to lint ({} skipped)",
                                 count_noun(result.skipped.size(), "file")));

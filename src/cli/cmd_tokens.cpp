@@ -92,7 +92,7 @@ run_tokens(const Settings& global, const TokensCliOptions& options)
                         "tokenizer; --tokenizer, --model and --ids apply to text");
         }
         Settings exact = global;
-        exact.tokenize = true;
+        exact.tokenize.value = true;
         ChainOptions chain;
         chain.inputs = {options.input};
         return run_chain(exact, chain);

@@ -30,7 +30,8 @@ load_one(const ruleset::Rules& rules, const std::string& path, model::TextStore&
 // the strictest model, with a warning.
 void
 lint_file(const std::string& path, const std::string& text, const ruleset::Rules& rules,
-          const advise::LintOptions& options, advise::Linter& linter, advise::LintResult& result)
+          const advise::LintOptions& options, advise::Linter& linter, TokenizerHook* tokenizer,
+          advise::LintResult& result)
 {
     model::TextStore texts;
     std::vector<model::Request> requests;
@@ -50,6 +51,12 @@ lint_file(const std::string& path, const std::string& text, const ruleset::Rules
         throw Error(load.errors.empty() ? fmt::format("{}: expected one request body", path)
                                         : load.errors.front().str());
     }
+    if (tokenizer != nullptr) {
+        if (auto name = tokenizer->apply(requests.front(), texts); !name.empty()) {
+            ++result.files_exact;
+            result.tokenizers.insert(std::move(name));
+        }
+    }
     linter.lint({path, text, requests.front(), texts}, result.findings);
 }
 
@@ -57,7 +64,7 @@ lint_file(const std::string& path, const std::string& text, const ruleset::Rules
 
 advise::LintResult
 lint_files(const std::vector<std::string>& files, const ruleset::Rules& rules,
-           const advise::LintOptions& options)
+           const advise::LintOptions& options, TokenizerHook* tokenizer)
 {
     advise::Linter linter(rules, options);
     advise::LintResult result;
@@ -72,7 +79,7 @@ lint_files(const std::vector<std::string>& files, const ruleset::Rules& rules,
             continue;
         }
         ++result.files;
-        lint_file(file, text, rules, options, linter, result);
+        lint_file(file, text, rules, options, linter, tokenizer, result);
     }
     return result;
 }

@@ -130,20 +130,34 @@ struct ProbeCliOptions {
 };
 void add_probe_command(CLI::App& app, ProbeCliOptions& options);
 int run_probe(const Settings& global, const ProbeCliOptions& options);
-// --tokenize: wraps a request callback so that requests of models with a
-// public tokenizer get exact counts first; keeps its own text store when
-// the command has none.
+// --tokenize (on by default): wraps a request callback so that requests of
+// models with a public tokenizer get exact counts first; keeps its own text
+// store when the command has none. notes() says which vocabularies were
+// wanted and not found, so that those requests kept their estimates.
 class TokenizerHook {
 public:
     TokenizerHook(const Settings& global, ingest::LoadOptions& options);
+    // Without a load: apply() counts requests one by one (lint).
+    explicit TokenizerHook(const Settings& global);
     ~TokenizerHook();
     TokenizerHook(const TokenizerHook&) = delete;
     TokenizerHook& operator=(const TokenizerHook&) = delete;
+    // The callback wrap() returns counts on a thread of its own and calls
+    // `next` from it, in order; finish() waits for the last request (call
+    // it when the load returns) and throws the first error of that thread.
     [[nodiscard]] ingest::Loader::RequestCallback wrap(ingest::Loader::RequestCallback next);
+    void finish();
+    // When the load failed: waits for the request being counted, drops the
+    // others, so that no callback outlives what it refers to.
+    void abandon() noexcept;
+    [[nodiscard]] std::vector<std::string> notes() const;
+    // Counts one request whose text is in `texts`; the name of the tokenizer
+    // it was counted with, empty when it keeps its estimates.
+    std::string apply(model::Request& request, const model::TextStore& texts);
 
 private:
     struct State;
-    std::unique_ptr<State> m_state; // null without --exact-tokens
+    std::unique_ptr<State> m_state; // null with --tokenize=off
 };
 
 // `cachewise tokens`: exact token counts (src/tokenize/).

@@ -110,6 +110,21 @@ check_tokenizer_dir(Settings& s, const RawValue& value, Origin origin)
     return {};
 }
 
+// on or off (and the words a config file or a shell may use for them).
+std::string
+check_tokenize(Settings& s, const RawValue& value, Origin origin)
+{
+    const std::string& text = text_of(value);
+    if (text == "on" || text == "true" || text == "yes" || text == "1") {
+        s.tokenize = {true, origin};
+    } else if (text == "off" || text == "false" || text == "no" || text == "0") {
+        s.tokenize = {false, origin};
+    } else {
+        return fmt::format("expected on or off, not \"{}\"", text);
+    }
+    return {};
+}
+
 std::string
 check_github_workspace(Settings& s, const RawValue& value, Origin origin)
 {
@@ -409,6 +424,18 @@ const std::vector<KeyInfo> k_key_table = {
      .check = check_prices,
      .help = "A price file (format of rules/pricing.json) laid over the built-in prices: its "
              "models replace the ones they match; repeatable"},
+    {.key = Key::tokenize,
+     .name = "tokenize",
+     .flag = "--tokenize",
+     .env = "CACHEWISE_TOKENIZE",
+     .type = ValueType::string,
+     .in_config_file = true,
+     .type_name = "on|off",
+     .default_text = "on",
+     .check = check_tokenize,
+     .help = "Count OpenAI, DeepSeek and open-model requests with the model's own tokenizer "
+             "where it is available (rules/tokenizers/, offline): on by default; --tokenize=off "
+             "or --no-tokenize keeps the estimates"},
     {.key = Key::tokenizer_dir,
      .name = "tokenizer_dir",
      .flag = "--tokenizer-dir",
@@ -586,6 +613,8 @@ value_text(const Settings& s, Key key)
         return s.baseline.value ? s.baseline.value->path : std::string("(none)");
     case Key::prices:
         return list(s.price_files.value);
+    case Key::tokenize:
+        return s.tokenize.value ? "on" : "off";
     case Key::tokenizer_dir:
         return s.tokenizer_dir.value.value_or(std::string(key_info(key).default_text));
     case Key::github_workspace:
@@ -627,6 +656,8 @@ origin_of(const Settings& s, Key key)
         return s.baseline.origin;
     case Key::prices:
         return s.price_files.origin;
+    case Key::tokenize:
+        return s.tokenize.origin;
     case Key::tokenizer_dir:
         return s.tokenizer_dir.origin;
     case Key::github_workspace:

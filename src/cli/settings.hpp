@@ -53,6 +53,7 @@ enum class Key {
     latency,
     baseline,
     prices,
+    tokenize,
     tokenizer_dir,
     github_workspace,
     jobs,
@@ -105,8 +106,11 @@ struct Settings {
     Setting<Duration> window{{"1h", 3600}};
     Setting<double> max_regression{0};
     Setting<double> latency{2.0};
-    Setting<std::optional<Baseline>> baseline;         // read once, checked for the command
-    Setting<std::vector<std::string>> price_files;     // laid over rules/pricing.json
+    Setting<std::optional<Baseline>> baseline;     // read once, checked for the command
+    Setting<std::vector<std::string>> price_files; // laid over rules/pricing.json
+    // Exact token counts where the model's tokenizer is available (src/tokenize/):
+    // on by default, --tokenize=off (or --no-tokenize) keeps the estimates.
+    Setting<bool> tokenize{true};
     Setting<std::optional<std::string>> tokenizer_dir; // vocabularies cachewise does not ship
     Setting<std::optional<std::string>>
         github_workspace;      // where GitHub annotations name files from
@@ -115,7 +119,6 @@ struct Settings {
     // Flags without a config key or a check.
     bool strict = false;
     bool quiet = false;
-    bool tokenize = false;             // --tokenize (src/tokenize/)
     std::optional<std::string> output; // -o FILE: the report, written atomically
 
     // The CI gate: --fail-on or the config's, else the command's `fallback`.
@@ -129,6 +132,7 @@ struct Settings {
 // resolve_settings checks it.
 struct FlagValues {
     std::map<Key, RawValue> values;
+    std::map<Key, std::string> flag_text; // CLI11's storage of a flag with a value (--tokenize)
 };
 
 // The settings of `command`: defaults, then the nearest .cachewise.json from

@@ -5,29 +5,161 @@
 
 #include <fmt/format.h>
 
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
 namespace cachewise::cli {
 
+namespace {
+
+// Counts requests on a thread of its own and hands them on, in the order
+// they came, from that thread: the loader parses the next records while the
+// tokenizer counts the last ones, so exact counts cost little of the
+// ingest's wall time. A bounded queue keeps memory flat; the first error
+// (a broken vocabulary, or one the command's callback throws) stops the
+// counting and is thrown again by the loading thread.
+class CountingThread {
+public:
+    using Work = std::function<void(model::Request&&)>;
+
+    explicit CountingThread(Work work) : m_work(std::move(work)), m_thread([this] { run(); }) {}
+    // Without finish(): the requests not handed on yet are dropped.
+    ~CountingThread() { stop(true); }
+    CountingThread(const CountingThread&) = delete;
+    CountingThread& operator=(const CountingThread&) = delete;
+
+    void
+    push(model::Request&& request)
+    {
+        std::unique_lock lock(m_mutex);
+        m_space.wait(lock, [&] { return m_queue.size() < k_capacity || m_error; });
+        if (m_error) {
+            std::rethrow_exception(m_error);
+        }
+        m_queue.push_back(std::move(request));
+        m_ready.notify_one();
+    }
+
+    // Waits until every request has been handed on; throws the first error.
+    void
+    finish()
+    {
+        stop(false);
+        if (m_error) {
+            std::rethrow_exception(std::exchange(m_error, nullptr));
+        }
+    }
+
+private:
+    static constexpr std::size_t k_capacity = 64;
+
+    void
+    stop(bool drop)
+    {
+        {
+            const std::lock_guard lock(m_mutex);
+            m_closed = true;
+            if (drop) {
+                m_queue.clear();
+            }
+        }
+        m_ready.notify_one();
+        if (m_thread.joinable()) {
+            m_thread.join();
+        }
+    }
+
+    void
+    run()
+    {
+        for (;;) {
+            std::unique_lock lock(m_mutex);
+            m_ready.wait(lock, [&] { return !m_queue.empty() || m_closed; });
+            if (m_queue.empty()) {
+                return;
+            }
+            model::Request request = std::move(m_queue.front());
+            m_queue.pop_front();
+            const bool failed = m_error != nullptr;
+            lock.unlock();
+            m_space.notify_one();
+            if (failed) {
+                continue; // drain: the loading thread throws the error
+            }
+            try {
+                m_work(std::move(request));
+            } catch (...) {
+                const std::lock_guard relock(m_mutex);
+                m_error = std::current_exception();
+                m_space.notify_all();
+            }
+        }
+    }
+
+    Work m_work;
+    std::mutex m_mutex;
+    std::condition_variable m_ready;
+    std::condition_variable m_space;
+    std::deque<model::Request> m_queue;
+    bool m_closed = false;
+    std::exception_ptr m_error;
+    std::thread m_thread; // last: started once the members above exist
+};
+
+} // namespace
+
+// The manifest is read, and a vocabulary loaded, only when the first request
+// that a public tokenizer counts arrives: a log of Anthropic requests (or
+// --tokenize=off) costs nothing.
 struct TokenizerHook::State {
+    std::optional<std::string> rules_dir;
+    std::optional<std::string> user_dir;
     model::TextStore own_texts;
     const model::TextStore* texts = nullptr;
     std::unique_ptr<tokenize::Catalogue> catalogue;
     std::unique_ptr<tokenize::ExactCounts> counts;
+    bool no_manifest = false;               // looked for, not found: every count estimated
+    std::uint64_t requests_estimated = 0;   // of those, with a public tokenizer
+    std::unique_ptr<CountingThread> thread; // from the first request counted on
+
+    // The counter, made on first use; null when there is no manifest.
+    tokenize::ExactCounts*
+    counter()
+    {
+        if (counts || no_manifest) {
+            return counts.get();
+        }
+        const std::string dir = tokenize::find_tokenizer_dir(rules_dir);
+        if (dir.empty()) {
+            no_manifest = true;
+            return nullptr;
+        }
+        catalogue = std::make_unique<tokenize::Catalogue>(
+            value_or_throw(tokenize::Catalogue::load(dir, user_dir), "--tokenize"));
+        counts = std::make_unique<tokenize::ExactCounts>(*catalogue);
+        return counts.get();
+    }
 };
 
-TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& options)
+TokenizerHook::TokenizerHook(const Settings& global)
 {
-    if (!global.tokenize) {
+    if (!global.tokenize.value) {
         return;
     }
-    const std::string dir = tokenize::find_tokenizer_dir(global.rules_dir.value);
-    if (dir.empty()) {
-        throw Error("--tokenize: no rules/tokenizers/manifest.json found (set "
-                    "$CACHEWISE_TOKENIZERS to the folder that holds it)");
-    }
     m_state = std::make_unique<State>();
-    m_state->catalogue = std::make_unique<tokenize::Catalogue>(
-        value_or_throw(tokenize::Catalogue::load(dir, global.tokenizer_dir.value), "--tokenize"));
-    m_state->counts = std::make_unique<tokenize::ExactCounts>(*m_state->catalogue);
+    m_state->rules_dir = global.rules_dir.value;
+    m_state->user_dir = global.tokenizer_dir.value;
+}
+
+TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& options)
+    : TokenizerHook(global)
+{
+    if (!m_state) {
+        return;
+    }
     if (options.text_store == nullptr) {
         options.text_store = &m_state->own_texts;
     }
@@ -42,10 +174,70 @@ TokenizerHook::wrap(ingest::Loader::RequestCallback next)
     if (!m_state) {
         return next;
     }
-    return [state = m_state.get(), next = std::move(next)](model::Request&& request) {
-        state->counts->apply(request, *state->texts);
-        next(std::move(request));
+    // Requests before the first one a public tokenizer counts go straight
+    // on; from it on, all go through the counting thread, so that their
+    // order is kept.
+    return [this, next = std::move(next)](model::Request&& request) {
+        State& state = *m_state;
+        if (!state.thread) {
+            if (!tokenize::tokenizer_is_public(request.provider) || state.counter() == nullptr) {
+                (void)apply(request, *state.texts);
+                next(std::move(request));
+                return;
+            }
+            state.thread = std::make_unique<CountingThread>([this, next](model::Request&& r) {
+                (void)apply(r, *m_state->texts);
+                next(std::move(r));
+            });
+        }
+        state.thread->push(std::move(request));
     };
+}
+
+void
+TokenizerHook::finish()
+{
+    if (m_state && m_state->thread) {
+        m_state->thread->finish();
+    }
+}
+
+void
+TokenizerHook::abandon() noexcept
+{
+    if (m_state) {
+        m_state->thread.reset();
+    }
+}
+
+std::string
+TokenizerHook::apply(model::Request& request, const model::TextStore& texts)
+{
+    if (!m_state || !tokenize::tokenizer_is_public(request.provider)) {
+        return {};
+    }
+    auto* counts = m_state->counter();
+    if (counts == nullptr) {
+        ++m_state->requests_estimated;
+        return {};
+    }
+    return counts->apply(request, texts) ? counts->last_tokenizer() : std::string();
+}
+
+std::vector<std::string>
+TokenizerHook::notes() const
+{
+    if (!m_state) {
+        return {};
+    }
+    if (m_state->no_manifest) {
+        return {fmt::format("no rules/tokenizers/manifest.json found (set $CACHEWISE_TOKENIZERS "
+                            "to the folder that holds it): {} request{} keep estimated token "
+                            "counts",
+                            m_state->requests_estimated,
+                            m_state->requests_estimated == 1 ? "" : "s")};
+    }
+    return m_state->counts ? m_state->counts->missing_notes() : std::vector<std::string>{};
 }
 
 } // namespace cachewise::cli

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 namespace cachewise::report {
 
@@ -24,12 +25,29 @@ print_json(const LintReport& report, std::ostream& out)
         findings.push_back(finding_to_json(f));
     }
     j["findings"] = findings;
+    if (result.files_exact > 0) {
+        j["exact_token_counts"] = {{"files", result.files_exact},
+                                   {"tokenizers", result.tokenizers}};
+    }
     if (report.exact) {
         j["exact_tokens"] = {{"prefixes", report.exact->prefixes},
                              {"calls", report.exact->calls},
                              {"cached", report.exact->cached}};
     }
     out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+// " · exact token counts for 2 of 3 files (o200k_base)": the files whose
+// counts are not estimates.
+std::string
+exact_files_text(const advise::LintResult& result)
+{
+    if (result.files_exact == 0) {
+        return {};
+    }
+    return fmt::format(" · exact token counts for {} of {} ({})",
+                       group_digits(static_cast<std::int64_t>(result.files_exact)),
+                       count_noun(result.files, "file"), fmt::join(result.tokenizers, ", "));
 }
 
 void
@@ -46,8 +64,8 @@ print_text(const LintReport& report, std::ostream& out)
         }
     }
     fmt::print(
-        out, "{} linted · {}{}{}\n", count_noun(result.files, "file"),
-        count_noun(result.findings.size(), "finding"),
+        out, "{} linted · {}{}{}{}\n", count_noun(result.files, "file"),
+        count_noun(result.findings.size(), "finding"), exact_files_text(result),
         report.new_since_baseline
             ? fmt::format(" ({} new since the baseline)",
                           group_digits(static_cast<std::int64_t>(*report.new_since_baseline)))

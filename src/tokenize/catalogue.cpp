@@ -193,26 +193,44 @@ Catalogue::for_model(std::string_view model) const
     return nullptr;
 }
 
+Expected<std::string>
+Catalogue::locate(const TokenizerEntry& entry) const
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (m_user_dir && fs::exists(fs::path(*m_user_dir) / entry.file, ec)) {
+        return (fs::path(*m_user_dir) / entry.file).string();
+    }
+    if (entry.shipped) {
+        const auto path = fs::path(m_dir) / entry.file;
+        if (!fs::exists(path, ec)) {
+            return unexpected(fmt::format("tokenizer {}: {} is missing from {} (an incomplete "
+                                          "installation?)",
+                                          entry.name, entry.file, m_dir));
+        }
+        return path.string();
+    }
+    if (m_user_dir) {
+        return unexpected(fmt::format("tokenizer {}: --tokenizer-dir {} holds no {}", entry.name,
+                                      *m_user_dir, entry.file));
+    }
+    return unexpected(
+        fmt::format("tokenizer {}: {} is not shipped with cachewise ({}); put it in a folder and "
+                    "give --tokenizer-dir DIR",
+                    entry.name, entry.file, entry.licence));
+}
+
 Expected<const Tokenizer*>
 Catalogue::tokenizer(const TokenizerEntry& entry)
 {
     if (const auto it = m_loaded.find(entry.name); it != m_loaded.end()) {
         return it->second.get();
     }
-    std::string path;
-    if (m_user_dir && std::filesystem::exists(std::filesystem::path(*m_user_dir) / entry.file)) {
-        path = (std::filesystem::path(*m_user_dir) / entry.file).string();
-    } else if (entry.shipped) {
-        path = (std::filesystem::path(m_dir) / entry.file).string();
-    } else if (m_user_dir) {
-        return unexpected(fmt::format("tokenizer {}: --tokenizer-dir {} holds no {}", entry.name,
-                                      *m_user_dir, entry.file));
-    } else {
-        return unexpected(fmt::format(
-            "tokenizer {}: {} is not shipped with cachewise ({}); put it in a folder and give "
-            "--tokenizer-dir DIR",
-            entry.name, entry.file, entry.licence));
+    const auto located = locate(entry);
+    if (!located) {
+        return unexpected(located.error());
     }
+    const std::string& path = *located;
     const auto text = read_file(path);
     if (!text) {
         return unexpected(text.error());

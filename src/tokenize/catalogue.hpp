@@ -57,6 +57,15 @@ public:
     [[nodiscard]] const ChatTemplate* chat_template(std::string_view tokenizer) const;
     // Loads (once) and checks the SHA-256 of a vocabulary file.
     Expected<const Tokenizer*> tokenizer(const TokenizerEntry& entry);
+    // Where the entry's vocabulary file is; the error says why there is
+    // none (not shipped and no --tokenizer-dir, or not in it): the one
+    // failure that is not the file's fault.
+    [[nodiscard]] Expected<std::string> locate(const TokenizerEntry& entry) const;
+    [[nodiscard]] const std::optional<std::string>&
+    user_dir() const
+    {
+        return m_user_dir;
+    }
 
 private:
     std::string m_dir;

@@ -1,18 +1,15 @@
 #include "tokenize/exact_counts.hpp"
 
-#include "analysis/segment_text.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <simdjson.h>
 
 namespace cachewise::tokenize {
 
 namespace {
-
-bool
-tokenizer_is_public(const std::string& provider)
-{
-    return provider != "anthropic" && provider != "gemini" && provider != "bedrock";
-}
 
 int
 message_overhead(const ChatTemplate* chat, model::Role role)
@@ -30,58 +27,136 @@ message_overhead(const ChatTemplate* chat, model::Role role)
     }
 }
 
+// Why a vocabulary is not at hand, in a few words: the note that says so
+// is printed beside a report, not instead of it.
+std::string
+missing_reason(const TokenizerEntry& entry, const std::optional<std::string>& user_dir)
+{
+    if (user_dir) {
+        return fmt::format("no {} in --tokenizer-dir {}", entry.file, *user_dir);
+    }
+    if (entry.shipped) {
+        return fmt::format("{} is missing from the installed rules", entry.file);
+    }
+    return fmt::format("{} is not shipped (licence or size); give --tokenizer-dir DIR", entry.file);
+}
+
+// The text of a content array that holds only text blocks (as
+// analysis::display_text reads it).
+std::optional<std::string>
+only_text(simdjson::dom::element content)
+{
+    if (std::string_view text; content.get(text) == simdjson::SUCCESS) {
+        return std::string(text);
+    }
+    simdjson::dom::array blocks;
+    if (content.get(blocks) != simdjson::SUCCESS) {
+        return std::nullopt;
+    }
+    std::string out;
+    for (const auto block : blocks) {
+        std::string_view type;
+        std::string_view text;
+        if (!block.is_object() || block["type"].get(type) != simdjson::SUCCESS || type != "text" ||
+            block["text"].get(text) != simdjson::SUCCESS) {
+            return std::nullopt;
+        }
+        out += text;
+    }
+    return out;
+}
+
 } // namespace
 
-const Tokenizer*
-ExactCounts::tokenizer_for(const model::Request& request, const ChatTemplate*& chat)
+std::string
+countable_text(std::string_view rendered, model::SegmentKind kind)
 {
-    if (!tokenizer_is_public(request.provider)) {
-        return nullptr;
+    const char* member = kind == model::SegmentKind::text          ? "text"
+                         : kind == model::SegmentKind::thinking    ? "thinking"
+                         : kind == model::SegmentKind::tool_result ? "content"
+                                                                   : nullptr;
+    if (member == nullptr) {
+        return std::string(rendered); // tools and calls count as their canonical JSON
     }
-    const auto* entry = m_catalogue->for_model(request.model);
-    if (entry == nullptr) {
-        return nullptr;
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::object object;
+    simdjson::dom::element value;
+    if (parser.parse(rendered.data(), rendered.size()).get(object) != simdjson::SUCCESS ||
+        object[member].get(value) != simdjson::SUCCESS) {
+        return std::string(rendered);
     }
-    auto t = m_catalogue->tokenizer(*entry);
-    if (!t) {
-        throw Error(t.error());
+    if (kind == model::SegmentKind::tool_result) {
+        auto text = only_text(value);
+        return text ? std::move(*text) : std::string(rendered);
     }
-    chat = m_catalogue->chat_template(entry->name);
-    return *t;
+    std::string_view text;
+    return value.get(text) == simdjson::SUCCESS ? std::string(text) : std::string(rendered);
+}
+
+bool
+tokenizer_is_public(std::string_view provider)
+{
+    return provider != "anthropic" && provider != "gemini" && provider != "bedrock";
+}
+
+const ExactCounts::Resolved&
+ExactCounts::resolve(const std::string& model)
+{
+    if (const auto it = m_models.find(model); it != m_models.end()) {
+        return it->second;
+    }
+    Resolved r;
+    if (const auto* entry = m_catalogue->for_model(model)) {
+        if (!m_catalogue->locate(*entry)) {
+            r.missing_entry = entry->name;
+            m_missing[entry->name].reason = missing_reason(*entry, m_catalogue->user_dir());
+        } else {
+            r.tokenizer = value_or_throw(m_catalogue->tokenizer(*entry), "");
+            r.chat = m_catalogue->chat_template(entry->name);
+            r.salt = hash_bytes(r.tokenizer->traits().name);
+        }
+    }
+    return m_models.emplace(model, std::move(r)).first->second;
 }
 
 bool
 ExactCounts::apply(model::Request& request, const model::TextStore& store)
 {
-    const ChatTemplate* chat = nullptr;
-    const Tokenizer* tokenizer = tokenizer_for(request, chat);
-    if (tokenizer == nullptr || request.segments.empty()) {
+    if (!tokenizer_is_public(request.provider) || request.segments.empty()) {
         return false;
     }
-    // The memo key joins the content with the tokenizer.
-    const Hash128 salt = hash_bytes(tokenizer->traits().name);
-    std::vector<std::int64_t> counts;
-    counts.reserve(request.segments.size());
+    const Resolved& resolved = resolve(request.model);
+    if (resolved.tokenizer == nullptr) {
+        if (!resolved.missing_entry.empty()) {
+            auto& missing = m_missing[resolved.missing_entry];
+            ++missing.requests;
+            missing.models.insert(request.model);
+        }
+        return false;
+    }
+    const Tokenizer& tokenizer = *resolved.tokenizer;
+    m_counts.clear();
     for (const auto& s : request.segments) {
         if (s.kind == model::SegmentKind::unlogged) {
-            counts.push_back(0);
+            m_counts.push_back(0);
             continue;
         }
-        const Hash128 key{s.content.low ^ salt.low, s.content.high ^ salt.high};
+        const Hash128 key{s.content.low ^ resolved.salt.low, s.content.high ^ resolved.salt.high};
         if (const auto it = m_memo.find(key); it != m_memo.end()) {
             ++m_memo_hits;
-            counts.push_back(it->second);
+            m_counts.push_back(it->second);
             continue;
         }
         const auto rendered = store.get(s.content);
         if (!rendered) {
             return false; // no text to count: keep the estimates
         }
-        const auto n =
-            static_cast<std::int64_t>(tokenizer->count(analysis::display_text(*rendered, s.kind)));
+        const std::string text = countable_text(*rendered, s.kind);
+        const auto n = static_cast<std::int64_t>(tokenizer.count(text));
+        m_bytes += text.size();
         ++m_counted;
         m_memo.emplace(key, n);
-        counts.push_back(n);
+        m_counts.push_back(n);
     }
     std::optional<std::size_t> first;
     std::size_t last = 0;
@@ -90,21 +165,41 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
         if (s.kind == model::SegmentKind::unlogged) {
             continue;
         }
-        std::int64_t n = counts[i];
+        std::int64_t n = m_counts[i];
         if (s.message_start) {
-            n += message_overhead(chat, s.role);
+            n += message_overhead(resolved.chat, s.role);
         }
         s.estimate = static_cast<float>(n);
         s.token_source = model::TokenSource::exact;
         first = first.value_or(i);
         last = i;
     }
-    if (first && chat != nullptr) {
-        request.segments[*first].estimate += static_cast<float>(chat->start);
-        request.segments[last].estimate += static_cast<float>(chat->end);
+    if (first && resolved.chat != nullptr) {
+        request.segments[*first].estimate += static_cast<float>(resolved.chat->start);
+        request.segments[last].estimate += static_cast<float>(resolved.chat->end);
     }
     model::assign_tokens(request);
+    ++m_requests;
+    m_used.insert(tokenizer.traits().name);
+    m_last = tokenizer.traits().name;
     return true;
+}
+
+std::vector<std::string>
+ExactCounts::missing_notes() const
+{
+    std::vector<std::string> out;
+    for (const auto& [name, missing] : m_missing) {
+        if (missing.requests == 0) {
+            continue;
+        }
+        out.push_back(fmt::format("no {} tokenizer ({}): {} request{} of {} keep{} estimated "
+                                  "token counts",
+                                  name, missing.reason, missing.requests,
+                                  missing.requests == 1 ? "" : "s", fmt::join(missing.models, ", "),
+                                  missing.requests == 1 ? "s" : ""));
+    }
+    return out;
 }
 
 } // namespace cachewise::tokenize

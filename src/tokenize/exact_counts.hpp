@@ -6,25 +6,39 @@
 #include "util/hash.hpp"
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace cachewise::tokenize {
 
+// False for the providers that do not publish their tokenizers
+// (Anthropic, Gemini, Bedrock): their counts stay estimated.
+bool tokenizer_is_public(std::string_view provider);
+
+// The text of a segment that its tokenizer counts: the same as
+// analysis::display_text (the text of text, thinking and all-text tool
+// results; tools and calls as their canonical JSON), read with simdjson,
+// which is several times faster than a DOM of nlohmann's on long results.
+std::string countable_text(std::string_view rendered, model::SegmentKind kind);
+
 // Replaces the estimates of a request by counts from its model's own
-// tokenizer: each segment's text (analysis::display_text of its rendered
-// bytes) plus the chat template's tokens around each message. Counts are
-// memoised by content hash, so a log that resends its history is
-// tokenised once per distinct segment. Requests of providers whose
-// tokenizers are not public (Anthropic, Gemini, Bedrock) and of models
-// the manifest does not map are left to the estimator.
+// tokenizer: each segment's text (countable_text of its rendered bytes) plus the chat template's
+// tokens around each message. Counts are memoised by content hash, so a log that resends its
+// history is tokenised once per distinct segment. Requests of providers whose tokenizers are not
+// public (Anthropic, Gemini, Bedrock) and of models the manifest does not map are left to the
+// estimator; so are those whose vocabulary file is not at hand (not shipped, no --tokenizer-dir),
+// which missing_notes() lists.
 class ExactCounts {
 public:
     explicit ExactCounts(Catalogue& catalogue) : m_catalogue(&catalogue) {}
 
     // True when the request's segments now hold exact counts (token_source
     // exact) and their tokens and positions were reassigned. Errors loading
-    // a vocabulary are thrown (Error), once.
+    // a vocabulary that is there (checksum, format) are thrown (Error), once.
     bool apply(model::Request& request, const model::TextStore& store);
 
     [[nodiscard]] std::uint64_t
@@ -37,14 +51,59 @@ public:
     {
         return m_memo_hits;
     }
+    // Bytes of text tokenised (memo hits excluded).
+    [[nodiscard]] std::uint64_t
+    bytes_counted() const
+    {
+        return m_bytes;
+    }
+    [[nodiscard]] std::uint64_t
+    requests_counted() const
+    {
+        return m_requests;
+    }
+    // The tokenizer of the last request apply() counted.
+    [[nodiscard]] const std::string&
+    last_tokenizer() const
+    {
+        return m_last;
+    }
+    // The tokenizers of the requests counted, by name.
+    [[nodiscard]] const std::set<std::string>&
+    tokenizers_used() const
+    {
+        return m_used;
+    }
+    // One line per vocabulary that was wanted and not found: which, why,
+    // and how many requests of which models keep estimated counts.
+    [[nodiscard]] std::vector<std::string> missing_notes() const;
 
 private:
-    const Tokenizer* tokenizer_for(const model::Request& request, const ChatTemplate*& chat);
+    // What a model's requests are counted with, found once per model name.
+    struct Resolved {
+        const Tokenizer* tokenizer = nullptr; // null: estimated
+        const ChatTemplate* chat = nullptr;
+        Hash128 salt{};            // joins the memo key with the tokenizer
+        std::string missing_entry; // the vocabulary that is not at hand
+    };
+    struct Missing {
+        std::string reason;
+        std::uint64_t requests = 0;
+        std::set<std::string> models;
+    };
+    const Resolved& resolve(const std::string& model);
 
     Catalogue* m_catalogue;
+    std::unordered_map<std::string, Resolved> m_models;
     std::unordered_map<Hash128, std::int64_t, Hash128Hasher> m_memo;
+    std::map<std::string, Missing> m_missing; // by tokenizer name
+    std::set<std::string> m_used;
+    std::string m_last;
+    std::vector<std::int64_t> m_counts; // per segment of the request at hand
     std::uint64_t m_counted = 0;
     std::uint64_t m_memo_hits = 0;
+    std::uint64_t m_requests = 0;
+    std::uint64_t m_bytes = 0;
 };
 
 } // namespace cachewise::tokenize

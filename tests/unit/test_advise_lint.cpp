@@ -253,4 +253,30 @@ TEST_SUITE("advise::lint")
         // Dynamic fields matter to every provider.
         CHECK(find(lint_text(deepseek), "CW010") != nullptr);
     }
+
+    TEST_CASE("an OpenAI template counted by its tokenizer is checked on the count, without a band")
+    {
+        const std::string path =
+            CACHEWISE_SOURCE_DIR "/tests/cli/data/gpt56-short-prefix-template.json";
+        const auto estimated = cli::lint_files({path}, test::rules(), {});
+        CHECK(estimated.files_exact == 0);
+        const auto* borderline = find(estimated.findings, "CW012");
+        REQUIRE(borderline != nullptr);
+        CHECK(borderline->kind == "borderline");
+
+        cli::Settings settings; // tokenize: on by default
+        cli::TokenizerHook tokenizer(settings);
+        const auto exact = cli::lint_files({path}, test::rules(), {}, &tokenizer);
+        CHECK(exact.files_exact == 1);
+        CHECK(exact.tokenizers == std::set<std::string>{"o200k_base"});
+        const auto* below = find(exact.findings, "CW012");
+        REQUIRE(below != nullptr);
+        CHECK(below->kind == "exact");
+        CHECK(below->message.find("counted with the model's tokenizer") != std::string::npos);
+        CHECK(below->message.find("±") == std::string::npos);
+
+        settings.tokenize.value = false;
+        cli::TokenizerHook off(settings);
+        CHECK(cli::lint_files({path}, test::rules(), {}, &off).files_exact == 0);
+    }
 }

@@ -105,6 +105,7 @@ TEST_SUITE("cli::config")
             {cli::Key::window, "--window: invalid duration \"bogus\""},
             {cli::Key::max_regression, "--max-regression: expected a number of points"},
             {cli::Key::latency, "--latency: expected a number of seconds"},
+            {cli::Key::tokenize, "--tokenize: expected on or off, not \"bogus\""},
             {cli::Key::baseline, "--baseline "},
         };
         for (const auto& entry : bad) { // no structured binding: lambdas capture (clang 14)
@@ -157,6 +158,27 @@ TEST_SUITE("cli::config")
               "$CACHEWISE_RULES: /no/such/rules: no such directory");
         ::unsetenv("CACHEWISE_RULES");
         ::unsetenv("GITHUB_WORKSPACE");
+    }
+
+    TEST_CASE("exact counts are on by default; the config, the environment or a flag turn them off")
+    {
+        test::TempFile none("{}", "unrelated.json");
+        const auto by_default = settings_from(none.dir());
+        CHECK(by_default.tokenize.value);
+        CHECK(by_default.tokenize.origin == cli::Origin::built_in);
+        CHECK(cli::value_text(by_default, cli::Key::tokenize) == "on");
+        test::TempFile config(R"({"tokenize": "off"})", ".cachewise.json");
+        const auto from_file = settings_from(config.dir());
+        CHECK(!from_file.tokenize.value);
+        CHECK(from_file.tokenize.origin == cli::Origin::config_file);
+        ::setenv("CACHEWISE_TOKENIZE", "on", 1);
+        CHECK(settings_from(config.dir()).tokenize.value);
+        cli::FlagValues flags;
+        flags.values[cli::Key::tokenize] = std::string("off"); // --no-tokenize, --tokenize=off
+        CHECK(!settings_from(config.dir(), flags).tokenize.value);
+        flags.values[cli::Key::tokenize] = std::string("true"); // --tokenize alone
+        CHECK(settings_from(none.dir(), flags).tokenize.value);
+        ::unsetenv("CACHEWISE_TOKENIZE");
     }
 
     TEST_CASE("--format is checked against what the command renders")

@@ -1,3 +1,4 @@
+#include "analysis/segment_text.hpp"
 #include "helpers.hpp"
 #include "tokenize/exact_counts.hpp"
 #include "tokenize_helpers.hpp"
@@ -96,5 +97,57 @@ TEST_SUITE("tokenize::ExactCounts")
         c.provider = "anthropic";
         CHECK(!counts.apply(c, store));
         CHECK(c.segments[0].token_source == model::TokenSource::estimated);
+    }
+
+    TEST_CASE("a vocabulary that is not at hand keeps the estimates and is named in a note")
+    {
+        model::TextStore store;
+        auto a = load_one(openai_exchange("meta-llama/Meta-Llama-3-8B-Instruct", ""), store);
+        auto b = load_one(openai_exchange("meta-llama/Meta-Llama-3-8B-Instruct", ""), store);
+        ExactCounts counts(test::catalogue());
+        CHECK(!counts.apply(a, store));
+        CHECK(!counts.apply(b, store));
+        CHECK(a.segments[0].token_source == model::TokenSource::estimated);
+        CHECK(counts.requests_counted() == 0);
+        const auto notes = counts.missing_notes();
+        REQUIRE(notes.size() == 1);
+        CHECK(notes[0] == "no llama3 tokenizer (llama3.tokenizer.json is not shipped (licence or "
+                          "size); give --tokenizer-dir DIR): 2 requests of "
+                          "meta-llama/Meta-Llama-3-8B-Instruct keep estimated token counts");
+    }
+
+    TEST_CASE("a model no tokenizer maps is estimated without a note")
+    {
+        model::TextStore store;
+        auto r = load_one(openai_exchange("mistral-large", ""), store);
+        ExactCounts counts(test::catalogue());
+        CHECK(!counts.apply(r, store));
+        CHECK(counts.missing_notes().empty());
+    }
+
+    TEST_CASE("countable_text reads a segment as analysis::display_text does")
+    {
+        using model::SegmentKind;
+        const std::vector<std::pair<std::string, SegmentKind>> cases = {
+            {R"({"type":"text","text":"Hello \"world\"\n\u00e9\ud83d\ude00"})", SegmentKind::text},
+            {R"({"type":"thinking","thinking":"step 1","signature":"x"})", SegmentKind::thinking},
+            {R"({"type":"tool_result","tool_use_id":"t1","content":"plain output"})",
+             SegmentKind::tool_result},
+            {R"({"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]})",
+             SegmentKind::tool_result},
+            {R"({"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{}}]})",
+             SegmentKind::tool_result},
+            {R"({"type":"text","text":7})", SegmentKind::text},
+            {R"({"name":"Bash","description":"runs","input_schema":{"type":"object"}})",
+             SegmentKind::tool},
+            {R"({"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}})",
+             SegmentKind::tool_use},
+            {"not json", SegmentKind::text},
+            {R"(["array"])", SegmentKind::text},
+        };
+        for (const auto& c : cases) {
+            CAPTURE(c.first);
+            CHECK(countable_text(c.first, c.second) == analysis::display_text(c.first, c.second));
+        }
     }
 }
