@@ -2,6 +2,7 @@
 #include "tokenize/catalogue.hpp"
 #include "tokenize/exact_counts.hpp"
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 
@@ -232,10 +233,9 @@ TokenizerHook::notes() const
     }
     if (m_state->no_manifest) {
         return {fmt::format("no rules/tokenizers/manifest.json found (set $CACHEWISE_TOKENIZERS "
-                            "to the folder that holds it): {} request{} keep estimated token "
-                            "counts",
-                            m_state->requests_estimated,
-                            m_state->requests_estimated == 1 ? "" : "s")};
+                            "to the folder that holds it): {} keep{} estimated token counts",
+                            count_noun(m_state->requests_estimated, "request"),
+                            m_state->requests_estimated == 1 ? "s" : "")};
     }
     return m_state->counts ? m_state->counts->missing_notes() : std::vector<std::string>{};
 }

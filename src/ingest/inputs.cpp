@@ -1,6 +1,7 @@
 #include "ingest/inputs.hpp"
 
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 
@@ -116,16 +117,15 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
         std::size_t others = 0;
         walk(input, found, others, unreadable);
         if (found.empty()) {
-            throw Error(fmt::format("{}: no file to read in this folder ({} other file{}; a folder "
-                                    "is read for {})",
-                                    input, others, others == 1 ? "" : "s", walked_extensions()));
+            throw Error(fmt::format("{}: no file to read in this folder ({}; a folder is read for "
+                                    "{})",
+                                    input, count_noun(others, "other file"), walked_extensions()));
         }
         if (notes != nullptr) {
             notes->push_back(fmt::format(
-                "{}: {} file{} matched ({}){}", input, found.size(), found.size() == 1 ? "" : "s",
+                "{}: {} matched ({}){}", input, count_noun(found.size(), "file"),
                 walked_extensions(),
-                others > 0 ? fmt::format(", {} other{} left aside", others, others == 1 ? "" : "s")
-                           : ""));
+                others > 0 ? fmt::format(", {} left aside", count_noun(others, "other")) : ""));
         }
         std::sort(found.begin(), found.end());
         files.insert(files.end(), found.begin(), found.end());

@@ -2,6 +2,7 @@
 
 #include "model/tokens.hpp"
 #include "util/error.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -193,10 +194,9 @@ ExactCounts::missing_notes() const
         if (missing.requests == 0) {
             continue;
         }
-        out.push_back(fmt::format("no {} tokenizer ({}): {} request{} of {} keep{} estimated "
-                                  "token counts",
-                                  name, missing.reason, missing.requests,
-                                  missing.requests == 1 ? "" : "s", fmt::join(missing.models, ", "),
+        out.push_back(fmt::format("no {} tokenizer ({}): {} of {} keep{} estimated token counts",
+                                  name, missing.reason, count_noun(missing.requests, "request"),
+                                  fmt::join(missing.models, ", "),
                                   missing.requests == 1 ? "s" : ""));
     }
     return out;
