@@ -1,6 +1,7 @@
 #include "advise/rewrite.hpp"
 
 #include "advise/source_map.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -214,7 +215,8 @@ shortened(std::string_view line, const std::vector<Region>& regions)
             char_boundary(line, std::max(shown, from > k_line_context ? from - k_line_context : 0));
         const std::size_t end = char_boundary(line, std::min(line.size(), to + k_line_context));
         if (begin > shown) {
-            out += fmt::format("…[{} bytes]…", begin - shown);
+            out +=
+                fmt::format("…[{} bytes]…", group_digits(static_cast<std::int64_t>(begin - shown)));
         }
         if (end > begin) {
             out += line.substr(begin, end - begin);
@@ -222,7 +224,8 @@ shortened(std::string_view line, const std::vector<Region>& regions)
         shown = std::max(shown, end);
     }
     if (shown < line.size()) {
-        out += fmt::format("…[{} bytes]…", line.size() - shown);
+        out += fmt::format("…[{} bytes]…",
+                           group_digits(static_cast<std::int64_t>(line.size() - shown)));
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include "ingest/printable.hpp"
 #include "ingest/record_reader.hpp"
 #include "ingest/vcr_cassette.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 
@@ -26,7 +27,8 @@ RecordReader::exchange_file(LineReader& reader, const std::string& file)
         if (l.too_long) {
             ++m_sink->counts.records;
             error(file, l.number, "",
-                  fmt::format("record longer than {} bytes, skipped", m_options.max_record_bytes));
+                  fmt::format("record longer than {} bytes, skipped",
+                              group_digits(static_cast<std::int64_t>(m_options.max_record_bytes))));
             return true;
         }
         if (l.text.find_first_not_of(" \t") == std::string_view::npos) {
@@ -110,7 +112,8 @@ RecordReader::sse_file(LineReader& reader, const std::string& file)
         request.usage->origin = model::Usage::Origin::sse;
     }
     request.prompt_logged = false;
-    request.notes.push_back("only the response (an SSE stream) was logged; the prompt is unknown");
+    request.notes.emplace_back(
+        "only the response (an SSE stream) was logged; the prompt is unknown");
     if (!info.error.empty()) {
         request.notes.push_back(fmt::format("the response was an error: {}", info.error));
     }
@@ -126,7 +129,8 @@ RecordReader::claude_code_file(LineReader& reader, const std::string& file)
     each_line(reader, line, [&](const LineReader::Line& l) {
         if (l.too_long) {
             error(file, l.number, "",
-                  fmt::format("line longer than {} bytes, skipped", m_options.max_record_bytes));
+                  fmt::format("line longer than {} bytes, skipped",
+                              group_digits(static_cast<std::int64_t>(m_options.max_record_bytes))));
             return true;
         }
         try {

@@ -1,5 +1,6 @@
 #include "sim/gemini_cache.hpp"
 
+#include "util/format.hpp"
 #include "util/time.hpp"
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ GeminiCache::create_explicit(const model::Request& r, std::int64_t now, std::siz
     m_explicit[name] = Explicit{total, now, expires, index};
     out.fresh = total;
     out.notes.push_back(fmt::format("creates the explicit cache {} ({} tokens) until {}", name,
-                                    total, format_rfc3339(Timestamp{expires})));
+                                    group_digits(total), format_rfc3339(Timestamp{expires})));
 }
 
 // The tokens read from the explicit cache a request names (0 when none).

@@ -1,6 +1,7 @@
 #include "util/line_reader.hpp"
 
 #include "util/file.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 
@@ -290,7 +291,8 @@ LineReader::rest()
     }
     for (;;) {
         if (m_end - m_begin > m_max_line) {
-            return unexpected(fmt::format("{}: document larger than {} bytes", m_path, m_max_line));
+            return unexpected(fmt::format("{}: document larger than {} bytes", m_path,
+                                          group_digits(static_cast<std::int64_t>(m_max_line))));
         }
         auto got = fill();
         if (!got) {
