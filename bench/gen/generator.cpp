@@ -238,6 +238,29 @@ private:
         s.pending.push_back(std::move(task));
     }
 
+    // TodoWrite's "todos": 2-7 items, the first one in progress.
+    void
+    put_todos(std::string& j)
+    {
+        Rng& r = m_rng;
+        j += "\"todos\":[";
+        const auto n = r.range(2, 7);
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (i > 0) {
+                j += ',';
+            }
+            j += "{\"content\":";
+            put_str(j, sentence(r));
+            j += ",\"status\":";
+            put_str(j, i == 0 ? "in_progress" : (r.chance(0.5) ? "pending" : "completed"));
+            j += ",\"activeForm\":";
+            put_str(j, fmt::format("{}ing the {}", r.pick(k_verbs), r.pick(k_words)));
+            j += '}';
+        }
+        j += ']';
+    }
+
+    // The tool_use input for `tool`, rendered JSON; paths under the session's cwd.
     std::string
     tool_input(const Tool& tool, const Session& s)
     {
@@ -290,24 +313,9 @@ private:
             j += "\"pattern\":";
             put_str(j, fmt::format("**/*{}*.{}", r.pick(k_words), r.pick(k_exts)));
             break;
-        case ToolKind::todo: {
-            j += "\"todos\":[";
-            const auto n = r.range(2, 7);
-            for (std::int64_t i = 0; i < n; ++i) {
-                if (i > 0) {
-                    j += ',';
-                }
-                j += "{\"content\":";
-                put_str(j, sentence(r));
-                j += ",\"status\":";
-                put_str(j, i == 0 ? "in_progress" : (r.chance(0.5) ? "pending" : "completed"));
-                j += ",\"activeForm\":";
-                put_str(j, fmt::format("{}ing the {}", r.pick(k_verbs), r.pick(k_words)));
-                j += '}';
-            }
-            j += ']';
+        case ToolKind::todo:
+            put_todos(j);
             break;
-        }
         case ToolKind::web_fetch:
             j += "\"url\":";
             put_str(j, fmt::format("https://docs.example.com/{}/{}?q={}&page={}", r.pick(k_words),
