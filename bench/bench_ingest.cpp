@@ -29,13 +29,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <exception>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <sys/resource.h>
-#include <time.h>
 #include <vector>
 
 namespace {
@@ -217,119 +217,153 @@ compare_tokenize(const cachewise::ruleset::Rules& rules, const std::string& path
     return e.summary.error_count == 0 ? 0 : 1;
 }
 
-} // namespace
-
-int
-main(int argc, char** argv)
-{
-    using namespace cachewise;
+struct Args {
     std::string path;
     int repeat = 3;
-    ingest::InputFormat format = ingest::InputFormat::auto_detect;
+    cachewise::ingest::InputFormat format = cachewise::ingest::InputFormat::auto_detect;
     bool tokenize = false;
+};
+
+// The command line, checked: a bad value exits 2 with a message.
+Args
+parse_args(int argc, char** argv)
+{
+    using namespace cachewise;
+    Args args;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         if ((a == "--repeat" || a == "--input-format") && i + 1 >= argc) {
             std::fprintf(stderr, "cachewise_bench_ingest: %s needs a value\n", argv[i]);
-            return 2;
+            std::exit(2);
         }
         if (a == "--repeat") {
-            repeat = std::atoi(argv[++i]);
-            if (repeat < 1) {
+            args.repeat = std::atoi(argv[++i]);
+            if (args.repeat < 1) {
                 std::fprintf(stderr,
                              "cachewise_bench_ingest: --repeat: expected a positive number\n");
-                return 2;
+                std::exit(2);
             }
         } else if (a == "--input-format") {
             const auto f = ingest::parse_input_format(argv[++i]);
             if (!f) {
                 std::fprintf(stderr, "cachewise_bench_ingest: --input-format: unknown format %s\n",
                              argv[i]);
-                return 2;
+                std::exit(2);
             }
-            format = *f;
+            args.format = *f;
         } else if (a == "--tokenize") {
-            tokenize = true;
+            args.tokenize = true;
         } else if (a == "-h" || a == "--help") {
             usage(0);
         } else if (!a.empty() && a.front() == '-' && a != "-") {
             std::fprintf(stderr, "cachewise_bench_ingest: unknown option %s\n", argv[i]);
             usage(2);
-        } else if (path.empty()) {
-            path = a;
+        } else if (args.path.empty()) {
+            args.path = a;
         } else {
             usage(2);
         }
     }
-    if (path.empty()) {
+    if (args.path.empty()) {
         usage(2);
     }
+    return args;
+}
 
+struct Timing {
+    double best = 0;
+    double median = 0;
+};
+
+Timing
+best_and_median(const std::vector<Run>& runs)
+{
+    std::vector<double> times;
+    times.reserve(runs.size());
+    for (const auto& run : runs) {
+        times.push_back(run.seconds);
+    }
+    std::sort(times.begin(), times.end());
+    const std::size_t n = times.size();
+    return Timing{times.front(), n % 2 == 1 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2};
+}
+
+// The figures of the plain benchmark, the last line one JSON object.
+void
+print_plain(const Args& args, const Run& first, Timing t, long rss, long rss_before)
+{
+    using namespace cachewise;
+    const auto& s = first.summary;
+    const double mb = static_cast<double>(s.bytes) / 1e6;
+    fmt::print("file              {}\n", args.path);
+    fmt::print("input format      {}\n", ingest::to_string(args.format));
+    fmt::print("simdjson kernel   {}\n", k_ondemand_kernel);
+    fmt::print("bytes             {} ({:.1f} MB, 1 MB = 1e6 bytes)\n", s.bytes, mb);
+    fmt::print("records           {}\n", s.records);
+    fmt::print("requests          {}\n", s.requests);
+    fmt::print("segments          {} ({:.1f} per request)\n", first.segments,
+               s.requests == 0
+                   ? 0.0
+                   : static_cast<double>(first.segments) / static_cast<double>(s.requests));
+    fmt::print("skipped lines     {}\n", s.skipped);
+    fmt::print("duplicates        {}\n", s.duplicates);
+    fmt::print("errors            {}\n", s.error_count);
+    fmt::print("repeats           {}\n", args.repeat);
+    fmt::print("best wall time    {:.3f} s  ({:.1f} MB/s)\n", t.best, mb / t.best);
+    fmt::print("median wall time  {:.3f} s  ({:.1f} MB/s)\n", t.median, mb / t.median);
+    fmt::print("requests/s        {:.0f} (best)\n", static_cast<double>(s.requests) / t.best);
+    fmt::print("peak RSS          {:.1f} MiB (after loading rules: {:.1f} MiB)\n",
+               static_cast<double>(rss) / 1024.0, static_cast<double>(rss_before) / 1024.0);
+    fmt::print("chain checksum    {:016x}\n", first.checksum);
+    fmt::print("segment tokens    {}\n", first.tokens);
+    fmt::print(
+        "{{\"bench\":\"ingest\",\"file\":\"{}\",\"format\":\"{}\",\"bytes\":{},\"requests\":{},"
+        "\"segments\":{},\"errors\":{},\"repeat\":{},\"best_s\":{:.6f},\"median_s\":{:.6f},"
+        "\"mb_per_s_best\":{:.2f},\"mb_per_s_median\":{:.2f},\"peak_rss_kib\":{},"
+        "\"rules_rss_kib\":{},\"kernel\":\"{}\",\"checksum\":\"{:016x}\",\"tokens\":{}}}\n",
+        json_escape(args.path), ingest::to_string(args.format), s.bytes, s.requests, first.segments,
+        s.error_count, args.repeat, t.best, t.median, mb / t.best, mb / t.median, rss, rss_before,
+        k_ondemand_kernel, first.checksum, first.tokens);
+}
+
+// `repeat` timed loads that must agree on every checksum, then the figures.
+int
+bench_plain(const cachewise::ruleset::Rules& rules, const Args& args, long rss_before)
+{
+    std::vector<Run> runs;
+    for (int r = 0; r < args.repeat; ++r) {
+        Run run = load_once(rules, args.path, args.format, false, false, r == 0);
+        std::fprintf(stderr, "run %d: %.3f s, %.1f MB/s\n", r + 1, run.seconds,
+                     static_cast<double>(run.summary.bytes) / 1e6 / run.seconds);
+        runs.push_back(std::move(run));
+    }
+    for (const auto& run : runs) {
+        if (run.checksum != runs.front().checksum || run.segments != runs.front().segments ||
+            run.tokens != runs.front().tokens) {
+            std::fprintf(stderr,
+                         "cachewise_bench_ingest: runs disagree (checksum or segment count)\n");
+            return 1;
+        }
+    }
+    const Timing t = best_and_median(runs);
+    print_plain(args, runs.front(), t, peak_rss_kib(), rss_before);
+    return runs.front().summary.error_count == 0 ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    using namespace cachewise;
+    const Args args = parse_args(argc, argv);
     try {
         const auto rules = ruleset::load_rules(std::nullopt);
         const long rss_before = peak_rss_kib();
-
-        if (tokenize) {
-            return compare_tokenize(*rules, path, format, repeat);
+        if (args.tokenize) {
+            return compare_tokenize(*rules, args.path, args.format, args.repeat);
         }
-        std::vector<Run> runs;
-        for (int r = 0; r < repeat; ++r) {
-            Run run = load_once(*rules, path, format, false, false, r == 0);
-            std::fprintf(stderr, "run %d: %.3f s, %.1f MB/s\n", r + 1, run.seconds,
-                         static_cast<double>(run.summary.bytes) / 1e6 / run.seconds);
-            runs.push_back(std::move(run));
-        }
-
-        std::vector<double> times;
-        for (const auto& run : runs) {
-            times.push_back(run.seconds);
-            if (run.checksum != runs.front().checksum || run.segments != runs.front().segments ||
-                run.tokens != runs.front().tokens) {
-                std::fprintf(stderr,
-                             "cachewise_bench_ingest: runs disagree (checksum or segment count)\n");
-                return 1;
-            }
-        }
-        std::sort(times.begin(), times.end());
-        const double best = times.front();
-        const double median = times.size() % 2 == 1
-                                  ? times[times.size() / 2]
-                                  : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
-        const Run& first = runs.front();
-        const auto& s = first.summary;
-        const double mb = static_cast<double>(s.bytes) / 1e6;
-        const long rss = peak_rss_kib();
-
-        fmt::print("file              {}\n", path);
-        fmt::print("input format      {}\n", ingest::to_string(format));
-        fmt::print("simdjson kernel   {}\n", k_ondemand_kernel);
-        fmt::print("bytes             {} ({:.1f} MB, 1 MB = 1e6 bytes)\n", s.bytes, mb);
-        fmt::print("records           {}\n", s.records);
-        fmt::print("requests          {}\n", s.requests);
-        fmt::print("segments          {} ({:.1f} per request)\n", first.segments,
-                   s.requests == 0
-                       ? 0.0
-                       : static_cast<double>(first.segments) / static_cast<double>(s.requests));
-        fmt::print("skipped lines     {}\n", s.skipped);
-        fmt::print("duplicates        {}\n", s.duplicates);
-        fmt::print("errors            {}\n", s.error_count);
-        fmt::print("repeats           {}\n", repeat);
-        fmt::print("best wall time    {:.3f} s  ({:.1f} MB/s)\n", best, mb / best);
-        fmt::print("median wall time  {:.3f} s  ({:.1f} MB/s)\n", median, mb / median);
-        fmt::print("requests/s        {:.0f} (best)\n", static_cast<double>(s.requests) / best);
-        fmt::print("peak RSS          {:.1f} MiB (after loading rules: {:.1f} MiB)\n",
-                   static_cast<double>(rss) / 1024.0, static_cast<double>(rss_before) / 1024.0);
-        fmt::print("chain checksum    {:016x}\n", first.checksum);
-        fmt::print("segment tokens    {}\n", first.tokens);
-        fmt::print(
-            "{{\"bench\":\"ingest\",\"file\":\"{}\",\"format\":\"{}\",\"bytes\":{},\"requests\":{},"
-            "\"segments\":{},\"errors\":{},\"repeat\":{},\"best_s\":{:.6f},\"median_s\":{:.6f},"
-            "\"mb_per_s_best\":{:.2f},\"mb_per_s_median\":{:.2f},\"peak_rss_kib\":{},"
-            "\"rules_rss_kib\":{},\"kernel\":\"{}\",\"checksum\":\"{:016x}\",\"tokens\":{}}}\n",
-            json_escape(path), ingest::to_string(format), s.bytes, s.requests, first.segments,
-            s.error_count, repeat, best, median, mb / best, mb / median, rss, rss_before,
-            k_ondemand_kernel, first.checksum, first.tokens);
-        return s.error_count == 0 ? 0 : 1;
+        return bench_plain(*rules, args, rss_before);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cachewise_bench_ingest: %s\n", e.what());
         return 1;
