@@ -1,0 +1,84 @@
+// Exchange JSONL: one {"id","session",...,"request","response"} record per
+// request, the whole history repeated in every record, as proxies log it.
+
+#include "gen/generator_impl.hpp"
+#include "gen/json_out.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace cachewise::gen::detail {
+
+void
+Generator::exchange_turn(Session& s)
+{
+    Rng& r = m_rng;
+    const bool final = s.turn + 1 >= s.turns;
+    const auto answer = reply(s, final);
+
+    // The last user message, then the same with cache_control on its last block.
+    const std::string user = message("user", s.pending);
+    std::string user_cc = user.substr(0, user.size() - 3); // drop "}]}"
+    user_cc += ",\"cache_control\":{\"type\":\"ephemeral\"}}]}";
+
+    const std::size_t prompt_bytes =
+        s.tools_json.size() + s.system_bytes + s.history.size() + user_cc.size();
+    const auto u = usage(s, tokens_of(prompt_bytes), reply_bytes(answer),
+                         tokens_of(s.tools_json.size() + s.system_bytes));
+
+    advance_clock();
+    const double first_token = m_clock + 0.5 + r.unit() * 2.5;
+    const double ended = first_token + static_cast<double>(u.output) / (40.0 + r.unit() * 60.0);
+
+    m_buf += "{\"id\":\"";
+    m_buf += base62_id(r, "req_011C", 18);
+    m_buf += "\",\"session\":\"";
+    m_buf += s.id;
+    m_buf += "\",\"started_at\":";
+    put_time(m_buf, m_clock);
+    m_buf += ",\"first_token_at\":";
+    put_time(m_buf, first_token);
+    m_buf += ",\"ended_at\":";
+    put_time(m_buf, ended);
+    m_buf += ",\"request\":{\"model\":\"";
+    m_buf += s.model;
+    put_fmt(m_buf, "\",\"max_tokens\":{},\"tools\":", s.max_tokens);
+    m_buf += s.tools_json;
+    m_buf += ",\"system\":";
+    m_buf += s.system_json;
+    m_buf += ",\"messages\":[";
+    m_buf += s.history;
+    if (!s.history.empty()) {
+        m_buf += ',';
+    }
+    m_buf += user_cc;
+    m_buf += "]},\"response\":{\"id\":\"";
+    m_buf += base62_id(r, "msg_01", 22);
+    m_buf += "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"";
+    m_buf += s.model;
+    m_buf += final ? "\",\"stop_reason\":\"end_turn\",\"usage\":"
+                   : "\",\"stop_reason\":\"tool_use\",\"usage\":";
+    put_usage(u);
+    m_buf += "}}\n";
+    ++m_lines;
+    ++m_requests;
+
+    // The history grows append-only.
+    if (!s.history.empty()) {
+        s.history += ',';
+    }
+    s.history += user;
+    s.history += ',';
+    s.history += message("assistant", answer);
+    ++s.turn;
+    if (final) {
+        s.active = false;
+        return;
+    }
+    s.pending = results(answer);
+}
+
+} // namespace cachewise::gen::detail
