@@ -186,8 +186,7 @@ public:
             if (m_result.untimed > 0) {
                 m_result.notes.push_back(fmt::format(
                     "timing judged only between requests with logged times: {} of {} have none",
-                    group_digits(static_cast<std::int64_t>(m_result.untimed)),
-                    group_digits(static_cast<std::int64_t>(requests.size()))));
+                    group_count(m_result.untimed), group_count(requests.size())));
             }
             advise_writes();
             advise_ttl();

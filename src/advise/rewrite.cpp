@@ -215,8 +215,7 @@ shortened(std::string_view line, const std::vector<Region>& regions)
             char_boundary(line, std::max(shown, from > k_line_context ? from - k_line_context : 0));
         const std::size_t end = char_boundary(line, std::min(line.size(), to + k_line_context));
         if (begin > shown) {
-            out +=
-                fmt::format("…[{} bytes]…", group_digits(static_cast<std::int64_t>(begin - shown)));
+            out += fmt::format("…[{} bytes]…", group_count(begin - shown));
         }
         if (end > begin) {
             out += line.substr(begin, end - begin);
@@ -224,8 +223,7 @@ shortened(std::string_view line, const std::vector<Region>& regions)
         shown = std::max(shown, end);
     }
     if (shown < line.size()) {
-        out += fmt::format("…[{} bytes]…",
-                           group_digits(static_cast<std::int64_t>(line.size() - shown)));
+        out += fmt::format("…[{} bytes]…", group_count(line.size() - shown));
     }
     return out;
 }

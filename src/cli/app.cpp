@@ -118,11 +118,10 @@ load_log(const Settings& global, const ruleset::Rules& rules,
     const auto checked = [&](model::Request&& r) {
         if (r.token_scale >= k_suspect_scale || r.token_scale <= 1 / k_suspect_scale) {
             if (off_scale++ == 0) {
-                first_off = fmt::format("{} reports {}× the tokens its logged text holds", r.id,
-                                        r.token_scale >= 1
-                                            ? group_digits(static_cast<std::int64_t>(
-                                                  std::nearbyint(std::min(r.token_scale, 9e18))))
-                                            : fmt::format("{:.3f}", r.token_scale));
+                first_off = fmt::format(
+                    "{} reports {}× the tokens its logged text holds", r.id,
+                    r.token_scale >= 1 ? group_count(std::nearbyint(std::min(r.token_scale, 9e18)))
+                                       : fmt::format("{:.3f}", r.token_scale));
             }
         }
         on_request(std::move(r));

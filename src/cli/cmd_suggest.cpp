@@ -155,7 +155,7 @@ run_suggest(const Settings& global, const SuggestCliOptions& options)
     if ((options.write || options.diff) && !single && templates) {
         throw Error(fmt::format("--write and --diff take one template at a time ({} were given); "
                                 "a log is rewritten whole",
-                                group_digits(static_cast<std::int64_t>(requests.size()))));
+                                group_count(requests.size())));
     }
     const std::vector<std::string> placeholders = global.placeholder_patterns();
     live::HttpClient client;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <unistd.h>
 
 namespace cachewise::cli {
@@ -16,7 +17,7 @@ constexpr auto k_redraw = std::chrono::milliseconds(250);
 std::string
 duration(double seconds)
 {
-    const auto s = static_cast<long long>(seconds + 0.5);
+    const long long s = std::llround(seconds);
     return s < 60 ? fmt::format("{} s", s) : fmt::format("{} min {:02} s", s / 60, s % 60);
 }
 
@@ -41,9 +42,8 @@ std::string
 ProgressLine::text(const ingest::LoadProgress& p, double seconds)
 {
     // Sizes in human_bytes' binary units, as chain's summary and audit print them.
-    std::string out =
-        fmt::format("reading: {} of {} · ", group_digits(static_cast<std::int64_t>(p.files_done)),
-                    count_noun(p.files_total, "file"));
+    std::string out = fmt::format("reading: {} of {} · ", group_count(p.files_done),
+                                  count_noun(p.files_total, "file"));
     out += p.bytes_total > 0
                ? fmt::format("{} of {}", human_bytes(p.bytes_done), human_bytes(p.bytes_total))
                : human_bytes(p.bytes_done);

@@ -28,7 +28,7 @@ RecordReader::exchange_file(LineReader& reader, const std::string& file)
             ++m_sink->counts.records;
             error(file, l.number, "",
                   fmt::format("record longer than {} bytes, skipped",
-                              group_digits(static_cast<std::int64_t>(m_options.max_record_bytes))));
+                              group_count(m_options.max_record_bytes)));
             return true;
         }
         if (l.text.find_first_not_of(" \t") == std::string_view::npos) {
@@ -130,7 +130,7 @@ RecordReader::claude_code_file(LineReader& reader, const std::string& file)
         if (l.too_long) {
             error(file, l.number, "",
                   fmt::format("line longer than {} bytes, skipped",
-                              group_digits(static_cast<std::int64_t>(m_options.max_record_bytes))));
+                              group_count(m_options.max_record_bytes)));
             return true;
         }
         try {

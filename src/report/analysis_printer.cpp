@@ -17,12 +17,6 @@ using analysis::Finding;
 
 namespace {
 
-std::string
-digits(std::uint64_t n)
-{
-    return group_digits(static_cast<std::int64_t>(n));
-}
-
 // "0.027188 USD", as every report writes dollars (util/format.hpp)
 std::string
 money(const std::optional<double>& usd)
@@ -41,7 +35,7 @@ where(const Finding& f)
 {
     std::string s = f.location.path;
     if (f.location.offset) {
-        s += fmt::format(" offset {}", digits(*f.location.offset));
+        s += fmt::format(" offset {}", group_count(*f.location.offset));
     }
     if (f.location.token) {
         s += fmt::format(", token ≈{}", group_digits(*f.location.token));
@@ -67,11 +61,11 @@ text_summary(const AnalysisResult& r, std::ostream& out)
         count_noun(r.requests, "request"), count_noun(r.streams, "stream"),
         group_digits(r.input_tokens), percent(r.reuse_potential()), group_digits(r.shared_tokens));
     fmt::print(out, "  {} · {} append-only · {} on a shared head · {} · {} after the cached prefix",
-               count_noun(r.cold_starts, "cold start"), digits(r.extends),
+               count_noun(r.cold_starts, "cold start"), group_count(r.extends),
                count_noun(r.branched, "new conversation"), count_noun(r.breaks, "break"),
-               digits(r.uncached));
+               group_count(r.uncached));
     if (r.not_logged > 0) {
-        fmt::print(out, " · {} without a logged prompt", digits(r.not_logged));
+        fmt::print(out, " · {} without a logged prompt", group_count(r.not_logged));
     }
     fmt::print(out, "\n  tokens lost to breaks: {}{}\n", group_digits(r.tokens_lost),
                r.cost_lost_usd ? fmt::format(" (≈{} extra, estimated)", money(r.cost_lost_usd))
@@ -95,7 +89,7 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
         for (const auto& c : r.causes) {
             std::string places;
             for (const auto& [path, n] : c.top_locations) {
-                places += fmt::format("{}{} ×{}", places.empty() ? "" : ", ", path, digits(n));
+                places += fmt::format("{}{} ×{}", places.empty() ? "" : ", ", path, group_count(n));
             }
             table.add_row({c.rule, c.name, count_noun(c.count, "break"),
                            group_digits(c.tokens_lost), "tokens lost", money(c.cost_usd),
@@ -110,7 +104,7 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
         for (const auto& f : r.dynamic_fields) {
             if (shown++ == o.top) {
                 fmt::print(out, "  … and {} more (--top)\n",
-                           digits(r.dynamic_fields.size() - o.top));
+                           group_count(r.dynamic_fields.size() - o.top));
                 break;
             }
             const bool daily = f.kind == "date" || f.kind == "today";
@@ -180,7 +174,7 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
                          {0, Align::left, "  "}});
         table.add_row({"requests", "streams", "segments", "tokens", "ends at", "example"});
         for (const auto& h : r.hot_prefixes) {
-            table.add_row({digits(h.requests), digits(h.streams), digits(h.segments),
+            table.add_row({group_count(h.requests), group_count(h.streams), group_count(h.segments),
                            group_digits(h.tokens), h.ends_at, std::string(ids.shorten(h.example))});
         }
         table.print(out);
@@ -201,18 +195,19 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
     fmt::print(out, "| requests | streams | input tokens | reuse potential | breaks | tokens lost "
                     "| extra cost |\n");
     fmt::print(out, "|---:|---:|---:|---:|---:|---:|---:|\n");
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n\n", digits(r.requests),
-               digits(r.streams), group_digits(r.input_tokens), percent(r.reuse_potential()),
-               digits(r.breaks), group_digits(r.tokens_lost),
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n\n", group_count(r.requests),
+               group_count(r.streams), group_digits(r.input_tokens), percent(r.reuse_potential()),
+               group_count(r.breaks), group_digits(r.tokens_lost),
                r.cost_lost_usd ? "≈" + money(r.cost_lost_usd) : "—");
     if (!r.causes.empty()) {
         fmt::print(out, "| rule | breaks | tokens lost | where |\n|---|---:|---:|---|\n");
         for (const auto& c : r.causes) {
             std::string places;
             for (const auto& [path, n] : c.top_locations) {
-                places += fmt::format("{}`{}` ×{}", places.empty() ? "" : ", ", path, digits(n));
+                places +=
+                    fmt::format("{}`{}` ×{}", places.empty() ? "" : ", ", path, group_count(n));
             }
-            fmt::print(out, "| **{}** {} | {} | {} | {} |\n", c.rule, c.name, digits(c.count),
+            fmt::print(out, "| **{}** {} | {} | {} | {} |\n", c.rule, c.name, group_count(c.count),
                        group_digits(c.tokens_lost), places);
         }
         fmt::print(out, "\n");
@@ -235,7 +230,7 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
         std::size_t shown = 0;
         for (const auto& f : r.findings) {
             if (!o.details && shown++ == o.top) {
-                fmt::print(out, "- … and {} more\n", digits(r.findings.size() - o.top));
+                fmt::print(out, "- … and {} more\n", group_count(r.findings.size() - o.top));
                 break;
             }
             fmt::print(out, "- **{}** `{}` ← `{}` at `{}`: {} tokens lost. {}\n", title(f),

@@ -36,12 +36,6 @@ usd(double v)
 }
 
 std::string
-digits(std::uint64_t n)
-{
-    return group_digits(static_cast<std::int64_t>(n));
-}
-
-std::string
 split_text(const Split& s)
 {
     return fmt::format("read {} · write 5m {} · 1h {} · fresh {} · output {}", group_digits(s.read),
@@ -142,7 +136,7 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
     const Totals& t = r.totals;
     fmt::print(out, "cachewise audit: {} in {} · {} with usage · {} priced\n",
                count_noun(t.requests, "request"), count_noun(r.analysis.streams, "stream"),
-               digits(t.with_usage), digits(t.priced));
+               group_count(t.with_usage), group_count(t.priced));
     fmt::print(out, "  reported  {}\n", split_text(t.reported));
     const auto& basis = o.basis;
     std::string what;
@@ -176,7 +170,7 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
     const Totals& t = r.totals;
     fmt::print(out,
                "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} read from the cache\n",
-               pct(t.hit_rate()), digits(t.with_read), count_noun(t.with_usage, "request"));
+               pct(t.hit_rate()), group_count(t.with_read), count_noun(t.with_usage, "request"));
     if (!r.policy.empty() || t.lost_to_granularity > 0 || t.lost_to_eviction > 0) {
         fmt::print(out,
                    "  expected hit rate {} · shared tokens not read: {} to block, step or unit "
@@ -268,9 +262,10 @@ text_findings(const AuditResult& r, const IdKey& ids, std::ostream& out)
                      {10, Align::left, " "},
                      {0, Align::left, " "}});
     for (const auto& f : r.findings) {
-        table.add_row({f.rule, f.name, std::string(ids.shorten(f.request)),
-                       fmt::format("{}{}{}", f.kind.empty() ? "" : "(" + f.kind + ") ", f.message,
-                                   f.occurrences > 1 ? " [×" + digits(f.occurrences) + "]" : "")});
+        table.add_row(
+            {f.rule, f.name, std::string(ids.shorten(f.request)),
+             fmt::format("{}{}{}", f.kind.empty() ? "" : "(" + f.kind + ") ", f.message,
+                         f.occurrences > 1 ? " [×" + group_count(f.occurrences) + "]" : "")});
     }
     table.print(out);
 }
@@ -292,7 +287,7 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
         // An unpriced group is "unpriced", never 0.000000.
         const bool priced = g.priced > 0; // clang 14 captures no structured binding
         const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
-        table.add_row({key, digits(g.requests), pct(g.hit_rate()), money(g.actual.total()),
+        table.add_row({key, group_count(g.requests), pct(g.hit_rate()), money(g.actual.total()),
                        money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total())});
     }
     table.print(out);
@@ -369,8 +364,8 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
         "| requests | hit rate (tokens) | requests with a read | new-or-expired / warm hit rate "
         "| net savings |\n");
     fmt::print(out, "|---:|---:|---:|---|---:|\n");
-    fmt::print(out, "| {} | {} | {} of {} | {} / {} | {} USD |\n\n", digits(t.requests),
-               pct(t.hit_rate()), digits(t.with_read), digits(t.with_usage),
+    fmt::print(out, "| {} | {} | {} of {} | {} / {} | {} USD |\n\n", group_count(t.requests),
+               pct(t.hit_rate()), group_count(t.with_read), group_count(t.with_usage),
                pct(r.new_or_expired.hit_rate()), pct(r.warm.hit_rate()),
                usd(t.read_savings - t.write_premium));
     if (t.priced > 0) {

@@ -38,8 +38,7 @@ print_text(const prefill::BenchResult& result, std::ostream& out)
                    "of peak", "TFLOP/model"});
     for (std::size_t i = 0; i < p.points.size(); ++i) {
         const auto& x = p.points[i];
-        table.add_row({group_digits(static_cast<std::int64_t>(x.tokens)),
-                       fmt::format("{:.6f}", x.seconds_per_layer),
+        table.add_row({group_count(x.tokens), fmt::format("{:.6f}", x.seconds_per_layer),
                        fmt::format("{:.4f}", x.seconds_per_layer * p.model_layers),
                        fmt::format("{:.6f}", x.projection_seconds),
                        fmt::format("{:.6f}", x.attention_seconds), fmt::format("{:.1f}", x.tflops),

@@ -160,13 +160,11 @@ private:
                             ? fmt::format("a{}", model::to_string(r.auto_cache_control->ttl))
                             : cache + "+a";
             }
-            table.add_row({group_digits(static_cast<std::int64_t>(i)), s.path.str(),
-                           std::string(model::to_string(s.kind)),
+            table.add_row({group_count(i), s.path.str(), std::string(model::to_string(s.kind)),
                            std::string(model::to_string(s.role)), group_digits(s.tokens),
                            group_digits(s.cumulative_tokens),
                            std::string(source_abbrev(s.token_source)), cache,
-                           group_digits(static_cast<std::int64_t>(s.lookback_position)),
-                           s.chain.short_hex()});
+                           group_count(s.lookback_position), s.chain.short_hex()});
         }
         table.print(m_out);
     }

@@ -51,7 +51,7 @@ void
 section(const analysis::DiagnosisSummary& s, bool markdown, std::ostream& out)
 {
     out << (markdown ? "\n### Provider's diagnosis\n\n" : "\nProvider's diagnosis\n");
-    const auto n = [](std::size_t v) { return group_digits(static_cast<std::int64_t>(v)); };
+    const auto n = [](std::size_t v) { return group_count(v); };
     out << fmt::format("{}{} Anthropic's cache_miss_reason · {} agree with "
                        "cachewise · {} disagree · {} not comparable\n",
                        markdown ? "" : "  ",

@@ -11,8 +11,7 @@ exact_count_text(const ExactCountSummary& exact)
 {
     return fmt::format("exact counts: {}, {} to count tokens, {} from the cache",
                        count_noun(exact.prefixes, "prefix", "prefixes"),
-                       count_noun(exact.calls, "call"),
-                       group_digits(static_cast<std::int64_t>(exact.cached)));
+                       count_noun(exact.calls, "call"), group_count(exact.cached));
 }
 
 } // namespace cachewise::report

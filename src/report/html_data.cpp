@@ -19,12 +19,6 @@ using analysis::Finding;
 
 namespace {
 
-std::string
-digits(std::uint64_t n)
-{
-    return group_digits(static_cast<std::int64_t>(n));
-}
-
 constexpr double k_seconds_per_hour = 3600;
 constexpr double k_hours_per_week = 168;
 
@@ -292,9 +286,9 @@ lane_notes(HtmlReport& report)
                             count_noun(lane.bars.size(), "bar")));
         }
         if (lane.gaps.size() < lane.gaps_total) {
-            report.aggregated.push_back(
-                fmt::format("timeline: the {} longest of {} of {} marked", digits(lane.gaps.size()),
-                            count_noun(lane.gaps_total, "idle gap"), lane.stream));
+            report.aggregated.push_back(fmt::format(
+                "timeline: the {} longest of {} of {} marked", group_count(lane.gaps.size()),
+                count_noun(lane.gaps_total, "idle gap"), lane.stream));
         }
     }
 }
@@ -369,8 +363,9 @@ hit_buckets(const std::vector<const Point*>& points, bool by_hour, std::int64_t 
         } else {
             if (i % per_bucket == 0) {
                 const std::size_t last = std::min(points.size(), i + per_bucket);
-                out.push_back({last == i + 1 ? digits(i + 1)
-                                             : fmt::format("{}–{}", digits(i + 1), digits(last)),
+                out.push_back({last == i + 1
+                                   ? group_count(i + 1)
+                                   : fmt::format("{}–{}", group_count(i + 1), group_count(last)),
                                0, 0, 0});
             }
             b = &out.back();
@@ -415,6 +410,7 @@ build_hit_series(HtmlReport& report, const std::vector<Point>& points, const Htm
     };
     series("all streams", all);
     std::vector<std::pair<std::string, std::size_t>> models;
+    models.reserve(by_model.size());
     for (const auto& [model, members] : by_model) {
         models.emplace_back(model, members.size());
     }
@@ -427,7 +423,7 @@ build_hit_series(HtmlReport& report, const std::vector<Point>& points, const Htm
         }
         if (models.size() > limits.models) {
             report.aggregated.push_back(fmt::format("hit rate: {} of {} drawn, by requests",
-                                                    digits(limits.models),
+                                                    group_count(limits.models),
                                                     count_noun(models.size(), "model")));
         }
     }
@@ -469,14 +465,15 @@ void
 audit_cards(HtmlReport& report, const AuditResult& r)
 {
     const auto& t = r.totals;
+    report.cards.push_back(card("requests", "requests", group_count(t.requests),
+                                std::to_string(t.requests), "totals.requests",
+                                fmt::format("{} with usage · {} priced", group_count(t.with_usage),
+                                            group_count(t.priced))));
     report.cards.push_back(
-        card("requests", "requests", group_digits(static_cast<std::int64_t>(t.requests)),
-             std::to_string(t.requests), "totals.requests",
-             fmt::format("{} with usage · {} priced", digits(t.with_usage), digits(t.priced))));
-    report.cards.push_back(card("hit-rate", "token-weighted hit rate", format_percent(t.hit_rate()),
-                                raw_number(t.hit_rate()), "totals.hit_rate",
-                                fmt::format("{} of {} read from the cache", digits(t.with_read),
-                                            count_noun(t.with_usage, "request"))));
+        card("hit-rate", "token-weighted hit rate", format_percent(t.hit_rate()),
+             raw_number(t.hit_rate()), "totals.hit_rate",
+             fmt::format("{} of {} read from the cache", group_count(t.with_read),
+                         count_noun(t.with_usage, "request"))));
     // Without a price the text output prints no cost: the page says so
     // rather than showing 0.000000.
     const bool priced = t.priced > 0;
@@ -597,7 +594,7 @@ audit_groups(HtmlReport& report, const AuditResult& r, const std::string& by, st
         std::sort(report.groups.begin(), report.groups.end(),
                   [](const GroupRow& a, const GroupRow& b) { return a.key < b.key; });
         report.aggregated.push_back(fmt::format("by {}: the {} of {} with the most requests", by,
-                                                digits(limit),
+                                                group_count(limit),
                                                 count_noun(report.groups_total, "group")));
     }
 }
@@ -607,8 +604,8 @@ cut_note(HtmlReport& report)
 {
     if (report.findings.size() < report.findings_total) {
         report.aggregated.push_back(fmt::format("findings: the {} costliest of {} shown",
-                                                digits(report.findings.size()),
-                                                digits(report.findings_total)));
+                                                group_count(report.findings.size()),
+                                                group_count(report.findings_total)));
     }
 }
 
@@ -624,7 +621,7 @@ html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLim
     report.summary = fmt::format("{} in {} · {} with usage · {} priced",
                                  count_noun(r.totals.requests, "request"),
                                  count_noun(r.analysis.streams, "stream"),
-                                 digits(r.totals.with_usage), digits(r.totals.priced));
+                                 group_count(r.totals.with_usage), group_count(r.totals.priced));
     if (!r.unpriced_models.empty()) {
         report.summary += fmt::format(" · unpriced (no price in rules/pricing.json): {}",
                                       fmt::join(r.unpriced_models, ", "));
@@ -657,15 +654,14 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
     std::vector<Finding> findings = r.findings; // numbered as --format json lists them
     findings.insert(findings.end(), r.dynamic_fields.begin(), r.dynamic_fields.end());
     report.cards = {
-        card("requests", "requests", group_digits(static_cast<std::int64_t>(r.requests)),
-             std::to_string(r.requests), "summary.requests",
+        card("requests", "requests", group_count(r.requests), std::to_string(r.requests),
+             "summary.requests",
              fmt::format("{} · {}", count_noun(r.streams, "stream"),
                          count_noun(r.cold_starts, "cold start"))),
         card("reuse", "reuse potential", format_percent(r.reuse_potential()),
              raw_number(r.reuse_potential()), "summary.reuse_potential",
              "tokens shared with the partner ÷ input tokens"),
-        card("breaks", "breaks", group_digits(static_cast<std::int64_t>(r.breaks)),
-             std::to_string(r.breaks), "summary.breaks"),
+        card("breaks", "breaks", group_count(r.breaks), std::to_string(r.breaks), "summary.breaks"),
         card("tokens-lost", "tokens lost to breaks", group_digits(r.tokens_lost),
              std::to_string(r.tokens_lost), "summary.tokens_lost"),
     };

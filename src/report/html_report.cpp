@@ -31,12 +31,6 @@ tokens(std::int64_t n)
 }
 
 std::string
-count(std::size_t n)
-{
-    return group_digits(static_cast<std::int64_t>(n));
-}
-
-std::string
 usd_or_dash(const std::optional<double>& v)
 {
     return v ? format_usd(*v) : "–";
@@ -88,7 +82,7 @@ groups_table(std::ostream& out, const HtmlReport& r)
         const std::optional<double> saved =
             g.actual_usd ? std::optional<double>(*g.no_cache_usd - *g.actual_usd) : std::nullopt;
         fmt::print(out, "<tr data-key=\"{}\"><td>{}</td>{}{}{}{}{}</tr>\n", esc(g.key), esc(g.key),
-                   number_cell(count(g.requests), static_cast<double>(g.requests)),
+                   number_cell(group_count(g.requests), static_cast<double>(g.requests)),
                    number_cell(format_percent(g.hit_rate), g.hit_rate),
                    number_cell(usd_or_dash(g.actual_usd), g.actual_usd.value_or(0)),
                    number_cell(usd_or_dash(g.no_cache_usd), g.no_cache_usd.value_or(0)),
@@ -214,12 +208,12 @@ lane_axis(std::ostream& out, const LaneScale& s, double left, double plot_w, dou
 std::string
 break_mark(const TimelineBar& b, double x, double y, const std::set<std::string>& anchors)
 {
-    const std::string mark = fmt::format(
+    std::string mark = fmt::format(
         "<path d=\"M{:.1f} {:.1f}l5 -9h-10z\" class=\"brk\"><title>{} at {}</title></path>", x, y,
         b.breaks.size() == 1 ? std::string("a finding") : count_noun(b.breaks.size(), "finding"),
         esc(b.label));
     for (const auto& anchor : b.breaks) {
-        if (anchors.count(anchor) != 0) {
+        if (anchors.contains(anchor)) {
             return fmt::format("<a href=\"#{}\">{}</a>", esc(anchor), mark);
         }
     }
@@ -298,7 +292,7 @@ lane_table(std::ostream& out, const TimelineLane& lane, std::size_t index,
                 out << number_cell(tokens(b.parts[p]), static_cast<double>(b.parts[p]));
             }
         }
-        fmt::print(out, "<td>{}</td></tr>\n", count(b.breaks.size()));
+        fmt::print(out, "<td>{}</td></tr>\n", group_count(b.breaks.size()));
     }
     fmt::print(out, "</tbody></table>\n</details>\n");
 }
@@ -428,7 +422,8 @@ hit_view(std::ostream& out, const HtmlReport& r)
             fmt::print(out,
                        "<tr data-series=\"{}\" data-read=\"{}\" data-input=\"{}\"><td>{}</td>"
                        "<td>{}</td><td class=\"n\">{}</td>{}{}{}</tr>\n",
-                       esc(s.name), b.read, b.input, esc(s.name), esc(b.label), count(b.requests),
+                       esc(s.name), b.read, b.input, esc(s.name), esc(b.label),
+                       group_count(b.requests),
                        number_cell(tokens(b.read), static_cast<double>(b.read)),
                        number_cell(tokens(b.input), static_cast<double>(b.input)),
                        number_cell(format_percent(rate(b)), rate(b)));
@@ -489,7 +484,7 @@ causes_view(std::ostream& out, const HtmlReport& r)
                    c.first_anchor.empty()
                        ? esc(c.rule)
                        : fmt::format("<a href=\"#{}\">{}</a>", esc(c.first_anchor), esc(c.rule)),
-                   esc(c.name), number_cell(count(c.count), static_cast<double>(c.count)),
+                   esc(c.name), number_cell(group_count(c.count), static_cast<double>(c.count)),
                    number_cell(tokens(c.tokens_lost), static_cast<double>(c.tokens_lost)),
                    number_cell(usd_or_dash(c.usd), c.usd.value_or(0)), esc(c.fix));
     }
@@ -506,7 +501,7 @@ finding_article(std::ostream& out, const BreakView& b)
                b.kind.empty() ? "" : " (" + esc(b.kind) + ")", esc(b.severity), esc(b.request),
                b.partner.empty() ? "" : ", partner " + esc(b.partner));
     fmt::print(out, "<p>{}{}</p>\n", esc(b.message),
-               b.occurrences > 1 ? " [×" + count(b.occurrences) + "]" : "");
+               b.occurrences > 1 ? " [×" + group_count(b.occurrences) + "]" : "");
     fmt::print(out, "<p class=\"muted\">at <code>{}</code>{} · {} tokens lost · {} USD</p>\n",
                esc(b.path.empty() ? "–" : b.path),
                b.token ? fmt::format(", token ≈{}", tokens(*b.token)) : "", tokens(b.tokens_lost),
@@ -562,9 +557,9 @@ prefixes_view(std::ostream& out, const HtmlReport& r)
         fmt::print(out,
                    "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                    "<td class=\"n\">{}</td>{}<td>{}</td></tr>\n",
-                   esc(p.ends_at), esc(p.model), count(p.requests), count(p.streams),
-                   count(p.segments), number_cell(tokens(p.tokens), static_cast<double>(p.tokens)),
-                   esc(p.example));
+                   esc(p.ends_at), esc(p.model), group_count(p.requests), group_count(p.streams),
+                   group_count(p.segments),
+                   number_cell(tokens(p.tokens), static_cast<double>(p.tokens)), esc(p.example));
     }
     fmt::print(out, "</tbody></table>\n");
 }
@@ -579,7 +574,7 @@ breaks_view(std::ostream& out, const HtmlReport& r)
         fmt::print(out,
                    "<p class=\"note\">{} of {} findings, the costliest first; the changed "
                    "characters are highlighted.</p>\n",
-                   count(r.findings.size()), count(r.findings_total));
+                   group_count(r.findings.size()), group_count(r.findings_total));
         filter_box(out, "findings-table", "findings");
         fmt::print(out, "<table id=\"findings-table\" class=\"sortable\"><thead><tr><th>rule</th>"
                         "<th>request</th><th>at</th><th class=\"n\">tokens lost</th><th "

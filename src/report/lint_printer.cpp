@@ -45,8 +45,7 @@ exact_files_text(const advise::LintResult& result)
     if (result.files_exact == 0) {
         return {};
     }
-    return fmt::format(" · exact token counts for {} of {} ({})",
-                       group_digits(static_cast<std::int64_t>(result.files_exact)),
+    return fmt::format(" · exact token counts for {} of {} ({})", group_count(result.files_exact),
                        count_noun(result.files, "file"), fmt::join(result.tokenizers, ", "));
 }
 
@@ -63,14 +62,12 @@ print_text(const LintReport& report, std::ostream& out)
             fmt::print(out, "    {}: {}\n", f.location.path, f.excerpt->now);
         }
     }
-    fmt::print(
-        out, "{} linted · {}{}{}{}\n", count_noun(result.files, "file"),
-        count_noun(result.findings.size(), "finding"), exact_files_text(result),
-        report.new_since_baseline
-            ? fmt::format(" ({} new since the baseline)",
-                          group_digits(static_cast<std::int64_t>(*report.new_since_baseline)))
-            : "",
-        report.exact ? " · " + exact_count_text(*report.exact) : std::string());
+    fmt::print(out, "{} linted · {}{}{}{}\n", count_noun(result.files, "file"),
+               count_noun(result.findings.size(), "finding"), exact_files_text(result),
+               report.new_since_baseline ? fmt::format(" ({} new since the baseline)",
+                                                       group_count(*report.new_since_baseline))
+                                         : "",
+               report.exact ? " · " + exact_count_text(*report.exact) : std::string());
 }
 
 } // namespace

@@ -50,8 +50,7 @@ print_plan(const live::ProbeResult& r, std::ostream& out)
         out << "  (no API key found: no authentication header)\n";
     }
     out << fmt::format("  body: {} bytes, {} model {}, about {} prompt tokens\n",
-                       group_digits(static_cast<std::int64_t>(r.body_bytes)), r.api, r.model,
-                       group_digits(r.prompt_tokens));
+                       group_count(r.body_bytes), r.api, r.model, group_digits(r.prompt_tokens));
     if (r.breakpoints.empty()) {
         out << "  breakpoints: none\n";
     }

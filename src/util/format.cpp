@@ -33,9 +33,15 @@ group_digits(std::int64_t value)
 }
 
 std::string
+group_count(std::uint64_t n)
+{
+    return group(std::to_string(n));
+}
+
+std::string
 count_noun(std::uint64_t n, std::string_view singular, std::string_view plural)
 {
-    const std::string digits = group(std::to_string(n));
+    const std::string digits = group_count(n);
     if (n == 1) {
         return fmt::format("{} {}", digits, singular);
     }

@@ -12,6 +12,8 @@ namespace cachewise {
 
 // 1234567 -> "1,234,567": token, request, byte, block, file and finding counts
 std::string group_digits(std::int64_t value);
+// The same for a count that cannot be negative (sizes, numbers of things).
+std::string group_count(std::uint64_t n);
 
 // (1, "request") -> "1 request"; (2048, "request") -> "2,048 requests";
 // (3, "prefix", "prefixes") -> "3 prefixes" where the plural is not noun + "s"

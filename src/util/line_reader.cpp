@@ -291,8 +291,8 @@ LineReader::rest()
     }
     for (;;) {
         if (m_end - m_begin > m_max_line) {
-            return unexpected(fmt::format("{}: document larger than {} bytes", m_path,
-                                          group_digits(static_cast<std::int64_t>(m_max_line))));
+            return unexpected(
+                fmt::format("{}: document larger than {} bytes", m_path, group_count(m_max_line)));
         }
         auto got = fill();
         if (!got) {
