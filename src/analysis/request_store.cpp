@@ -101,11 +101,11 @@ std::uint32_t
 RequestStore::intern(std::uint32_t parent, const Segment& segment)
 {
     const std::uint64_t key = key_of(parent, segment);
-    const auto found = m_index.find(key);
-    if (found != m_index.end()) {
-        const Node& node = m_nodes[found->second];
+    const std::uint32_t* found = m_index.find(key);
+    if (found != nullptr) {
+        const Node& node = m_nodes[*found];
         if (node.parent == parent && same(node.segment, segment)) {
-            return found->second;
+            return *found;
         }
     }
     std::uint32_t id = 0;
@@ -124,8 +124,8 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
     if (parent != k_none) {
         ++m_nodes[parent].refs;
     }
-    if (found == m_index.end()) {
-        m_index.emplace(key, id); // a 64-bit collision is merely not shared
+    if (found == nullptr) {
+        *m_index.try_emplace(key).first = id; // a 64-bit collision is merely not shared
     }
     return id;
 }
@@ -140,9 +140,9 @@ RequestStore::release(std::uint32_t leaf)
         if (--node.refs > 0) {
             return;
         }
-        if (const auto it = m_index.find(key_of(node.parent, node.segment));
-            it != m_index.end() && it->second == at) {
-            m_index.erase(it);
+        const std::uint64_t key = key_of(node.parent, node.segment);
+        if (const std::uint32_t* id = m_index.find(key); id != nullptr && *id == at) {
+            m_index.erase(key);
         }
         m_free.push_back(at);
         at = node.parent;
@@ -154,7 +154,7 @@ RequestStore::store(const std::vector<Segment>& segments, Form form)
 {
     Path path;
     path.form = form;
-    for (const auto& s : form == Form::recount ? uncounted(segments) : segments) {
+    for (const auto& s : segments) {
         path.leaf = intern(path.leaf, s);
     }
     if (path.leaf != k_none) {
@@ -195,16 +195,18 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
     request.segments = {};
     Path path;
     if (!segments.empty()) {
-        std::vector<Segment> again;
         if (from_log) {
-            again = uncounted(segments);
+            // Kept uncounted when recounting gives the request back exactly.
+            std::vector<Segment> bare = uncounted(segments);
+            std::vector<Segment> again = bare;
             recount(again, request);
+            if (equal(again, segments)) {
+                path = store(bare, Form::recount);
+            }
         }
-        if (from_log && equal(again, segments)) {
-            path = store(segments, Form::recount);
-        } else if (summed(segments)) {
+        if (path.form == Form::empty && summed(segments)) {
             path = store(segments, Form::as_is);
-        } else {
+        } else if (path.form == Form::empty) {
             path.form = Form::own;
             m_own.emplace(i, std::move(segments));
         }

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "model/request.hpp"
+#include "util/flat_map.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -77,6 +79,7 @@ private:
         Form form = Form::empty;
     };
 
+    // Interns `segments` as they are (the recount form passes them uncounted).
     [[nodiscard]] Path store(const std::vector<model::Segment>& segments, Form form);
     std::uint32_t intern(std::uint32_t parent, const model::Segment& segment);
     void release(std::uint32_t leaf);
@@ -85,8 +88,8 @@ private:
 
     std::vector<Node> m_nodes;
     std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
-    std::unordered_map<std::uint64_t, std::uint32_t> m_index; // node key → node
-    std::vector<model::Request> m_heads;                      // segments empty
+    FlatMap<std::uint64_t, std::uint32_t, std::hash<std::uint64_t>> m_index; // node key → node
+    std::vector<model::Request> m_heads;                                     // segments empty
     std::vector<Path> m_paths;
     std::unordered_map<std::size_t, std::vector<model::Segment>> m_own; // by request
 };
