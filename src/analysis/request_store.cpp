@@ -100,11 +100,22 @@ summed(const std::vector<Segment>& segments)
 std::uint32_t
 RequestStore::intern(std::uint32_t parent, const Segment& segment)
 {
+    // A conversation's next request walks the path of the one before: the
+    // child a node was last asked for is usually the one asked for again,
+    // found without hashing the segment or probing the index.
+    if (const std::uint32_t last = parent == k_none ? m_last_root : m_nodes[parent].last_child;
+        last != k_none) {
+        const Node& child = m_nodes[last];
+        if (child.refs > 0 && child.parent == parent && same(child.segment, segment)) {
+            return last;
+        }
+    }
     const std::uint64_t key = key_of(parent, segment);
     const std::uint32_t* found = m_index.find(key);
     if (found != nullptr) {
         const Node& node = m_nodes[*found];
         if (node.parent == parent && same(node.segment, segment)) {
+            (parent == k_none ? m_last_root : m_nodes[parent].last_child) = *found;
             return *found;
         }
     }
@@ -119,11 +130,13 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
     Node& node = m_nodes[id];
     node.parent = parent;
     node.refs = 0;
+    node.last_child = k_none;
     node.segment = segment;
     node.segment.cumulative_tokens = 0;
     if (parent != k_none) {
         ++m_nodes[parent].refs;
     }
+    (parent == k_none ? m_last_root : m_nodes[parent].last_child) = id;
     if (found == nullptr) {
         *m_index.try_emplace(key).first = id; // a 64-bit collision is merely not shared
     }

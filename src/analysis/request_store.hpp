@@ -70,8 +70,9 @@ private:
     static constexpr std::uint32_t k_none = UINT32_MAX;
     struct Node {
         std::uint32_t parent = k_none;
-        std::uint32_t refs = 0; // children and paths ending here; 0: free
-        model::Segment segment; // cumulative_tokens left 0: summed on the way out
+        std::uint32_t refs = 0;            // children and paths ending here; 0: free
+        std::uint32_t last_child = k_none; // the child last interned or found under it
+        model::Segment segment;            // cumulative_tokens left 0: summed on the way out
     };
     enum class Form : std::uint8_t { empty, recount, as_is, own };
     struct Path {
@@ -87,7 +88,8 @@ private:
     void set(std::size_t i, model::Request&& request, bool from_log);
 
     std::vector<Node> m_nodes;
-    std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
+    std::vector<std::uint32_t> m_free;  // nodes no path uses any more, for reuse
+    std::uint32_t m_last_root = k_none; // the first node last interned or found
     FlatMap<std::uint64_t, std::uint32_t, std::hash<std::uint64_t>> m_index; // node key → node
     std::vector<model::Request> m_heads;                                     // segments empty
     std::vector<Path> m_paths;
