@@ -48,8 +48,8 @@ struct Holder {
 };
 
 // A node of the prefix tree, for the hottest shared prefixes.
+// Its parent is the chain one segment shorter: a walk never needs it.
 struct Node {
-    Hash128 parent;
     Hash128 root;            // the family: requests that share a first segment
     std::uint32_t depth = 0; // segments
     std::uint32_t count = 0; // requests through it
@@ -522,7 +522,6 @@ Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_
         holders[hash_pair(ns_hash, s.chain)] = Holder{index, times[index]};
         const auto [node, inserted] = nodes.try_emplace(s.chain);
         if (inserted) {
-            node->parent = parent;
             node->root = r.segments.front().chain;
             node->depth = static_cast<std::uint32_t>(k + 1);
             node->tokens = s.cumulative_tokens;
