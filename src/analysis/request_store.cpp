@@ -167,6 +167,7 @@ RequestStore::store(const std::vector<Segment>& segments, Form form)
 {
     Path path;
     path.form = form;
+    path.length = static_cast<std::uint32_t>(segments.size());
     for (const auto& s : segments) {
         path.leaf = intern(path.leaf, s);
     }
@@ -185,10 +186,11 @@ RequestStore::rebuild(std::size_t i, std::vector<Segment>& out) const
         out = m_own.at(i);
         return;
     }
+    out.resize(path.length);
+    std::size_t k = path.length;
     for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
-        out.push_back(m_nodes[at].segment);
+        out[--k] = m_nodes[at].segment;
     }
-    std::reverse(out.begin(), out.end());
     if (path.form == Form::recount) {
         recount(out, m_heads[i]);
         return;
@@ -266,10 +268,11 @@ RequestStore::chains(std::size_t i, std::vector<Hash128>& out) const
         }
         return;
     }
+    out.resize(path.length);
+    std::size_t k = path.length;
     for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
-        out.push_back(m_nodes[at].segment.chain);
+        out[--k] = m_nodes[at].segment.chain;
     }
-    std::reverse(out.begin(), out.end());
 }
 
 std::vector<Request>

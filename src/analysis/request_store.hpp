@@ -77,6 +77,7 @@ private:
     enum class Form : std::uint8_t { empty, recount, as_is, own };
     struct Path {
         std::uint32_t leaf = k_none;
+        std::uint32_t length = 0; // segments: a rebuild fills them back to front
         Form form = Form::empty;
     };
 
