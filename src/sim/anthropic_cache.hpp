@@ -10,6 +10,19 @@
 
 namespace cachewise::sim {
 
+namespace detail {
+// An entry of AnthropicCache's table. Outside the class: clang 14 does not
+// see a nested struct with member initialisers as default-constructible
+// while its class is being defined, which the table's slots need.
+struct AnthropicEntry {
+    model::Ttl ttl = model::Ttl::five_minutes;
+    std::int64_t written_at = 0; // start of the writer (micros)
+    std::int64_t visible_at = 0; // first token of the writer
+    std::int64_t touched_at = 0; // start of the last request that wrote or read it
+    std::size_t write = 0;       // index into m_writes
+};
+} // namespace detail
+
 // A faithful model of Anthropic's prompt cache (rules "Breakpoints", "The
 // lookback window is 20 blocks", "Cache lifetime", "Pricing", "Automatic
 // caching", "Isolation"). Requests must be fed in start order.
@@ -27,13 +40,7 @@ public:
                                                                 bool& assumed);
 
 private:
-    struct Entry {
-        model::Ttl ttl = model::Ttl::five_minutes;
-        std::int64_t written_at = 0; // start of the writer (micros)
-        std::int64_t visible_at = 0; // first token of the writer
-        std::int64_t touched_at = 0; // start of the last request that wrote or read it
-        std::size_t write = 0;       // index into m_writes
-    };
+    using Entry = detail::AnthropicEntry;
     // The request being simulated, its isolation scope and start (micros).
     struct Probe {
         const model::Request& request;
