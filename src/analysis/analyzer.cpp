@@ -5,6 +5,7 @@
 #include "analysis/request_store.hpp"
 #include "analysis/rule_catalogue.hpp"
 #include "model/tokens.hpp"
+#include "util/flat_map.hpp"
 
 #include <fmt/format.h>
 
@@ -47,8 +48,8 @@ struct Holder {
 };
 
 // A node of the prefix tree, for the hottest shared prefixes.
+// Its parent is the chain one segment shorter: a walk never needs it.
 struct Node {
-    Hash128 parent;
     Hash128 root;            // the family: requests that share a first segment
     std::uint32_t depth = 0; // segments
     std::uint32_t count = 0; // requests through it
@@ -177,8 +178,8 @@ struct Analyzer::Impl {
 
     // What one run() carries from request to request, in start order.
     std::vector<std::optional<std::int64_t>> times;
-    std::unordered_map<Hash128, Holder, Hash128Hasher> holders;
-    std::unordered_map<Hash128, Node, Hash128Hasher> nodes;
+    FlatMap<Hash128, Holder, Hash128Hasher> holders; // by hash_pair(namespace, chain)
+    FlatMap<Hash128, Node, Hash128Hasher> nodes;     // by chain
     std::unordered_map<std::string, std::size_t> last_of_stream;
     std::unordered_map<std::string, std::size_t> stream_length;
     std::vector<std::size_t> position_in_stream;
@@ -373,8 +374,7 @@ Analyzer::Impl::calibrate(Request& r, const Request* p, std::size_t lo, std::siz
     const std::size_t known = shared_depth(r, index, ns_hash, false);
     if (known > lo) {
         const std::size_t holder =
-            holders.at(HashBuilder().add(ns_hash).add(r.segments[known - 1].chain).digest())
-                .request;
+            holders.at(hash_pair(ns_hash, r.segments[known - 1].chain)).request;
         if (model::calibrate_from_prefix(r, requests.get(holder), known)) {
             return;
         }
@@ -395,9 +395,8 @@ Analyzer::Impl::shared_depth(const Request& r, std::size_t index, const Hash128&
     std::size_t hi = r.segments.size();
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo + 1) / 2;
-        const auto it =
-            holders.find(HashBuilder().add(ns_hash).add(r.segments[mid - 1].chain).digest());
-        if (it != holders.end() && (!in_window || within_window(times[index], it->second.micros))) {
+        const Holder* holder = holders.find(hash_pair(ns_hash, r.segments[mid - 1].chain));
+        if (holder != nullptr && (!in_window || within_window(times[index], holder->micros))) {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -411,8 +410,7 @@ Analyzer::Impl::partner_of(const Request& r, std::size_t index, const Hash128& n
                            std::size_t depth) const
 {
     if (depth > 0) {
-        return holders.at(HashBuilder().add(ns_hash).add(r.segments[depth - 1].chain).digest())
-            .request;
+        return holders.at(hash_pair(ns_hash, r.segments[depth - 1].chain)).request;
     }
     if (!r.stream.empty()) {
         // Nothing shared: the stream's previous request is the one it broke from.
@@ -521,23 +519,21 @@ Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_
     Hash128 parent;
     for (std::size_t k = 0; k < r.segments.size(); ++k) {
         const auto& s = r.segments[k];
-        holders[HashBuilder().add(ns_hash).add(s.chain).digest()] = Holder{index, times[index]};
-        auto [it, inserted] = nodes.try_emplace(s.chain);
-        Node& node = it->second;
+        holders[hash_pair(ns_hash, s.chain)] = Holder{index, times[index]};
+        const auto [node, inserted] = nodes.try_emplace(s.chain);
         if (inserted) {
-            if (k > 0) {
-                ++nodes[parent].children;
-            }
-            node.parent = parent;
-            node.root = r.segments.front().chain;
-            node.depth = static_cast<std::uint32_t>(k + 1);
-            node.tokens = s.cumulative_tokens;
-            node.example = index;
+            node->root = r.segments.front().chain;
+            node->depth = static_cast<std::uint32_t>(k + 1);
+            node->tokens = s.cumulative_tokens;
+            node->example = index;
         }
-        ++node.count;
+        const std::uint32_t count = ++node->count;
         if (k > 0) {
+            // The parent was put there one segment before: no insert, no
+            // move, but `node` is not used past this point all the same.
             Node& up = nodes[parent];
-            up.max_child = std::max(up.max_child, node.count);
+            up.children += inserted ? 1 : 0;
+            up.max_child = std::max(up.max_child, count);
         }
         parent = s.chain;
     }
@@ -634,19 +630,24 @@ void
 Analyzer::Impl::find_hot_prefixes(AnalysisResult& result)
 {
     std::vector<std::pair<Hash128, const Node*>> heads;
-    for (const auto& [hash, node] : nodes) {
+    nodes.for_each([&](const Hash128& hash, const Node& node) {
         const bool whole_family =
-            node.count == nodes[node.root].count && node.count > node.max_child;
+            node.count == nodes.at(node.root).count && node.count > node.max_child;
         if (node.count >= 2 && (whole_family || node.children >= 2 || node.children == 0)) {
             heads.emplace_back(hash, &node);
         }
-    }
+    });
     const auto score = [](const Node* n) {
         return static_cast<double>(n->count) * static_cast<double>(n->tokens);
     };
     std::sort(heads.begin(), heads.end(), [&](const auto& a, const auto& b) {
-        return score(a.second) != score(b.second) ? score(a.second) > score(b.second)
-                                                  : a.second->example < b.second->example;
+        // Equal scores from one request (a segment of no tokens): the
+        // shallower first, whatever order the table keeps.
+        if (score(a.second) != score(b.second)) {
+            return score(a.second) > score(b.second);
+        }
+        return a.second->example != b.second->example ? a.second->example < b.second->example
+                                                      : a.second->depth < b.second->depth;
     });
     if (heads.size() > options.top) {
         heads.resize(options.top);

@@ -100,12 +100,23 @@ summed(const std::vector<Segment>& segments)
 std::uint32_t
 RequestStore::intern(std::uint32_t parent, const Segment& segment)
 {
+    // A conversation's next request walks the path of the one before: the
+    // child a node was last asked for is usually the one asked for again,
+    // found without hashing the segment or probing the index.
+    if (const std::uint32_t last = parent == k_none ? m_last_root : m_nodes[parent].last_child;
+        last != k_none) {
+        const Node& child = m_nodes[last];
+        if (child.refs > 0 && child.parent == parent && same(child.segment, segment)) {
+            return last;
+        }
+    }
     const std::uint64_t key = key_of(parent, segment);
-    const auto found = m_index.find(key);
-    if (found != m_index.end()) {
-        const Node& node = m_nodes[found->second];
+    const std::uint32_t* found = m_index.find(key);
+    if (found != nullptr) {
+        const Node& node = m_nodes[*found];
         if (node.parent == parent && same(node.segment, segment)) {
-            return found->second;
+            (parent == k_none ? m_last_root : m_nodes[parent].last_child) = *found;
+            return *found;
         }
     }
     std::uint32_t id = 0;
@@ -119,13 +130,15 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
     Node& node = m_nodes[id];
     node.parent = parent;
     node.refs = 0;
+    node.last_child = k_none;
     node.segment = segment;
     node.segment.cumulative_tokens = 0;
     if (parent != k_none) {
         ++m_nodes[parent].refs;
     }
-    if (found == m_index.end()) {
-        m_index.emplace(key, id); // a 64-bit collision is merely not shared
+    (parent == k_none ? m_last_root : m_nodes[parent].last_child) = id;
+    if (found == nullptr) {
+        *m_index.try_emplace(key).first = id; // a 64-bit collision is merely not shared
     }
     return id;
 }
@@ -140,9 +153,9 @@ RequestStore::release(std::uint32_t leaf)
         if (--node.refs > 0) {
             return;
         }
-        if (const auto it = m_index.find(key_of(node.parent, node.segment));
-            it != m_index.end() && it->second == at) {
-            m_index.erase(it);
+        const std::uint64_t key = key_of(node.parent, node.segment);
+        if (const std::uint32_t* id = m_index.find(key); id != nullptr && *id == at) {
+            m_index.erase(key);
         }
         m_free.push_back(at);
         at = node.parent;
@@ -154,7 +167,8 @@ RequestStore::store(const std::vector<Segment>& segments, Form form)
 {
     Path path;
     path.form = form;
-    for (const auto& s : form == Form::recount ? uncounted(segments) : segments) {
+    path.length = static_cast<std::uint32_t>(segments.size());
+    for (const auto& s : segments) {
         path.leaf = intern(path.leaf, s);
     }
     if (path.leaf != k_none) {
@@ -172,10 +186,11 @@ RequestStore::rebuild(std::size_t i, std::vector<Segment>& out) const
         out = m_own.at(i);
         return;
     }
+    out.resize(path.length);
+    std::size_t k = path.length;
     for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
-        out.push_back(m_nodes[at].segment);
+        out[--k] = m_nodes[at].segment;
     }
-    std::reverse(out.begin(), out.end());
     if (path.form == Form::recount) {
         recount(out, m_heads[i]);
         return;
@@ -195,16 +210,18 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
     request.segments = {};
     Path path;
     if (!segments.empty()) {
-        std::vector<Segment> again;
         if (from_log) {
-            again = uncounted(segments);
+            // Kept uncounted when recounting gives the request back exactly.
+            std::vector<Segment> bare = uncounted(segments);
+            std::vector<Segment> again = bare;
             recount(again, request);
+            if (equal(again, segments)) {
+                path = store(bare, Form::recount);
+            }
         }
-        if (from_log && equal(again, segments)) {
-            path = store(segments, Form::recount);
-        } else if (summed(segments)) {
+        if (path.form == Form::empty && summed(segments)) {
             path = store(segments, Form::as_is);
-        } else {
+        } else if (path.form == Form::empty) {
             path.form = Form::own;
             m_own.emplace(i, std::move(segments));
         }
@@ -251,10 +268,11 @@ RequestStore::chains(std::size_t i, std::vector<Hash128>& out) const
         }
         return;
     }
+    out.resize(path.length);
+    std::size_t k = path.length;
     for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
-        out.push_back(m_nodes[at].segment.chain);
+        out[--k] = m_nodes[at].segment.chain;
     }
-    std::reverse(out.begin(), out.end());
 }
 
 std::vector<Request>

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "model/request.hpp"
+#include "util/flat_map.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -68,15 +70,18 @@ private:
     static constexpr std::uint32_t k_none = UINT32_MAX;
     struct Node {
         std::uint32_t parent = k_none;
-        std::uint32_t refs = 0; // children and paths ending here; 0: free
-        model::Segment segment; // cumulative_tokens left 0: summed on the way out
+        std::uint32_t refs = 0;            // children and paths ending here; 0: free
+        std::uint32_t last_child = k_none; // the child last interned or found under it
+        model::Segment segment;            // cumulative_tokens left 0: summed on the way out
     };
     enum class Form : std::uint8_t { empty, recount, as_is, own };
     struct Path {
         std::uint32_t leaf = k_none;
+        std::uint32_t length = 0; // segments: a rebuild fills them back to front
         Form form = Form::empty;
     };
 
+    // Interns `segments` as they are (the recount form passes them uncounted).
     [[nodiscard]] Path store(const std::vector<model::Segment>& segments, Form form);
     std::uint32_t intern(std::uint32_t parent, const model::Segment& segment);
     void release(std::uint32_t leaf);
@@ -84,9 +89,10 @@ private:
     void set(std::size_t i, model::Request&& request, bool from_log);
 
     std::vector<Node> m_nodes;
-    std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
-    std::unordered_map<std::uint64_t, std::uint32_t> m_index; // node key → node
-    std::vector<model::Request> m_heads;                      // segments empty
+    std::vector<std::uint32_t> m_free;  // nodes no path uses any more, for reuse
+    std::uint32_t m_last_root = k_none; // the first node last interned or found
+    FlatMap<std::uint64_t, std::uint32_t, std::hash<std::uint64_t>> m_index; // node key → node
+    std::vector<model::Request> m_heads;                                     // segments empty
     std::vector<Path> m_paths;
     std::unordered_map<std::size_t, std::vector<model::Segment>> m_own; // by request
 };

@@ -417,6 +417,78 @@ csv(const AuditResult& r, std::ostream& out)
     }
 }
 
+// One row of the per-request list.
+Json
+request_row(const account::RequestAudit& a)
+{
+    Json x;
+    x["id"] = a.id;
+    x["stream"] = a.stream;
+    x["model"] = a.model;
+    x["started_at"] = a.started_at ? Json(format_rfc3339(*a.started_at)) : Json(nullptr);
+    x["status"] = std::string(analysis::to_string(a.status));
+    x["partner"] = a.partner.empty() ? Json(nullptr) : Json(a.partner);
+    x["new_or_expired"] = a.new_or_expired;
+    x["prompt_tokens"] = a.prompt_tokens;
+    x["shared_tokens"] = a.shared_tokens;
+    x["rejected"] = a.rejected;
+    x["breakpoints_assumed"] = a.breakpoints_assumed;
+    x["reported"] = a.reported ? split_json(*a.reported) : Json(nullptr);
+    x["write_ttl_assumed"] = a.write_ttl_assumed;
+    x["expected"] = a.simulated ? split_json(a.expected) : Json(nullptr);
+    x["policy"] = a.policy.empty() ? Json(nullptr) : Json(a.policy);
+    x["compared"] = a.compared;
+    x["lost_to_granularity"] = a.lost_to_granularity;
+    x["lost_to_eviction"] = a.lost_to_eviction;
+    x["notes"] = a.notes;
+    x["mismatch"] = a.mismatch;
+    x["cost_usd"] = a.priced ? Json{{"actual", a.actual.total()},
+                                    {"no_cache", a.no_cache.total()},
+                                    {"expected", a.expected_cost.total()},
+                                    {"ideal", a.ideal.total()}}
+                             : Json(nullptr);
+    x["ttft_seconds"] = a.ttft_seconds ? Json(*a.ttft_seconds) : Json(nullptr);
+    x["findings"] = a.findings;
+    return x;
+}
+
+// The per-request rows written one at a time into `document`'s dump, where
+// its empty "requests" array stands: a DOM of every row (and a copy of it,
+// and its text) would hold several times the rows in memory at once. The
+// bytes are those of dumping the whole document with an indent of 2.
+void
+dump_streaming_requests(const Json& document, const std::vector<account::RequestAudit>& rows,
+                        std::ostream& out)
+{
+    const std::string text = document.dump(2, ' ', false, Json::error_handler_t::replace);
+    // A top-level member sits at exactly two spaces; strings hold no raw
+    // newline, so this cannot be met inside a value.
+    const std::string_view marker = "\n  \"requests\": []";
+    const std::size_t at = text.find(marker);
+    if (at == std::string::npos || rows.empty()) {
+        out << text << "\n";
+        return;
+    }
+    out.write(text.data(), static_cast<std::streamsize>(at + marker.size() - 2));
+    out << "[\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::string row = request_row(rows[i]).dump(2, ' ', false, Json::error_handler_t::replace);
+        out << "    ";
+        std::size_t from = 0;
+        for (std::size_t nl = row.find('\n'); nl != std::string::npos; nl = row.find('\n', from)) {
+            out.write(row.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+            out << "    ";
+            from = nl + 1;
+        }
+        out.write(row.data() + from, static_cast<std::streamsize>(row.size() - from));
+        out << (i + 1 < rows.size() ? ",\n" : "\n");
+    }
+    out << "  ]";
+    const std::size_t rest = at + marker.size();
+    out.write(text.data() + rest, static_cast<std::streamsize>(text.size() - rest));
+    out << "\n";
+}
+
 void
 json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
      std::ostream& out)
@@ -454,39 +526,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         findings.push_back(finding_to_json(f));
     }
     j["findings"] = findings;
-    Json requests = Json::array();
-    for (const auto& a : r.requests) {
-        Json x;
-        x["id"] = a.id;
-        x["stream"] = a.stream;
-        x["model"] = a.model;
-        x["started_at"] = a.started_at ? Json(format_rfc3339(*a.started_at)) : Json(nullptr);
-        x["status"] = std::string(analysis::to_string(a.status));
-        x["partner"] = a.partner.empty() ? Json(nullptr) : Json(a.partner);
-        x["new_or_expired"] = a.new_or_expired;
-        x["prompt_tokens"] = a.prompt_tokens;
-        x["shared_tokens"] = a.shared_tokens;
-        x["rejected"] = a.rejected;
-        x["breakpoints_assumed"] = a.breakpoints_assumed;
-        x["reported"] = a.reported ? split_json(*a.reported) : Json(nullptr);
-        x["write_ttl_assumed"] = a.write_ttl_assumed;
-        x["expected"] = a.simulated ? split_json(a.expected) : Json(nullptr);
-        x["policy"] = a.policy.empty() ? Json(nullptr) : Json(a.policy);
-        x["compared"] = a.compared;
-        x["lost_to_granularity"] = a.lost_to_granularity;
-        x["lost_to_eviction"] = a.lost_to_eviction;
-        x["notes"] = a.notes;
-        x["mismatch"] = a.mismatch;
-        x["cost_usd"] = a.priced ? Json{{"actual", a.actual.total()},
-                                        {"no_cache", a.no_cache.total()},
-                                        {"expected", a.expected_cost.total()},
-                                        {"ideal", a.ideal.total()}}
-                                 : Json(nullptr);
-        x["ttft_seconds"] = a.ttft_seconds ? Json(*a.ttft_seconds) : Json(nullptr);
-        x["findings"] = a.findings;
-        requests.push_back(std::move(x));
-    }
-    j["requests"] = requests;
+    j["requests"] = Json::array(); // streamed: see dump_streaming_requests
     if (o.by) {
         Json groups = Json::object();
         for (const auto& [key, g] : r.by(*o.by)) {
@@ -495,7 +535,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         j["by"] = {{"key", *o.by}, {"groups", groups}};
     }
     add_load_json(j, load);
-    out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+    dump_streaming_requests(j, r.requests, out);
 }
 
 } // namespace

@@ -90,11 +90,16 @@ AnthropicCache::rejected(const Request& r, const std::vector<Breakpoint>& bps, S
     return false;
 }
 
+Hash128
+AnthropicCache::key_of(const Probe& p, std::size_t segment)
+{
+    return hash_pair(p.scope, p.request.segments[segment].chain);
+}
+
 AnthropicCache::Entry*
 AnthropicCache::entry_at(const Probe& p, std::size_t segment)
 {
-    const auto it = m_entries.find(EntryKey{p.request.segments[segment].chain, p.scope});
-    return it == m_entries.end() ? nullptr : &it->second;
+    return m_entries.find(key_of(p, segment));
 }
 
 bool
@@ -176,14 +181,13 @@ AnthropicCache::write_entries(const Probe& p, const std::vector<const Breakpoint
         if (hit && bp->segment <= *hit) {
             continue;
         }
-        auto [it, fresh_key] =
-            m_entries.try_emplace(EntryKey{segments[bp->segment].chain, p.scope});
-        if (!fresh_key && m_writes[it->second.write].reads == 0) {
-            m_writes[it->second.write].dead = true; // written again before anyone read it
+        const auto [entry, fresh_key] = m_entries.try_emplace(key_of(p, bp->segment));
+        if (!fresh_key && m_writes[entry->write].reads == 0) {
+            m_writes[entry->write].dead = true; // written again before anyone read it
         }
         m_writes.push_back(WriteReport{index, bp->segment, segments[bp->segment].cumulative_tokens,
                                        bp->cache_control.ttl, 0, false});
-        it->second = Entry{bp->cache_control.ttl, p.t, visible_from, p.t, m_writes.size() - 1};
+        *entry = Entry{bp->cache_control.ttl, p.t, visible_from, p.t, m_writes.size() - 1};
         out.written.push_back(bp->segment);
     }
 }
@@ -218,7 +222,7 @@ SimResult
 AnthropicCache::simulate(const Request& r, std::size_t index)
 {
     SimResult out;
-    const Probe p{r, scope_of(r), start_of(r, m_last_start)};
+    const Probe p{r, hash_bytes(scope_of(r)), start_of(r, m_last_start)};
     out.breakpoints = effective_breakpoints(r, out.breakpoints_assumed);
     auto& bps = out.breakpoints;
     std::stable_sort(bps.begin(), bps.end(), [](const Breakpoint& a, const Breakpoint& b) {
@@ -251,7 +255,7 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
         out.hit_segment = hit;
         out.hit_writer = m_writes[e->write].writer;
         if (m_refresh_nested) {
-            refresh_nested(r, p.scope, *hit, p.t);
+            refresh_nested(p, *hit);
         }
     }
     write_entries(p, eligible, hit, index, out);
@@ -262,14 +266,12 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
 // rules fact read_refreshes_nested_entries (measured on Claude Code logs): a
 // read of a prefix uses every shorter entry nested in it, and refreshes them.
 void
-AnthropicCache::refresh_nested(const model::Request& r, const std::string& scope, std::size_t hit,
-                               std::int64_t t)
+AnthropicCache::refresh_nested(const Probe& p, std::size_t hit)
 {
     for (std::size_t j = 0; j < hit; ++j) {
-        const auto it = m_entries.find(EntryKey{r.segments[j].chain, scope});
-        if (it != m_entries.end() &&
-            static_cast<double>(t - it->second.touched_at) <= ttl_seconds(it->second.ttl) * 1e6) {
-            it->second.touched_at = std::max(it->second.touched_at, t);
+        Entry* e = entry_at(p, j);
+        if (e != nullptr && alive(p, *e)) {
+            e->touched_at = std::max(e->touched_at, p.t);
         }
     }
 }
@@ -278,11 +280,11 @@ std::vector<WriteReport>
 AnthropicCache::writes() const
 {
     std::vector<WriteReport> out = m_writes;
-    for (const auto& [key, e] : m_entries) {
+    m_entries.for_each([&](const Hash128&, const Entry& e) {
         if (static_cast<double>(m_last_start - e.touched_at) > ttl_seconds(e.ttl) * 1e6) {
             out[e.write].dead = true;
         }
-    }
+    });
     return out;
 }
 

@@ -1,14 +1,27 @@
 #pragma once
 
 #include "sim/simulator.hpp"
+#include "util/flat_map.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace cachewise::sim {
+
+namespace detail {
+// An entry of AnthropicCache's table. Outside the class: clang 14 does not
+// see a nested struct with member initialisers as default-constructible
+// while its class is being defined, which the table's slots need.
+struct AnthropicEntry {
+    model::Ttl ttl = model::Ttl::five_minutes;
+    std::int64_t written_at = 0; // start of the writer (micros)
+    std::int64_t visible_at = 0; // first token of the writer
+    std::int64_t touched_at = 0; // start of the last request that wrote or read it
+    std::size_t write = 0;       // index into m_writes
+};
+} // namespace detail
 
 // A faithful model of Anthropic's prompt cache (rules "Breakpoints", "The
 // lookback window is 20 blocks", "Cache lifetime", "Pricing", "Automatic
@@ -27,17 +40,11 @@ public:
                                                                 bool& assumed);
 
 private:
-    struct Entry {
-        model::Ttl ttl = model::Ttl::five_minutes;
-        std::int64_t written_at = 0; // start of the writer (micros)
-        std::int64_t visible_at = 0; // first token of the writer
-        std::int64_t touched_at = 0; // start of the last request that wrote or read it
-        std::size_t write = 0;       // index into m_writes
-    };
+    using Entry = detail::AnthropicEntry;
     // The request being simulated, its isolation scope and start (micros).
     struct Probe {
         const model::Request& request;
-        std::string scope;
+        Hash128 scope; // hash of its isolation scope, half of each entry's key
         std::int64_t t = 0;
     };
     [[nodiscard]] double ttl_seconds(model::Ttl ttl) const;
@@ -53,13 +60,16 @@ private:
     void write_entries(const Probe& p, const std::vector<const model::Breakpoint*>& eligible,
                        std::optional<std::size_t> hit, std::size_t index, SimResult& out);
 
-    void refresh_nested(const model::Request& r, const std::string& scope, std::size_t hit,
-                        std::int64_t t);
+    void refresh_nested(const Probe& p, std::size_t hit);
+    [[nodiscard]] static Hash128 key_of(const Probe& p, std::size_t segment);
 
     const ruleset::ProviderRules& m_rules;
     SimOptions m_options;
     bool m_refresh_nested = false;
-    std::unordered_map<EntryKey, Entry, EntryKeyHash> m_entries;
+    // By hash_pair(scope hash, chain): one probe of a flat table per segment
+    // looked at, where a key holding the scope string cost a copy and a
+    // string hash each (a 128-bit collision is not a practical concern).
+    FlatMap<Hash128, Entry, Hash128Hasher> m_entries;
     std::vector<WriteReport> m_writes;
     std::int64_t m_last_start = 0;
 };

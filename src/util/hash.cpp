@@ -26,6 +26,14 @@ hash_bytes(std::string_view bytes)
     return Hash128{h.low64, h.high64};
 }
 
+Hash128
+hash_pair(const Hash128& a, const Hash128& b)
+{
+    const std::uint64_t words[4] = {a.low, a.high, b.low, b.high};
+    const XXH128_hash_t h = XXH3_128bits(words, sizeof(words));
+    return Hash128{h.low64, h.high64};
+}
+
 HashBuilder::HashBuilder() : m_state(XXH3_createState())
 {
     if (m_state == nullptr) {

@@ -29,6 +29,9 @@ struct Hash128 {
 };
 
 Hash128 hash_bytes(std::string_view bytes);
+// The hash of a followed by b: HashBuilder().add(a).add(b).digest() in one
+// call, without the builder's allocated state (for per-segment lookups).
+Hash128 hash_pair(const Hash128& a, const Hash128& b);
 
 // One link of a chain: XXH3-128 over parent || payload, without copying.
 class HashBuilder {
