@@ -33,18 +33,7 @@ Generator::exchange_turn(Session& s)
     const double first_token = m_clock + 0.5 + r.unit() * 2.5;
     const double ended = first_token + static_cast<double>(u.output) / (40.0 + r.unit() * 60.0);
 
-    m_buf += "{\"id\":\"";
-    m_buf += base62_id(r, "req_011C", 18);
-    m_buf += "\",\"session\":\"";
-    m_buf += s.id;
-    m_buf += "\",\"started_at\":";
-    put_time(m_buf, m_clock);
-    m_buf += ",\"first_token_at\":";
-    put_time(m_buf, first_token);
-    m_buf += ",\"ended_at\":";
-    put_time(m_buf, ended);
-    m_buf += ",\"request\":{\"model\":\"";
-    m_buf += s.model;
+    put_record_head(base62_id(r, "req_011C", 18), s, first_token, ended);
     put_fmt(m_buf, "\",\"max_tokens\":{},\"tools\":", s.max_tokens);
     m_buf += s.tools_json;
     m_buf += ",\"system\":";

@@ -332,6 +332,23 @@ Generator::usage(Session& s, std::int64_t prompt_tokens, std::size_t reply_bytes
 }
 
 void
+Generator::put_record_head(std::string_view id, const Session& s, double first_token, double ended)
+{
+    m_buf += "{\"id\":\"";
+    m_buf += id;
+    m_buf += "\",\"session\":\"";
+    m_buf += s.id;
+    m_buf += "\",\"started_at\":";
+    put_time(m_buf, m_clock);
+    m_buf += ",\"first_token_at\":";
+    put_time(m_buf, first_token);
+    m_buf += ",\"ended_at\":";
+    put_time(m_buf, ended);
+    m_buf += ",\"request\":{\"model\":\"";
+    m_buf += s.model;
+}
+
+void
 Generator::put_usage(const UsageNumbers& u)
 {
     put_fmt(m_buf,

@@ -143,6 +143,10 @@ private:
         m_clock += 0.2 + m_rng.unit() * 6.0;
     }
 
+    // An exchange record up to its request's model: {"id":…,"session":…,
+    // the three times,"request":{"model":"<model>  (both exchange formats).
+    void put_record_head(std::string_view id, const Session& s, double first_token, double ended);
+
     // ----- exchange JSONL (exchange.cpp) -----
 
     void exchange_turn(Session& s);

@@ -109,18 +109,7 @@ Generator::openai_turn(Session& s)
     const double first_token = m_clock + 0.5 + r.unit() * 2.5;
     const double ended = first_token + static_cast<double>(output) / (40.0 + r.unit() * 60.0);
 
-    m_buf += "{\"id\":\"";
-    m_buf += base62_id(r, "chatcmpl-", 24);
-    m_buf += "\",\"session\":\"";
-    m_buf += s.id;
-    m_buf += "\",\"started_at\":";
-    put_time(m_buf, m_clock);
-    m_buf += ",\"first_token_at\":";
-    put_time(m_buf, first_token);
-    m_buf += ",\"ended_at\":";
-    put_time(m_buf, ended);
-    m_buf += ",\"request\":{\"model\":\"";
-    m_buf += s.model;
+    put_record_head(base62_id(r, "chatcmpl-", 24), s, first_token, ended);
     put_fmt(m_buf, "\",\"max_completion_tokens\":{},\"tools\":", s.max_tokens);
     m_buf += s.openai_tools;
     m_buf += ",\"messages\":[";
