@@ -123,7 +123,8 @@ load_window(const unsigned char* p, const unsigned char* end)
     std::uint64_t same = 0; // bit i: byte i equals byte i - 1
     __m128i previous = _mm_set1_epi8(static_cast<char>(src[0] ^ 1));
     for (int b = 0; b < 4; ++b) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + std::ptrdiff_t{16} * b));
+        const __m128i v =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + std::ptrdiff_t{16} * b));
         // v shifted by one byte, the last byte of the block before in front.
         const __m128i before = _mm_or_si128(_mm_slli_si128(v, 1), _mm_srli_si128(previous, 15));
         previous = v;
