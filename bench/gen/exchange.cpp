@@ -29,21 +29,13 @@ Generator::exchange_turn(Session& s)
     const auto u = usage(s, tokens_of(prompt_bytes), reply_bytes(answer),
                          tokens_of(s.tools_json.size() + s.system_bytes));
 
-    advance_clock();
-    const double first_token = m_clock + 0.5 + r.unit() * 2.5;
-    const double ended = first_token + static_cast<double>(u.output) / (40.0 + r.unit() * 60.0);
-
-    put_record_head(base62_id(r, "req_011C", 18), s, first_token, ended);
+    put_record_head("req_011C", 18, s, u.output);
     put_fmt(m_buf, "\",\"max_tokens\":{},\"tools\":", s.max_tokens);
     m_buf += s.tools_json;
     m_buf += ",\"system\":";
     m_buf += s.system_json;
     m_buf += ",\"messages\":[";
-    m_buf += s.history;
-    if (!s.history.empty()) {
-        m_buf += ',';
-    }
-    m_buf += user_cc;
+    put_messages_tail(s.history, user_cc);
     m_buf += "]},\"response\":{\"id\":\"";
     m_buf += base62_id(r, "msg_01", 22);
     m_buf += "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"";

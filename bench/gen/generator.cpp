@@ -332,10 +332,14 @@ Generator::usage(Session& s, std::int64_t prompt_tokens, std::size_t reply_bytes
 }
 
 void
-Generator::put_record_head(std::string_view id, const Session& s, double first_token, double ended)
+Generator::put_record_head(std::string_view id_prefix, int id_length, const Session& s,
+                           std::int64_t output)
 {
+    advance_clock();
+    const double first_token = m_clock + 0.5 + m_rng.unit() * 2.5;
+    const double ended = first_token + static_cast<double>(output) / (40.0 + m_rng.unit() * 60.0);
     m_buf += "{\"id\":\"";
-    m_buf += id;
+    m_buf += base62_id(m_rng, id_prefix, id_length);
     m_buf += "\",\"session\":\"";
     m_buf += s.id;
     m_buf += "\",\"started_at\":";
@@ -346,6 +350,16 @@ Generator::put_record_head(std::string_view id, const Session& s, double first_t
     put_time(m_buf, ended);
     m_buf += ",\"request\":{\"model\":\"";
     m_buf += s.model;
+}
+
+void
+Generator::put_messages_tail(const std::string& history, const std::string& last)
+{
+    m_buf += history;
+    if (!history.empty()) {
+        m_buf += ',';
+    }
+    m_buf += last;
 }
 
 void

@@ -143,9 +143,16 @@ private:
         m_clock += 0.2 + m_rng.unit() * 6.0;
     }
 
-    // An exchange record up to its request's model: {"id":…,"session":…,
-    // the three times,"request":{"model":"<model>  (both exchange formats).
-    void put_record_head(std::string_view id, const Session& s, double first_token, double ended);
+    // An exchange record up to its request's model, on a clock moved on to
+    // its start: {"id":"<prefix, then id_length random characters>",
+    // "session":…, the three times (the reply streams `output` tokens),
+    // "request":{"model":"<model>  (both exchange formats).
+    void put_record_head(std::string_view id_prefix, int id_length, const Session& s,
+                         std::int64_t output);
+
+    // The messages array's end: the history so far (comma-separated
+    // messages, maybe none), then the last message.
+    void put_messages_tail(const std::string& history, const std::string& last);
 
     // ----- exchange JSONL (exchange.cpp) -----
 

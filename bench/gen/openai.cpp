@@ -105,21 +105,13 @@ Generator::openai_turn(Session& s)
     const std::int64_t read = cached >= 1024 && !r.chance(0.03) ? cached - cached % 128 : 0;
     s.cached_tokens = prompt;
     const std::int64_t output = tokens_of(reply_bytes(answer)) + r.range(5, 60);
-    advance_clock();
-    const double first_token = m_clock + 0.5 + r.unit() * 2.5;
-    const double ended = first_token + static_cast<double>(output) / (40.0 + r.unit() * 60.0);
-
-    put_record_head(base62_id(r, "chatcmpl-", 24), s, first_token, ended);
+    put_record_head("chatcmpl-", 24, s, output);
     put_fmt(m_buf, "\",\"max_completion_tokens\":{},\"tools\":", s.max_tokens);
     m_buf += s.openai_tools;
     m_buf += ",\"messages\":[";
     m_buf += s.openai_system;
     m_buf += ',';
-    m_buf += s.openai_history;
-    if (!s.openai_history.empty()) {
-        m_buf += ',';
-    }
-    m_buf += user;
+    put_messages_tail(s.openai_history, user);
     m_buf += "]},\"response\":{\"id\":\"";
     m_buf += base62_id(r, "chatcmpl-", 24);
     m_buf += "\",\"object\":\"chat.completion\",\"model\":\"";
