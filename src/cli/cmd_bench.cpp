@@ -21,6 +21,8 @@ namespace cachewise::cli {
 namespace {
 
 // "512,1k,4k,16k" (k = 1,024).
+constexpr long long k_max_tokens = 1LL << 22; // 4,194,304 tokens: 4096k
+
 std::vector<int>
 parse_tokens(const std::string& text)
 {
@@ -29,22 +31,23 @@ parse_tokens(const std::string& text)
     std::string item;
     while (std::getline(ss, item, ',')) {
         std::size_t used = 0;
-        int value = 0;
+        long long value = 0;
         try {
-            value = std::stoi(item, &used);
+            value = std::stoll(item, &used);
         } catch (const std::exception&) {
             throw Error(fmt::format("--tokens: \"{}\" is not a number such as 512 or 4k", item));
         }
         const std::string suffix = item.substr(used);
         if (suffix == "k" || suffix == "K") {
-            value *= 1024;
+            value = value > k_max_tokens ? value : value * 1024; // no overflow: out of range
         } else if (!suffix.empty()) {
             throw Error(fmt::format("--tokens: \"{}\": unknown suffix \"{}\"", item, suffix));
         }
-        if (value <= 0 || value > (1 << 22)) {
-            throw Error(fmt::format("--tokens: {} is out of range (1 to 4M)", value));
+        if (value <= 0 || value > k_max_tokens) {
+            throw Error(fmt::format("--tokens: \"{}\" is out of range (1 to {}, or 4096k)", item,
+                                    group_count(k_max_tokens)));
         }
-        out.push_back(value);
+        out.push_back(static_cast<int>(value));
     }
     if (out.empty()) {
         throw Error("--tokens: no lengths given");

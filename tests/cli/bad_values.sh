@@ -62,6 +62,8 @@ expect "--format sarif:" suggest IN --format sarif
 expect "--format csv:" tokens IN --format csv
 expect "--format github:" probe IN --format github
 expect "--format csv:" bench prefill --model llama-3.1-8b --format csv
+expect '--tokens: "5000k" is out of range (1 to 4,194,304, or 4096k)' bench prefill --model llama-3.1-8b --tokens 5000k
+expect '--tokens: "3000000000k" is out of range' bench prefill --model llama-3.1-8b --tokens 3000000000k
 expect "-o:" analyze IN -o ./no-such-dir/report.txt
 # The environment is checked like a flag, under its own name.
 CACHEWISE_RULES=./no-such-rules expect "\$CACHEWISE_RULES:" analyze IN
