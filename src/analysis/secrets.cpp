@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -143,17 +144,11 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
         has_at_nocase(text, at, "bearer")) {
         return true;
     }
-    for (const auto prefix : k_prefixes) {
-        if (has_at(text, at, prefix)) {
-            return true;
-        }
-    }
-    for (const auto name : k_names) {
-        if (has_at_nocase(text, at, name) && name_then_assignment(text, at + name.size())) {
-            return true;
-        }
-    }
-    return false;
+    return std::ranges::any_of(k_prefixes,
+                               [&](std::string_view prefix) { return has_at(text, at, prefix); }) ||
+           std::ranges::any_of(k_names, [&](std::string_view name) {
+               return has_at_nocase(text, at, name) && name_then_assignment(text, at + name.size());
+           });
 }
 
 #if defined(__SSE2__)
@@ -310,6 +305,33 @@ may_hold_secret(std::string_view rendered, model::SegmentKind kind)
 #endif
 }
 
+namespace {
+// secret_tags' bits: may_hold_secret for a tool result (whose rendering a
+// secret's name and value may straddle) and for every other kind.
+constexpr std::uint8_t k_tag_plain = 1;
+constexpr std::uint8_t k_tag_tool_result = 2;
+} // namespace
+
+std::uint8_t
+secret_tags(std::string_view rendered)
+{
+    // A tool result's anchors are the others and "},{" (anchor_at), so a
+    // rendering with none for a tool result has none for any kind: one scan
+    // for the many texts that hold nothing.
+    if (!may_hold_secret(rendered, model::SegmentKind::tool_result)) {
+        return 0;
+    }
+    return may_hold_secret(rendered, model::SegmentKind::text) ? k_tag_plain | k_tag_tool_result
+                                                               : k_tag_tool_result;
+}
+
+bool
+may_hold_secret(std::uint8_t tags, model::SegmentKind kind)
+{
+    return (tags & (kind == model::SegmentKind::tool_result ? k_tag_tool_result : k_tag_plain)) !=
+           0;
+}
+
 void
 describe_secret(Finding& f, std::string_view text, const SecretMatch& match)
 {
@@ -412,6 +434,9 @@ SecretScanner::add(const model::Request& request)
             continue;
         }
         m_previous.push_back(Previous{s.chain, 0});
+        if (const auto tags = m_texts.tags(s.content); tags && !may_hold_secret(*tags, s.kind)) {
+            continue;
+        }
         const auto raw = m_texts.get(s.content);
         if (!raw || !may_hold_secret(*raw, s.kind)) {
             continue;

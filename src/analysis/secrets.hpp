@@ -32,11 +32,22 @@ std::vector<std::size_t> char_offsets(std::string_view text,
 // True is only a "maybe".
 bool may_hold_secret(std::string_view rendered, model::SegmentKind kind);
 
+// may_hold_secret of a rendering for every kind at once, as the bits a
+// TextStore keeps with the text (its tagger): the scan then runs on the
+// loader's workers, as each text is first put.
+std::uint8_t secret_tags(std::string_view rendered);
+bool may_hold_secret(std::uint8_t tags, model::SegmentKind kind);
+
 // CW040 over a log: every segment's text is scanned once per distinct
-// content; a segment seen again adds an occurrence to its findings.
+// content; a segment seen again adds an occurrence to its findings. It tags
+// the texts put into `texts` from now on (secret_tags), so that only a text
+// that may hold a secret is read back.
 class SecretScanner {
 public:
-    explicit SecretScanner(const model::TextStore& texts) : m_texts(texts) {}
+    explicit SecretScanner(model::TextStore& texts) : m_texts(texts)
+    {
+        texts.set_tagger(&secret_tags);
+    }
 
     void add(const model::Request& request);
 

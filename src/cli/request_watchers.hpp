@@ -13,7 +13,7 @@ namespace cachewise::cli {
 // What analyze and audit note of every request as it is read, beside their
 // own work: the provider's own diagnosis of a miss, and credentials in prompts.
 struct RequestWatchers {
-    explicit RequestWatchers(const model::TextStore& texts) : secrets(texts) {}
+    explicit RequestWatchers(model::TextStore& texts) : secrets(texts) {}
 
     void
     note(const model::Request& request)
@@ -30,7 +30,7 @@ struct RequestWatchers {
 // the watchers noting every request on its way.
 struct WatchedAnalysis {
     WatchedAnalysis(const ruleset::Rules& rules, const analysis::AnalyzeOptions& options,
-                    const model::TextStore& texts)
+                    model::TextStore& texts)
         : analyzer(rules, options, texts), watch(texts)
     {}
 

@@ -62,12 +62,19 @@ TextStore::operator=(TextStore&& other) noexcept
         m_fd = std::exchange(other.m_fd, -1);
         m_no_file = other.m_no_file;
         m_file_size = other.m_file_size;
+        m_tagger = other.m_tagger;
     }
     return *this;
 }
 
 bool
-TextStore::spill(const Hash128& content, std::string_view bytes)
+TextStore::kept(const Hash128& content) const
+{
+    return m_texts.find(content) != m_texts.end() || m_spilled.find(content) != m_spilled.end();
+}
+
+bool
+TextStore::spill(const Hash128& content, std::string_view bytes, Tags tags)
 {
     if (m_fd < 0 && !m_no_file) {
         m_fd = anonymous_file();
@@ -85,7 +92,8 @@ TextStore::spill(const Hash128& content, std::string_view bytes)
         }
         written += static_cast<std::size_t>(n);
     }
-    m_spilled.emplace(content, Spilled{m_file_size, static_cast<std::uint32_t>(bytes.size())});
+    m_spilled.emplace(content,
+                      Spilled{m_file_size, static_cast<std::uint32_t>(bytes.size()), tags});
     m_file_size += bytes.size();
     return true;
 }
@@ -93,16 +101,46 @@ TextStore::spill(const Hash128& content, std::string_view bytes)
 void
 TextStore::put(const Hash128& content, std::string_view bytes)
 {
+    Tagger tagger = nullptr;
+    {
+        const std::lock_guard lock(m_mutex);
+        if (kept(content)) {
+            return;
+        }
+        tagger = m_tagger;
+    }
+    // Tagged outside the lock, so that the workers tag in parallel.
+    const Tags tags = tagger != nullptr ? Tags{tagger(bytes), true} : Tags{};
     const std::lock_guard lock(m_mutex);
-    if (m_texts.find(content) != m_texts.end() || m_spilled.find(content) != m_spilled.end()) {
-        return;
+    if (kept(content)) {
+        return; // another worker put it meanwhile
     }
     m_bytes += bytes.size();
-    if (m_memory_bytes + bytes.size() > m_budget && spill(content, bytes)) {
+    if (m_memory_bytes + bytes.size() > m_budget && spill(content, bytes, tags)) {
         return;
     }
     m_memory_bytes += bytes.size();
-    m_texts.emplace(content, std::string(bytes));
+    m_texts.emplace(content, Held{std::string(bytes), tags});
+}
+
+void
+TextStore::set_tagger(Tagger tagger)
+{
+    const std::lock_guard lock(m_mutex);
+    m_tagger = tagger;
+}
+
+std::optional<std::uint8_t>
+TextStore::tags(const Hash128& content) const
+{
+    const std::lock_guard lock(m_mutex);
+    Tags tags;
+    if (const auto it = m_texts.find(content); it != m_texts.end()) {
+        tags = it->second.tags;
+    } else if (const auto spilled = m_spilled.find(content); spilled != m_spilled.end()) {
+        tags = spilled->second.tags;
+    }
+    return tags.set ? std::optional(tags.value) : std::nullopt;
 }
 
 std::optional<std::string>
@@ -110,7 +148,7 @@ TextStore::get(const Hash128& content) const
 {
     const std::lock_guard lock(m_mutex);
     if (const auto it = m_texts.find(content); it != m_texts.end()) {
-        return it->second;
+        return it->second.bytes;
     }
     const auto it = m_spilled.find(content);
     if (it == m_spilled.end()) {

@@ -23,9 +23,15 @@ namespace cachewise::model {
 // are read back when asked for: memory keeps an offset per text. Without a
 // temporary file everything stays in memory, as before. The loader's worker
 // threads put into one store at once: every call takes a lock.
+//
+// A pass that needs only a property of each text (may it hold a secret?)
+// sets a tagger: it runs once per distinct text as the text is put, on the
+// worker that rendered it, so that pass need not read every text back on
+// the one thread that replays the log.
 class TextStore {
 public:
     static constexpr std::size_t k_memory_budget = std::size_t{32} << 20;
+    using Tagger = std::uint8_t (*)(std::string_view bytes);
 
     explicit TextStore(std::size_t memory_budget = k_memory_budget);
     ~TextStore();
@@ -36,6 +42,12 @@ public:
 
     void put(const Hash128& content, std::string_view bytes);
     [[nodiscard]] std::optional<std::string> get(const Hash128& content) const;
+
+    // Texts put from now on are tagged by `tagger`.
+    void set_tagger(Tagger tagger);
+    // The tagger's value for a kept text; nullopt when the text is not kept
+    // or was put before a tagger was set.
+    [[nodiscard]] std::optional<std::uint8_t> tags(const Hash128& content) const;
 
     [[nodiscard]] std::size_t
     size() const
@@ -58,13 +70,23 @@ public:
     }
 
 private:
+    struct Tags {
+        std::uint8_t value = 0;
+        bool set = false;
+    };
+    struct Held {
+        std::string bytes;
+        Tags tags;
+    };
     struct Spilled {
         std::uint64_t offset = 0;
         std::uint32_t size = 0;
+        Tags tags;
     };
-    [[nodiscard]] bool spill(const Hash128& content, std::string_view bytes);
+    [[nodiscard]] bool kept(const Hash128& content) const;
+    [[nodiscard]] bool spill(const Hash128& content, std::string_view bytes, Tags tags);
 
-    std::unordered_map<Hash128, std::string, Hash128Hasher> m_texts;
+    std::unordered_map<Hash128, Held, Hash128Hasher> m_texts;
     std::unordered_map<Hash128, Spilled, Hash128Hasher> m_spilled;
     std::size_t m_budget;
     std::size_t m_bytes = 0;
@@ -72,6 +94,7 @@ private:
     int m_fd = -1;          // the temporary file, once one is needed
     bool m_no_file = false; // it could not be made: everything stays in memory
     std::uint64_t m_file_size = 0;
+    Tagger m_tagger = nullptr;
     mutable std::mutex m_mutex;
 };
 

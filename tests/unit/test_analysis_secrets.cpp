@@ -128,7 +128,12 @@ TEST_SUITE("analysis::secrets")
                 {tool_use(a), SegmentKind::tool_use},
                 {a, SegmentKind::text}, // not JSON: shown as it is
             };
-            for (const auto& [rendered, kind] : renderings) {
+            for (const auto& pair : renderings) {
+                const std::string& rendered = pair.first; // INFO's lambda takes no binding
+                const SegmentKind kind = pair.second;
+                // The tags a TextStore keeps answer as the scan does, for every kind.
+                CHECK(may_hold_secret(secret_tags(rendered), kind) ==
+                      may_hold_secret(rendered, kind));
                 if (finds(rendered, kind)) {
                     ++secrets;
                     INFO(rendered);
@@ -202,5 +207,21 @@ TEST_SUITE("analysis::secrets")
         scanner.add(request({3, 0}, 3));
         REQUIRE(scanner.findings().size() == 1);
         CHECK(scanner.findings()[0].occurrences == 5);
+    }
+
+    TEST_CASE("texts put before the scanner was made (untagged) are scanned as well")
+    {
+        const std::string key = "sk-ant-api03-" + std::string("Zq8xY2vB7nLm4Kp9");
+        const std::string text = text_block("use " + key);
+        model::TextStore store;
+        store.put(hash_bytes(text), text);
+        SecretScanner scanner(store);
+        model::Request r;
+        model::Segment s;
+        s.content = hash_bytes(text);
+        s.chain = model::chain_link(Hash128{1, 1}, s);
+        r.segments.push_back(s);
+        scanner.add(r);
+        CHECK(scanner.findings().size() == 1);
     }
 }

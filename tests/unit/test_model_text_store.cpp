@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 using namespace cachewise;
 
@@ -44,5 +47,21 @@ TEST_SUITE("model::TextStore")
         store.put(hash_bytes("small"), "small");
         CHECK(store.spilled_bytes() == 0);
         CHECK(store.get(hash_bytes("small")) == std::string("small"));
+    }
+
+    TEST_CASE("the tagger runs once per text put after it is set, in memory and spilled alike")
+    {
+        model::TextStore store(10); // "before" and "held" fit
+        store.put(hash_bytes("before"), "before");
+        store.set_tagger(
+            [](std::string_view bytes) { return static_cast<std::uint8_t>(bytes.size()); });
+        store.put(hash_bytes("held"), "held");
+        store.put(hash_bytes("spilled text"), "spilled text");
+        CHECK(store.spilled_bytes() == 12);
+        CHECK(store.tags(hash_bytes("held")) == std::optional<std::uint8_t>(4));
+        CHECK(store.tags(hash_bytes("spilled text")) == std::optional<std::uint8_t>(12));
+        CHECK_FALSE(store.tags(hash_bytes("before")).has_value()); // put untagged
+        CHECK_FALSE(store.tags(hash_bytes("absent")).has_value());
+        CHECK(store.get(hash_bytes("spilled text")) == std::string("spilled text"));
     }
 }
