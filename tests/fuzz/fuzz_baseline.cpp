@@ -2,22 +2,19 @@
 // (cachewise::Error), never a crash.
 #include "analysis/rule_catalogue.hpp"
 #include "cli/gate.hpp"
+#include "scratch_file.hpp"
 #include "util/error.hpp"
 
 #include <cstdint>
-#include <fstream>
 #include <string>
-#include <unistd.h>
 
 extern "C" int
+// NOLINTNEXTLINE(readability-identifier-naming): the name libFuzzer calls
 LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     using namespace cachewise;
-    static const std::string path = "/tmp/cachewise-fuzz-baseline-" + std::to_string(::getpid());
-    {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    }
+    static const fuzz::ScratchFile scratch("baseline.json");
+    const std::string path = scratch.write(data, size).string();
     analysis::Finding f = analysis::make_finding("CW010");
     f.file = "a.json";
     f.kind = "date";

@@ -1,28 +1,20 @@
 // libFuzzer harness for .cachewise.json: a setting or an input error, never
 // a crash.
 #include "cli/settings.hpp"
+#include "scratch_file.hpp"
 #include "util/error.hpp"
 
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <string>
-#include <unistd.h>
 
 extern "C" int
+// NOLINTNEXTLINE(readability-identifier-naming): the name libFuzzer calls
 LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     using namespace cachewise;
-    static const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() /
-        ("cachewise-fuzz-config-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    {
-        std::ofstream out(dir / ".cachewise.json", std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    }
+    static const fuzz::ScratchFile scratch(".cachewise.json", true);
+    (void)scratch.write(data, size);
     try {
-        const auto settings = cli::resolve_settings({}, {}, "lint", dir);
+        const auto settings = cli::resolve_settings({}, {}, "lint", scratch.folder_or_file());
         for (const auto& key : cli::key_table()) {
             (void)cli::value_text(settings, key.key);
         }

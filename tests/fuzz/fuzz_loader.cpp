@@ -5,12 +5,10 @@
 // bug; broken records are expected.
 #include "ingest/loader.hpp"
 #include "ruleset/rules.hpp"
+#include "scratch_file.hpp"
 
 #include <cstdint>
-#include <cstdio>
-#include <fstream>
 #include <string>
-#include <unistd.h>
 
 #ifndef CACHEWISE_FUZZ_FORMAT
 #define CACHEWISE_FUZZ_FORMAT "auto"
@@ -18,12 +16,11 @@
 
 namespace {
 
-const std::string&
-scratch_path()
+const cachewise::fuzz::ScratchFile&
+scratch()
 {
-    static const std::string path =
-        "/tmp/cachewise-fuzz-" + std::to_string(::getpid()) + "-" CACHEWISE_FUZZ_FORMAT ".jsonl";
-    return path;
+    static const cachewise::fuzz::ScratchFile file(CACHEWISE_FUZZ_FORMAT ".jsonl");
+    return file;
 }
 
 const cachewise::ruleset::Rules&
@@ -38,6 +35,7 @@ rules()
 // The rules are loaded once, before the first input: their RE2 patterns take
 // longer to compile under ASan than the one-second limit on an input.
 extern "C" int
+// NOLINTNEXTLINE(readability-identifier-naming): the name libFuzzer calls
 LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/)
 {
     (void)rules();
@@ -45,13 +43,11 @@ LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/)
 }
 
 extern "C" int
+// NOLINTNEXTLINE(readability-identifier-naming): the name libFuzzer calls
 LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     using namespace cachewise;
-    {
-        std::ofstream out(scratch_path(), std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    }
+    const std::string path = scratch().write(data, size).string();
     ingest::LoadOptions options;
     options.format = *ingest::parse_input_format(CACHEWISE_FUZZ_FORMAT);
     options.max_record_bytes = std::size_t{1} << 20;
@@ -59,7 +55,6 @@ LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
     options.text_store = &texts;
     ingest::Loader loader(rules(), options);
     std::size_t requests = 0;
-    (void)loader.load({scratch_path()},
-                      [&](model::Request&& r) { requests += r.segments.size() > 0 ? 1 : 0; });
+    (void)loader.load({path}, [&](model::Request&& r) { requests += r.segments.empty() ? 0 : 1; });
     return 0;
 }
