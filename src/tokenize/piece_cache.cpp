@@ -1,11 +1,9 @@
 #include "tokenize/piece_cache.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
-// Inlined: a piece is a few bytes, and a call into the shared library costs
-// more than hashing them.
-#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace cachewise::tokenize {
@@ -22,18 +20,28 @@ PieceCache::PieceCache() : m_slots(k_slots)
     m_tokens.reserve(k_max_used);
 }
 
-std::uint64_t
-PieceCache::hash(std::string_view piece)
+PieceCache::Key
+PieceCache::long_key(std::string_view piece)
 {
-    return XXH3_64bits(piece.data(), piece.size());
+    Key k{{0, 0}, 0};
+    if (piece.size() > k_max_piece) {
+        return k;
+    }
+    const std::size_t n = std::min(piece.size(), k_head);
+    std::array<char, k_head> head{};
+    std::memcpy(head.data(), piece.data(), n);
+    std::memcpy(&k.head[0], head.data(), 8);
+    std::memcpy(&k.head[1], head.data() + 8, 8);
+    k.hash = piece.size() <= k_head ? mix(k.head[0], k.head[1], piece.size())
+                                    : XXH3_64bits(piece.data(), piece.size());
+    return k;
 }
 
-// `piece` has the length of the slot's piece.
+// The slot holds `piece` (whose key is `key`).
 bool
-PieceCache::same(const Slot& s, std::string_view piece) const
+PieceCache::same(const Slot& s, std::string_view piece, const Key& key) const
 {
-    const std::size_t head = std::min(piece.size(), k_head);
-    if (std::memcmp(s.head.data(), piece.data(), head) != 0) {
+    if (s.head[0] != key.head[0] || s.head[1] != key.head[1] || s.key_length != piece.size()) {
         return false;
     }
     return piece.size() <= k_head ||
@@ -41,15 +49,15 @@ PieceCache::same(const Slot& s, std::string_view piece) const
 }
 
 std::optional<std::span<const TokenId>>
-PieceCache::find(std::string_view piece, std::uint64_t hash) const
+PieceCache::find(std::string_view piece, const Key& key) const
 {
     if (piece.size() > k_max_piece) {
         return std::nullopt;
     }
-    std::size_t slot = hash & (k_slots - 1);
+    std::size_t slot = key.hash & (k_slots - 1);
     while (m_slots[slot].token_count != 0) {
         const Slot& s = m_slots[slot];
-        if (s.hash == hash && s.key_length == piece.size() && same(s, piece)) {
+        if (same(s, piece, key)) {
             if (s.token_count == 1) {
                 return std::span<const TokenId>(&s.tokens, 1);
             }
@@ -61,7 +69,7 @@ PieceCache::find(std::string_view piece, std::uint64_t hash) const
 }
 
 void
-PieceCache::add(std::string_view piece, std::uint64_t hash, std::span<const TokenId> tokens)
+PieceCache::add(std::string_view piece, const Key& key, std::span<const TokenId> tokens)
 {
     if (piece.size() > k_max_piece || tokens.empty() || tokens.size() > 0xFFFF) {
         return;
@@ -69,17 +77,18 @@ PieceCache::add(std::string_view piece, std::uint64_t hash, std::span<const Toke
     if (m_used >= k_max_used) {
         clear();
     }
-    std::size_t slot = hash & (k_slots - 1);
+    std::size_t slot = key.hash & (k_slots - 1);
     while (m_slots[slot].token_count != 0) {
         slot = (slot + 1) & (k_slots - 1);
     }
     Slot& s = m_slots[slot];
-    s.hash = hash;
+    s.head[0] = key.head[0];
+    s.head[1] = key.head[1];
     s.key_length = static_cast<std::uint16_t>(piece.size());
-    const std::size_t head = std::min(piece.size(), k_head);
-    std::memcpy(s.head.data(), piece.data(), head);
     s.key = static_cast<std::uint32_t>(m_keys.size());
-    m_keys.append(piece.substr(head));
+    if (piece.size() > k_head) {
+        m_keys.append(piece.substr(k_head));
+    }
     s.token_count = static_cast<std::uint16_t>(tokens.size());
     if (tokens.size() == 1) {
         s.tokens = tokens.front();

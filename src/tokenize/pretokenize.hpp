@@ -26,4 +26,11 @@ enum class PreTokenizer {
 // `text`, in order, covering it exactly).
 void pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::string_view>& pieces);
 
+namespace detail {
+// pre_tokenize without its ASCII fast path (not for deepseek_v3): the
+// reference that the tests hold it to.
+void pre_tokenize_unicode(PreTokenizer kind, std::string_view text,
+                          std::vector<std::string_view>& pieces);
+} // namespace detail
+
 } // namespace cachewise::tokenize

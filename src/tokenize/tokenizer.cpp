@@ -9,16 +9,10 @@ Tokenizer::Tokenizer(TokenizerTraits traits, Vocabulary vocab)
     : m_traits(std::move(traits)), m_vocab(std::move(vocab))
 {}
 
-std::uint64_t
-Tokenizer::piece_hash(std::string_view piece)
-{
-    return piece.size() <= PieceCache::k_max_piece ? PieceCache::hash(piece) : 0;
-}
-
 std::span<const TokenId>
-Tokenizer::piece_tokens(std::string_view piece, std::uint64_t hash) const
+Tokenizer::piece_tokens(std::string_view piece, const PieceCache::Key& key) const
 {
-    if (const auto hit = m_cache.find(piece, hash)) {
+    if (const auto hit = m_cache.find(piece, key)) {
         return *hit;
     }
     m_scratch.clear();
@@ -28,7 +22,7 @@ Tokenizer::piece_tokens(std::string_view piece, std::uint64_t hash) const
     } else {
         m_merger.merge(m_vocab, piece, m_scratch);
     }
-    m_cache.add(piece, hash, m_scratch);
+    m_cache.add(piece, key, m_scratch);
     return m_scratch;
 }
 
@@ -53,16 +47,17 @@ Tokenizer::for_each_piece(std::string_view text, Fn fn) const
     // Most pieces are in the cache, and the time goes to reading its slots
     // from memory: hashing the pieces first lets each slot be fetched a few
     // pieces ahead of its use.
-    m_hashes.resize(m_pieces.size());
+    m_keys.resize(m_pieces.size());
+    const char* end = text.data() + text.size();
     for (std::size_t i = 0; i < m_pieces.size(); ++i) {
-        m_hashes[i] = piece_hash(m_pieces[i]);
+        m_keys[i] = PieceCache::key(m_pieces[i], end);
     }
     constexpr std::size_t k_ahead = 8;
     for (std::size_t i = 0; i < m_pieces.size(); ++i) {
         if (i + k_ahead < m_pieces.size()) {
-            m_cache.prefetch(m_hashes[i + k_ahead]);
+            m_cache.prefetch(m_keys[i + k_ahead]);
         }
-        fn(piece_tokens(m_pieces[i], m_hashes[i]));
+        fn(piece_tokens(m_pieces[i], m_keys[i]));
     }
 }
 

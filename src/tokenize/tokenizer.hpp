@@ -59,9 +59,7 @@ private:
     // it is a token (and the family says so), else merged. Valid until the
     // next call.
     [[nodiscard]] std::span<const TokenId> piece_tokens(std::string_view piece,
-                                                        std::uint64_t hash) const;
-    // The piece cache's hash of a piece; 0 for one too long to be kept.
-    [[nodiscard]] static std::uint64_t piece_hash(std::string_view piece);
+                                                        const PieceCache::Key& key) const;
     // Repairs ill-formed UTF-8, normalises, pre-tokenises, and calls `fn`
     // with the tokens of each piece in turn.
     template <typename Fn> void for_each_piece(std::string_view text, Fn fn) const;
@@ -71,7 +69,7 @@ private:
     mutable PieceCache m_cache;
     mutable BpeMerger m_merger;
     mutable std::vector<std::string_view> m_pieces;
-    mutable std::vector<std::uint64_t> m_hashes; // of m_pieces
+    mutable std::vector<PieceCache::Key> m_keys; // of m_pieces
     mutable std::vector<TokenId> m_scratch;      // the tokens of a piece not in the cache
 };
 

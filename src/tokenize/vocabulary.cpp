@@ -1,5 +1,7 @@
 #include "tokenize/vocabulary.hpp"
 
+// Inlined: tokens are a few bytes, and the load hashes 200k of them.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <bit>
@@ -66,17 +68,34 @@ Vocabulary::add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId m
 }
 
 void
+Vocabulary::reserve(std::size_t tokens, std::size_t bytes)
+{
+    m_spans.reserve(tokens);
+    m_bytes.reserve(bytes);
+}
+
+void
 Vocabulary::finish()
 {
     m_byte_tokens.fill(k_none);
     m_slots.assign(table_size(m_count), k_none);
     const std::size_t mask = m_slots.size() - 1;
+    // The slots are written in random order: hashing every token first lets
+    // each slot be fetched a few tokens ahead of its write.
+    std::vector<std::uint32_t> home(m_spans.size());
     for (TokenId id = 0; id < m_spans.size(); ++id) {
+        home[id] = static_cast<std::uint32_t>(hash_of(bytes_of(id)) & mask);
+    }
+    constexpr TokenId k_ahead = 16;
+    for (TokenId id = 0; id < m_spans.size(); ++id) {
+        if (id + k_ahead < m_spans.size()) {
+            __builtin_prefetch(&m_slots[home[id + k_ahead]], 1);
+        }
         if (m_spans[id] == k_no_span) {
             continue;
         }
         const auto bytes = bytes_of(id);
-        std::size_t slot = hash_of(bytes) & mask;
+        std::size_t slot = home[id];
         while (m_slots[slot] != k_none) {
             slot = (slot + 1) & mask;
         }
