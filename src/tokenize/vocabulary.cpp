@@ -49,7 +49,9 @@ Vocabulary::add_token(TokenId id, std::string_view bytes)
     if (id == k_none || bytes.empty() || bytes.size() >= (1U << k_length_bits)) {
         return false;
     }
-    if (id >= m_spans.size()) {
+    if (id == m_spans.size()) {
+        m_spans.push_back(k_no_span); // ids in order, as rank files have them
+    } else if (id > m_spans.size()) {
         m_spans.resize(static_cast<std::size_t>(id) + 1, k_no_span);
     }
     if (m_spans[id] != k_no_span) {
