@@ -10,15 +10,9 @@ namespace cachewise::tokenize {
 
 namespace {
 
-constexpr std::size_t k_max_used = std::size_t{1} << 16; // half the slots
-
 } // namespace
 
-PieceCache::PieceCache() : m_slots(k_slots)
-{
-    m_keys.reserve(k_max_used * 4);
-    m_tokens.reserve(k_max_used);
-}
+PieceCache::PieceCache() : m_slots(k_min_slots) {}
 
 PieceCache::Key
 PieceCache::long_key(std::string_view piece)
@@ -54,7 +48,8 @@ PieceCache::find(std::string_view piece, const Key& key) const
     if (piece.size() > k_max_piece) {
         return std::nullopt;
     }
-    std::size_t slot = key.hash & (k_slots - 1);
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t slot = key.hash & mask;
     while (m_slots[slot].token_count != 0) {
         const Slot& s = m_slots[slot];
         if (same(s, piece, key)) {
@@ -63,7 +58,7 @@ PieceCache::find(std::string_view piece, const Key& key) const
             }
             return std::span<const TokenId>(m_tokens.data() + s.tokens, s.token_count);
         }
-        slot = (slot + 1) & (k_slots - 1);
+        slot = (slot + 1) & mask;
     }
     return std::nullopt;
 }
@@ -74,14 +69,14 @@ PieceCache::add(std::string_view piece, const Key& key, std::span<const TokenId>
     if (piece.size() > k_max_piece || tokens.empty() || tokens.size() > 0xFFFF) {
         return;
     }
-    if (m_used >= k_max_used) {
-        clear();
+    if ((m_used + 1) * 2 > m_slots.size()) {
+        if (m_slots.size() < k_max_slots) {
+            grow();
+        } else {
+            clear();
+        }
     }
-    std::size_t slot = key.hash & (k_slots - 1);
-    while (m_slots[slot].token_count != 0) {
-        slot = (slot + 1) & (k_slots - 1);
-    }
-    Slot& s = m_slots[slot];
+    Slot& s = m_slots[free_slot(key.hash)];
     s.head[0] = key.head[0];
     s.head[1] = key.head[1];
     s.key_length = static_cast<std::uint16_t>(piece.size());
@@ -97,6 +92,42 @@ PieceCache::add(std::string_view piece, const Key& key, std::span<const TokenId>
         m_tokens.insert(m_tokens.end(), tokens.begin(), tokens.end());
     }
     ++m_used;
+}
+
+std::size_t
+PieceCache::free_slot(std::uint64_t hash) const
+{
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t slot = hash & mask;
+    while (m_slots[slot].token_count != 0) {
+        slot = (slot + 1) & mask;
+    }
+    return slot;
+}
+
+// The hash of the piece a slot holds, as key() made it.
+std::uint64_t
+PieceCache::hash_of(const Slot& s) const
+{
+    std::string piece(k_head, '\0');
+    std::memcpy(piece.data(), s.head, k_head);
+    piece.resize(std::min<std::size_t>(s.key_length, k_head));
+    if (s.key_length > k_head) {
+        piece += std::string_view(m_keys).substr(s.key, s.key_length - k_head);
+    }
+    return long_key(piece).hash;
+}
+
+void
+PieceCache::grow()
+{
+    std::vector<Slot> old(m_slots.size() * 2);
+    old.swap(m_slots);
+    for (const Slot& s : old) {
+        if (s.token_count != 0) {
+            m_slots[free_slot(hash_of(s))] = s;
+        }
+    }
 }
 
 void

@@ -20,7 +20,7 @@ namespace cachewise::tokenize {
 // tokens do not depend on its neighbours. A slot holds the piece's first 16
 // bytes as two words and, for a one-token piece, the token itself, so a hit
 // on a short piece (most are) is two compares in one cache line. Bounded:
-// when full it starts over, so memory stays flat on any input. Pieces
+// when full (2^16 pieces) it starts over, so memory stays flat on any input. Pieces
 // longer than k_max_piece are not kept.
 class PieceCache {
 public:
@@ -57,14 +57,6 @@ public:
     [[nodiscard]] std::optional<std::span<const TokenId>> find(std::string_view piece,
                                                                const Key& key) const;
     void add(std::string_view piece, const Key& key, std::span<const TokenId> tokens);
-    // Starts reading the slot where `key` would be: a tokenizer that knows
-    // its next pieces asks for them ahead, so that the misses overlap.
-    void
-    prefetch(const Key& key) const
-    {
-        __builtin_prefetch(&m_slots[key.hash & (k_slots - 1)]);
-    }
-
 private:
     // A mask of a word's first `n` bytes (all of them from 8 on).
     static std::uint64_t
@@ -88,7 +80,11 @@ private:
     // The key of a piece longer than 16 bytes, or of one at the text's end.
     static Key long_key(std::string_view piece);
 
-    static constexpr std::size_t k_slots = 1U << 17;
+    // The table starts small and doubles when half full, so that the slots
+    // of a log's few thousand distinct pieces lie close together (they are
+    // read between long stretches of other work, from the outer caches).
+    static constexpr std::size_t k_min_slots = std::size_t{1} << 12;
+    static constexpr std::size_t k_max_slots = std::size_t{1} << 17;
     struct Slot {
         std::uint64_t head[2] = {0, 0};
         std::uint32_t key = 0;    // offset of the piece's bytes past k_head in m_keys
@@ -97,6 +93,9 @@ private:
         std::uint16_t token_count = 0; // 0: empty slot
     };
     [[nodiscard]] bool same(const Slot& s, std::string_view piece, const Key& key) const;
+    [[nodiscard]] std::size_t free_slot(std::uint64_t hash) const;
+    [[nodiscard]] std::uint64_t hash_of(const Slot& s) const;
+    void grow();
     void clear();
 
     std::vector<Slot> m_slots;

@@ -296,16 +296,18 @@ pre_tokenize_unicode(PreTokenizer kind, std::string_view text,
 
 } // namespace detail
 
-void
-pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::string_view>& pieces)
+std::size_t
+pre_tokenize_part(PreTokenizer kind, std::string_view text, std::size_t from,
+                  std::size_t max_pieces, std::vector<std::string_view>& pieces)
 {
     if (kind == PreTokenizer::deepseek_v3) {
-        detail::deepseek_v3_split(text, pieces);
-        return;
+        detail::deepseek_v3_split(text.substr(from), pieces);
+        return text.size();
     }
     const Scanner s(text);
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-    for (std::size_t i = 0; i < s.size();) {
+    std::size_t i = from;
+    for (std::size_t n = 0; i < s.size() && n < max_pieces; ++n) {
         std::size_t e = detail::k_undecided;
         if (bytes[i] < 0x80) {
             e = kind == PreTokenizer::o200k
@@ -319,6 +321,13 @@ pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::string_v
         pieces.push_back(text.substr(i, e - i));
         i = e;
     }
+    return i;
+}
+
+void
+pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::string_view>& pieces)
+{
+    (void)pre_tokenize_part(kind, text, 0, text.size(), pieces);
 }
 
 } // namespace cachewise::tokenize
