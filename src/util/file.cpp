@@ -58,29 +58,13 @@ read_file(const std::string& path)
     if (path == "-") {
         return read_stdin();
     }
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
         return unexpected(fmt::format("{}: cannot be read", path));
     }
-    // A regular file is read at once into a string of its size (a
-    // vocabulary is megabytes, and a stringstream copies it twice); what
-    // has no size (a pipe, a directory) or grows meanwhile is read to its
-    // end as a stream.
-    std::string text;
-    if (const auto size = static_cast<std::streamoff>(in.tellg()); size > 0) {
-        text.resize(static_cast<std::size_t>(size));
-        in.seekg(0);
-        in.read(text.data(), size);
-        text.resize(static_cast<std::size_t>(in.gcount()));
-    } else {
-        in.clear();
-        in.seekg(0);
-    }
-    in.clear();
-    std::ostringstream rest;
-    rest << in.rdbuf();
-    text += rest.str();
-    return text;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 int
