@@ -146,6 +146,25 @@ TEST_SUITE("tokenize::pre_tokenize")
 
 TEST_SUITE("tokenize::utf8")
 {
+    TEST_CASE("text is valid exactly when repairing it changes nothing, on random bytes")
+    {
+        // Lead bytes, continuation bytes and the edges of the table of
+        // well-formed sequences (E0 A0, ED 9F, F0 90, F4 8F), some ASCII.
+        static const unsigned char bytes[] = {'a',  ' ',  0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0,
+                                              0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF,
+                                              0xF0, 0xF3, 0xF4, 0xF5, 0xFF};
+        cachewise::SplitMix64 rng(5);
+        for (int round = 0; round < 20000; ++round) {
+            std::string text;
+            const auto n = rng.next() % 40;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                text.push_back(static_cast<char>(bytes[rng.next() % sizeof bytes]));
+            }
+            CAPTURE(text);
+            REQUIRE(is_valid_utf8(text) == (repair_utf8(text) == text));
+        }
+    }
+
     TEST_CASE("ill-formed bytes become one U+FFFD per maximal subpart, like TextDecoder")
     {
         CHECK(is_valid_utf8("plain ascii and é and 👍"));
