@@ -82,22 +82,12 @@ Vocabulary::finish()
     m_byte_tokens.fill(k_none);
     m_slots.assign(table_size(m_count), k_none);
     const std::size_t mask = m_slots.size() - 1;
-    // The slots are written in random order: hashing every token first lets
-    // each slot be fetched a few tokens ahead of its write.
-    std::vector<std::uint32_t> home(m_spans.size());
     for (TokenId id = 0; id < m_spans.size(); ++id) {
-        home[id] = static_cast<std::uint32_t>(hash_of(bytes_of(id)) & mask);
-    }
-    constexpr TokenId k_ahead = 16;
-    for (TokenId id = 0; id < m_spans.size(); ++id) {
-        if (id + k_ahead < m_spans.size()) {
-            __builtin_prefetch(&m_slots[home[id + k_ahead]], 1);
-        }
         if (m_spans[id] == k_no_span) {
             continue;
         }
         const auto bytes = bytes_of(id);
-        std::size_t slot = home[id];
+        std::size_t slot = hash_of(bytes) & mask;
         while (m_slots[slot] != k_none) {
             slot = (slot + 1) & mask;
         }
