@@ -57,6 +57,14 @@ public:
     [[nodiscard]] std::optional<std::span<const TokenId>> find(std::string_view piece,
                                                                const Key& key) const;
     void add(std::string_view piece, const Key& key, std::span<const TokenId> tokens);
+    // Starts reading the slot where `key` would be: a tokenizer that knows
+    // its next pieces asks for them ahead, so that the misses overlap.
+    void
+    prefetch(const Key& key) const
+    {
+        __builtin_prefetch(&m_slots[key.hash & (m_slots.size() - 1)]);
+    }
+
 private:
     // A mask of a word's first `n` bytes (all of them from 8 on).
     static std::uint64_t

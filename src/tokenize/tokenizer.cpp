@@ -45,12 +45,23 @@ Tokenizer::for_each_piece(std::string_view text, Fn fn) const
     // A few hundred pieces at a time, so that they and their keys stay in
     // the first-level cache beside the piece cache's slots.
     constexpr std::size_t k_part = 256;
+    constexpr std::size_t k_ahead = 8;
     const char* end = text.data() + text.size();
     for (std::size_t from = 0; from < text.size();) {
         m_pieces.clear();
         from = pre_tokenize_part(m_traits.pre_tokenizer, text, from, k_part, m_pieces);
-        for (const auto piece : m_pieces) {
-            fn(piece_tokens(piece, PieceCache::key(piece, end)));
+        // Most pieces are in the cache, and between two texts the loader has
+        // pushed its slots out to the outer caches: keying the part's pieces
+        // first lets each slot be fetched a few pieces ahead of its use.
+        m_keys.resize(m_pieces.size());
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            m_keys[i] = PieceCache::key(m_pieces[i], end);
+        }
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            if (i + k_ahead < m_pieces.size()) {
+                m_cache.prefetch(m_keys[i + k_ahead]);
+            }
+            fn(piece_tokens(m_pieces[i], m_keys[i]));
         }
     }
 }

@@ -69,6 +69,7 @@ private:
     mutable PieceCache m_cache;
     mutable BpeMerger m_merger;
     mutable std::vector<std::string_view> m_pieces;
+    mutable std::vector<PieceCache::Key> m_keys; // of m_pieces
     mutable std::vector<TokenId> m_scratch;      // the tokens of a piece not in the cache
 };
 
