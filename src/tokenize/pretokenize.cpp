@@ -305,21 +305,16 @@ pre_tokenize_part(PreTokenizer kind, std::string_view text, std::size_t from,
         return text.size();
     }
     const Scanner s(text);
-    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
     std::size_t i = from;
-    for (std::size_t n = 0; i < s.size() && n < max_pieces; ++n) {
-        std::size_t e = detail::k_undecided;
-        if (bytes[i] < 0x80) {
-            e = kind == PreTokenizer::o200k
-                    ? detail::next_o200k_ascii(text, i)
-                    : detail::next_gpt4_ascii(text, i, kind == PreTokenizer::qwen2 ? 1 : 3,
-                                              kind == PreTokenizer::cl100k);
+    std::size_t budget = max_pieces;
+    while (i < s.size() && budget > 0) {
+        i = detail::split_ascii(kind, text, i, budget, pieces);
+        if (i < s.size() && budget > 0) {
+            const std::size_t e = next_piece(kind, s, i);
+            pieces.push_back(text.substr(i, e - i));
+            --budget;
+            i = e;
         }
-        if (e == detail::k_undecided) {
-            e = next_piece(kind, s, i);
-        }
-        pieces.push_back(text.substr(i, e - i));
-        i = e;
     }
     return i;
 }

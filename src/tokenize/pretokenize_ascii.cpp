@@ -256,4 +256,25 @@ next_gpt4_ascii(std::string_view text, std::size_t i, std::size_t max_digits, bo
     return whitespace(s, i, trailing_run);
 }
 
+std::size_t
+split_ascii(PreTokenizer kind, std::string_view text, std::size_t i, std::size_t& budget,
+            std::vector<std::string_view>& pieces)
+{
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t digits = kind == PreTokenizer::qwen2 ? 1 : 3;
+    const bool trailing_run = kind == PreTokenizer::cl100k;
+    while (i < text.size() && budget > 0 && bytes[i] < 0x80) {
+        const std::size_t e = kind == PreTokenizer::o200k
+                                  ? next_o200k_ascii(text, i)
+                                  : next_gpt4_ascii(text, i, digits, trailing_run);
+        if (e == k_undecided) {
+            break;
+        }
+        pieces.push_back(text.substr(i, e - i));
+        --budget;
+        i = e;
+    }
+    return i;
+}
+
 } // namespace cachewise::tokenize::detail

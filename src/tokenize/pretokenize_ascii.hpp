@@ -1,7 +1,10 @@
 #pragma once
 
+#include "tokenize/pretokenize.hpp"
+
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 namespace cachewise::tokenize::detail {
 
@@ -17,5 +20,12 @@ std::size_t next_o200k_ascii(std::string_view text, std::size_t i);
 // (1, none).
 std::size_t next_gpt4_ascii(std::string_view text, std::size_t i, std::size_t max_digits,
                             bool trailing_run);
+
+
+// Appends pieces from `i` (o200k and the GPT-4 family) while the ASCII
+// path decides them, at most `budget` of them (counted down); returns where
+// it stopped: the end, a byte from 0x80 on, or a piece it leaves undecided.
+std::size_t split_ascii(PreTokenizer kind, std::string_view text, std::size_t i,
+                        std::size_t& budget, std::vector<std::string_view>& pieces);
 
 } // namespace cachewise::tokenize::detail
