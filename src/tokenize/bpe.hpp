@@ -51,8 +51,8 @@ private:
     // rank file's merge): remembered by the pair of ids, since the same
     // pairs come up in piece after piece and the vocabulary's table costs
     // a few cache misses a look-up. A merger serves one vocabulary.
-    std::optional<TokenId> joined(const Vocabulary& vocab, std::string_view piece,
-                                  const Symbol& l, const Symbol& r);
+    std::optional<TokenId> joined(const Vocabulary& vocab, std::string_view piece, const Symbol& l,
+                                  const Symbol& r);
 
     std::vector<Symbol> m_symbols; // scratch, reused between pieces
     std::vector<Candidate> m_heap;

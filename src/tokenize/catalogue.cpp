@@ -332,7 +332,7 @@ sha256_hex(std::string_view bytes)
         return unexpected(std::string("SHA-256 failed (EVP_Digest)"));
     }
     std::string hex;
-    hex.reserve(length * 2);
+    hex.reserve(static_cast<std::size_t>(length) * 2);
     for (unsigned int i = 0; i < length; ++i) {
         hex += fmt::format("{:02x}", digest[i]);
     }

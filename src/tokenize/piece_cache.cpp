@@ -1,16 +1,14 @@
 #include "tokenize/piece_cache.hpp"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
 
-#include <xxhash.h>
-
 namespace cachewise::tokenize {
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 PieceCache::PieceCache() : m_slots(k_min_slots) {}
 

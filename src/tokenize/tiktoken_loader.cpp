@@ -5,19 +5,20 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 
 namespace cachewise::tokenize {
 
 namespace {
 
-constexpr std::array<signed char, 256>
+constexpr std::array<std::int16_t, 256>
 make_base64_table()
 {
-    std::array<signed char, 256> t{};
+    std::array<std::int16_t, 256> t{};
     t.fill(-1);
     const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (int i = 0; i < 64; ++i) {
-        t[static_cast<unsigned char>(alphabet[i])] = static_cast<signed char>(i);
+        t[static_cast<unsigned char>(alphabet[i])] = static_cast<std::int16_t>(i);
     }
     return t;
 }
@@ -52,7 +53,8 @@ decode_base64(std::string_view in, std::string& out)
         if (!last || a < 0 || b < 0 || in[i + 3] != '=' || (c < 0 && in[i + 2] != '=')) {
             return false;
         }
-        const auto v = (static_cast<std::uint32_t>(a) << 18) | (static_cast<std::uint32_t>(b) << 12) |
+        const auto v = (static_cast<std::uint32_t>(a) << 18) |
+                       (static_cast<std::uint32_t>(b) << 12) |
                        (c < 0 ? 0U : static_cast<std::uint32_t>(c) << 6);
         out.push_back(static_cast<char>(v >> 16));
         if (c >= 0) {

@@ -38,10 +38,12 @@ TEST_SUITE("tokenize::PieceCache")
     {
         PieceCache cache;
         std::vector<std::string> pieces;
+        pieces.reserve(20000);
         for (int i = 0; i < 20000; ++i) {
             // Lengths 1 to 70: short ones fit the key, longer ones spill, the
             // longest are not kept at all.
-            pieces.push_back(std::to_string(i) + std::string(static_cast<std::size_t>(i % 70), 'x'));
+            pieces.push_back(std::to_string(i) +
+                             std::string(static_cast<std::size_t>(i % 70), 'x'));
         }
         for (std::size_t i = 0; i < pieces.size(); ++i) {
             const auto& p = pieces[i];
