@@ -15,6 +15,28 @@ after(const auto& a, const auto& b)
 
 } // namespace
 
+std::optional<TokenId>
+BpeMerger::joined(const Vocabulary& vocab, std::string_view piece, const Symbol& l, const Symbol& r)
+{
+    if (m_pairs.empty() || m_pairs_used >= k_pair_slots / 2) {
+        m_pairs.assign(k_pair_slots, PairSlot{});
+        m_pairs_used = 0;
+    }
+    const std::uint64_t key = (static_cast<std::uint64_t>(l.id) << 32) | r.id;
+    std::size_t slot = ((key * 0x9E3779B97F4A7C15ULL) >> 40) & (k_pair_slots - 1);
+    while (m_pairs[slot].key != k_no_pair) {
+        if (m_pairs[slot].key == key) {
+            const TokenId t = m_pairs[slot].token;
+            return t == k_no_token ? std::nullopt : std::optional<TokenId>(t);
+        }
+        slot = (slot + 1) & (k_pair_slots - 1);
+    }
+    const auto id = vocab.find(piece.substr(l.begin, r.end - l.begin));
+    m_pairs[slot] = {key, id.value_or(k_no_token)};
+    ++m_pairs_used;
+    return id;
+}
+
 void
 BpeMerger::push(const Vocabulary& vocab, std::string_view piece, std::int32_t left)
 {
@@ -29,7 +51,7 @@ BpeMerger::push(const Vocabulary& vocab, std::string_view piece, std::int32_t le
     std::optional<Vocabulary::Merge> m;
     if (vocab.merge_count() > 0) {
         m = vocab.find_merge(l.id, r.id);
-    } else if (const auto id = vocab.find(piece.substr(l.begin, r.end - l.begin))) {
+    } else if (const auto id = joined(vocab, piece, l, r)) {
         m = Vocabulary::Merge{*id, *id};
     }
     if (m) {

@@ -38,10 +38,26 @@ private:
         TokenId right_id;
         TokenId merged;
     };
+    static constexpr std::uint64_t k_no_pair = ~0ULL;
+    static constexpr TokenId k_no_token = 0xFFFFFFFFU;
+    struct PairSlot {
+        std::uint64_t key = k_no_pair;
+        TokenId token = k_no_token;
+    };
+    static constexpr std::size_t k_pair_slots = std::size_t{1} << 15;
+
     void push(const Vocabulary& vocab, std::string_view piece, std::int32_t left);
+    // The token of the bytes of two adjacent symbols, if there is one (a
+    // rank file's merge): remembered by the pair of ids, since the same
+    // pairs come up in piece after piece and the vocabulary's table costs
+    // a few cache misses a look-up. A merger serves one vocabulary.
+    std::optional<TokenId> joined(const Vocabulary& vocab, std::string_view piece, const Symbol& l,
+                                  const Symbol& r);
 
     std::vector<Symbol> m_symbols; // scratch, reused between pieces
     std::vector<Candidate> m_heap;
+    std::vector<PairSlot> m_pairs{}; // (left, right) -> token, for rank files
+    std::size_t m_pairs_used = 0;
 };
 
 } // namespace cachewise::tokenize

@@ -1,6 +1,7 @@
 #include "tokenize/catalogue.hpp"
 
 #include "tokenize/loaders.hpp"
+#include "tokenize/mapped_file.hpp"
 #include "util/file.hpp"
 
 #include <fmt/format.h>
@@ -231,11 +232,12 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
         return unexpected(located.error());
     }
     const std::string& path = *located;
-    const auto text = read_file(path);
-    if (!text) {
-        return unexpected(text.error());
+    const auto file = MappedFile::open(path);
+    if (!file) {
+        return unexpected(file.error());
     }
-    const auto sum = sha256_hex(*text);
+    const std::string_view text = file->bytes();
+    const auto sum = sha256_hex(text);
     if (!sum) {
         return unexpected(fmt::format("{}: {}", path, sum.error()));
     }
@@ -245,12 +247,12 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
                                       path, *sum, entry.sha256, entry.name));
     }
     auto loaded = entry.format == "tiktoken"
-                      ? load_tiktoken(*text, path,
+                      ? load_tiktoken(text, path,
                                       TokenizerTraits{.name = entry.name,
                                                       .pre_tokenizer = entry.pre_tokenizer,
                                                       .whole_piece_first = true,
                                                       .special_tokens = entry.special_tokens})
-                      : load_tokenizer_json(*text, path, entry.name);
+                      : load_tokenizer_json(text, path, entry.name);
     if (!loaded) {
         return unexpected(loaded.error());
     }
@@ -330,7 +332,7 @@ sha256_hex(std::string_view bytes)
         return unexpected(std::string("SHA-256 failed (EVP_Digest)"));
     }
     std::string hex;
-    hex.reserve(length * 2);
+    hex.reserve(static_cast<std::size_t>(length) * 2);
     for (unsigned int i = 0; i < length; ++i) {
         hex += fmt::format("{:02x}", digest[i]);
     }

@@ -143,9 +143,9 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
             continue;
         }
         const Hash128 key{s.content.low ^ resolved.salt.low, s.content.high ^ resolved.salt.high};
-        if (const auto it = m_memo.find(key); it != m_memo.end()) {
+        if (const auto hit = m_memo.find(key)) {
             ++m_memo_hits;
-            m_counts.push_back(it->second);
+            m_counts.push_back(*hit);
             continue;
         }
         const auto rendered = store.get(s.content);
@@ -156,7 +156,7 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
         const auto n = static_cast<std::int64_t>(tokenizer.count(text));
         m_bytes += text.size();
         ++m_counted;
-        m_memo.emplace(key, n);
+        m_memo.add(key, n);
         m_counts.push_back(n);
     }
     std::optional<std::size_t> first;

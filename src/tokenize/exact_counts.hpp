@@ -3,6 +3,7 @@
 #include "model/request.hpp"
 #include "model/text_store.hpp"
 #include "tokenize/catalogue.hpp"
+#include "tokenize/count_memo.hpp"
 #include "util/hash.hpp"
 
 #include <cstdint>
@@ -95,7 +96,7 @@ private:
 
     Catalogue* m_catalogue;
     std::unordered_map<std::string, Resolved> m_models;
-    std::unordered_map<Hash128, std::int64_t, Hash128Hasher> m_memo;
+    CountMemo m_memo;
     std::map<std::string, Missing> m_missing; // by tokenizer name
     std::set<std::string> m_used;
     std::string m_last;

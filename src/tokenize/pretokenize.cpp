@@ -1,5 +1,6 @@
 #include "tokenize/pretokenize.hpp"
 
+#include "tokenize/pretokenize_ascii.hpp"
 #include "tokenize/scanner.hpp"
 
 #include <array>
@@ -184,6 +185,22 @@ next_o200k_piece(const Scanner& s, std::size_t i)
     return detail::match_whitespace(s, i, false);
 }
 
+// The end of the piece at `i` by the Unicode scanner.
+std::size_t
+next_piece(PreTokenizer kind, const Scanner& s, std::size_t i)
+{
+    switch (kind) {
+    case PreTokenizer::o200k:
+        return next_o200k_piece(s, i);
+    case PreTokenizer::cl100k:
+        return next_gpt4_piece(s, i, 3, true);
+    case PreTokenizer::llama3:
+        return next_gpt4_piece(s, i, 3, false);
+    default:
+        return next_gpt4_piece(s, i, 1, false);
+    }
+}
+
 } // namespace
 
 namespace detail {
@@ -262,34 +279,50 @@ to_string(PreTokenizer kind)
     return "?";
 }
 
+namespace detail {
+
+// The Unicode scanner alone: the reference the ASCII fast path is tested on.
 void
-pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::string_view>& pieces)
+pre_tokenize_unicode(PreTokenizer kind, std::string_view text,
+                     std::vector<std::string_view>& pieces)
 {
-    if (kind == PreTokenizer::deepseek_v3) {
-        detail::deepseek_v3_split(text, pieces);
-        return;
-    }
     const Scanner s(text);
-    std::size_t i = 0;
-    while (i < s.size()) {
-        std::size_t e = 0;
-        switch (kind) {
-        case PreTokenizer::o200k:
-            e = next_o200k_piece(s, i);
-            break;
-        case PreTokenizer::cl100k:
-            e = next_gpt4_piece(s, i, 3, true);
-            break;
-        case PreTokenizer::llama3:
-            e = next_gpt4_piece(s, i, 3, false);
-            break;
-        default:
-            e = next_gpt4_piece(s, i, 1, false);
-            break;
-        }
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t e = next_piece(kind, s, i);
         pieces.push_back(text.substr(i, e - i));
         i = e;
     }
+}
+
+} // namespace detail
+
+std::size_t
+pre_tokenize_part(PreTokenizer kind, std::string_view text, std::size_t from,
+                  std::size_t max_pieces, std::vector<std::string_view>& pieces)
+{
+    if (kind == PreTokenizer::deepseek_v3) {
+        detail::deepseek_v3_split(text.substr(from), pieces);
+        return text.size();
+    }
+    const Scanner s(text);
+    std::size_t i = from;
+    std::size_t budget = max_pieces;
+    while (i < s.size() && budget > 0) {
+        i = detail::split_ascii(kind, text, i, budget, pieces);
+        if (i < s.size() && budget > 0) {
+            const std::size_t e = next_piece(kind, s, i);
+            pieces.push_back(text.substr(i, e - i));
+            --budget;
+            i = e;
+        }
+    }
+    return i;
+}
+
+void
+pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::string_view>& pieces)
+{
+    (void)pre_tokenize_part(kind, text, 0, text.size(), pieces);
 }
 
 } // namespace cachewise::tokenize

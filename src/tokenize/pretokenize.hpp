@@ -26,4 +26,19 @@ enum class PreTokenizer {
 // `text`, in order, covering it exactly).
 void pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::string_view>& pieces);
 
+// The same, from byte `from` (where a piece starts) for at most
+// `max_pieces` pieces; returns where it stopped (text.size() at the end).
+// A piece depends on the text from its start on, never on the pieces
+// before it, so a text can be split part by part; deepseek_v3, whose
+// expressions split in three passes, is split whole at once.
+std::size_t pre_tokenize_part(PreTokenizer kind, std::string_view text, std::size_t from,
+                              std::size_t max_pieces, std::vector<std::string_view>& pieces);
+
+namespace detail {
+// pre_tokenize without its ASCII fast path (not for deepseek_v3): the
+// reference that the tests hold it to.
+void pre_tokenize_unicode(PreTokenizer kind, std::string_view text,
+                          std::vector<std::string_view>& pieces);
+} // namespace detail
+
 } // namespace cachewise::tokenize

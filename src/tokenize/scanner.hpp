@@ -9,6 +9,34 @@
 
 namespace cachewise::tokenize::detail {
 
+// char_class of each ASCII code point, as a constant (a function-local
+// static would be checked for initialisation on every character); a unit
+// test holds it equal to char_class.
+constexpr std::array<std::uint16_t, 128>
+make_ascii_classes()
+{
+    std::array<std::uint16_t, 128> t{};
+    for (char32_t c = 0; c < 128; ++c) {
+        if ((c >= U'\t' && c <= U'\r') || c == U' ') {
+            t[c] = k_space;
+        } else if (c >= U'A' && c <= U'Z') {
+            t[c] = k_letter | k_upper;
+        } else if (c >= U'a' && c <= U'z') {
+            t[c] = k_letter | k_lower;
+        } else if (c >= U'0' && c <= U'9') {
+            t[c] = k_number;
+        } else if (c == U'$' || c == U'+' || (c >= U'<' && c <= U'>') || c == U'^' || c == U'`' ||
+                   c == U'|' || c == U'~') {
+            t[c] = k_symbol;
+        } else if (c > U' ' && c < 127) {
+            t[c] = k_punctuation;
+        }
+    }
+    return t;
+}
+
+inline constexpr std::array<std::uint16_t, 128> k_ascii_classes = make_ascii_classes();
+
 // Reads code points and their classes out of well-formed UTF-8, with a table
 // for ASCII (most of every log). Positions are byte offsets.
 class Scanner {
@@ -70,14 +98,7 @@ private:
     static const std::array<std::uint16_t, 128>&
     ascii_classes()
     {
-        static const std::array<std::uint16_t, 128> table = [] {
-            std::array<std::uint16_t, 128> t{};
-            for (char32_t c = 0; c < 128; ++c) {
-                t[c] = char_class(c);
-            }
-            return t;
-        }();
-        return table;
+        return k_ascii_classes;
     }
 
     const unsigned char* m_begin;

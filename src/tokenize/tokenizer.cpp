@@ -9,58 +9,77 @@ Tokenizer::Tokenizer(TokenizerTraits traits, Vocabulary vocab)
     : m_traits(std::move(traits)), m_vocab(std::move(vocab))
 {}
 
-void
-Tokenizer::encode_piece(std::string_view piece, std::vector<TokenId>& out) const
+std::span<const TokenId>
+Tokenizer::piece_tokens(std::string_view piece, const PieceCache::Key& key) const
 {
-    if (m_traits.whole_piece_first) {
-        if (const auto id = m_vocab.find(piece)) {
-            out.push_back(*id);
-            return;
-        }
+    if (const auto hit = m_cache.find(piece, key)) {
+        return *hit;
     }
-    if (const auto hit = m_cache.find(piece)) {
-        out.insert(out.end(), hit->begin(), hit->end());
-        return;
+    m_scratch.clear();
+    const auto whole = m_traits.whole_piece_first ? m_vocab.find(piece) : std::nullopt;
+    if (whole) {
+        m_scratch.push_back(*whole);
+    } else {
+        m_merger.merge(m_vocab, piece, m_scratch);
     }
-    const std::size_t start = out.size();
-    m_merger.merge(m_vocab, piece, out);
-    m_cache.add(piece, std::span<const TokenId>(out.data() + start, out.size() - start));
+    m_cache.add(piece, key, m_scratch);
+    return m_scratch;
 }
 
+template <typename Fn>
 void
-Tokenizer::encode_valid(std::string_view text, std::vector<TokenId>& out) const
-{
-    m_pieces.clear();
-    pre_tokenize(m_traits.pre_tokenizer, text, m_pieces);
-    for (const auto piece : m_pieces) {
-        encode_piece(piece, out);
-    }
-}
-
-void
-Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const
+Tokenizer::for_each_piece(std::string_view text, Fn fn) const
 {
     std::string repaired;
     if (!is_valid_utf8(text)) {
         repaired = repair_utf8(text);
         text = repaired;
     }
+    std::optional<std::string> normal;
     if (m_traits.nfc) {
-        if (auto normal = to_nfc(text)) {
-            encode_valid(*normal, out);
-            return;
+        normal = to_nfc(text);
+        if (normal) {
+            text = *normal;
         }
     }
-    encode_valid(text, out);
+    // A few hundred pieces at a time, so that they and their keys stay in
+    // the first-level cache beside the piece cache's slots.
+    constexpr std::size_t k_part = 256;
+    constexpr std::size_t k_ahead = 8;
+    const char* end = text.data() + text.size();
+    for (std::size_t from = 0; from < text.size();) {
+        m_pieces.clear();
+        from = pre_tokenize_part(m_traits.pre_tokenizer, text, from, k_part, m_pieces);
+        // Most pieces are in the cache, and between two texts the loader has
+        // pushed its slots out to the outer caches: keying the part's pieces
+        // first lets each slot be fetched a few pieces ahead of its use.
+        m_keys.resize(m_pieces.size());
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            m_keys[i] = PieceCache::key(m_pieces[i], end);
+        }
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            if (i + k_ahead < m_pieces.size()) {
+                m_cache.prefetch(m_keys[i + k_ahead]);
+            }
+            fn(piece_tokens(m_pieces[i], m_keys[i]));
+        }
+    }
+}
+
+void
+Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const
+{
+    for_each_piece(text, [&](std::span<const TokenId> tokens) {
+        out.insert(out.end(), tokens.begin(), tokens.end());
+    });
 }
 
 std::size_t
 Tokenizer::count(std::string_view text) const
 {
-    std::vector<TokenId> ids;
-    ids.reserve(text.size() / 3 + 1);
-    encode(text, ids);
-    return ids.size();
+    std::size_t n = 0;
+    for_each_piece(text, [&](std::span<const TokenId> tokens) { n += tokens.size(); });
+    return n;
 }
 
 std::string_view

@@ -6,6 +6,7 @@
 #include "tokenize/vocabulary.hpp"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,14 +55,22 @@ public:
     }
 
 private:
-    void encode_piece(std::string_view piece, std::vector<TokenId>& out) const;
-    void encode_valid(std::string_view text, std::vector<TokenId>& out) const;
+    // The tokens of one piece: from the piece cache, the whole piece when
+    // it is a token (and the family says so), else merged. Valid until the
+    // next call.
+    [[nodiscard]] std::span<const TokenId> piece_tokens(std::string_view piece,
+                                                        const PieceCache::Key& key) const;
+    // Repairs ill-formed UTF-8, normalises, pre-tokenises, and calls `fn`
+    // with the tokens of each piece in turn.
+    template <typename Fn> void for_each_piece(std::string_view text, Fn fn) const;
 
     TokenizerTraits m_traits;
     Vocabulary m_vocab;
     mutable PieceCache m_cache;
     mutable BpeMerger m_merger;
     mutable std::vector<std::string_view> m_pieces;
+    mutable std::vector<PieceCache::Key> m_keys; // of m_pieces
+    mutable std::vector<TokenId> m_scratch;      // the tokens of a piece not in the cache
 };
 
 } // namespace cachewise::tokenize

@@ -1,5 +1,7 @@
 #include "tokenize/vocabulary.hpp"
 
+// Inlined: tokens are a few bytes, and the load hashes 200k of them.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <bit>
@@ -47,7 +49,9 @@ Vocabulary::add_token(TokenId id, std::string_view bytes)
     if (id == k_none || bytes.empty() || bytes.size() >= (1U << k_length_bits)) {
         return false;
     }
-    if (id >= m_spans.size()) {
+    if (id == m_spans.size()) {
+        m_spans.push_back(k_no_span); // ids in order, as rank files have them
+    } else if (id > m_spans.size()) {
         m_spans.resize(static_cast<std::size_t>(id) + 1, k_no_span);
     }
     if (m_spans[id] != k_no_span) {
@@ -63,6 +67,13 @@ void
 Vocabulary::add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged)
 {
     m_pending_merges.emplace_back(pair_key(left, right), Merge{rank, merged});
+}
+
+void
+Vocabulary::reserve(std::size_t tokens, std::size_t bytes)
+{
+    m_spans.reserve(tokens);
+    m_bytes.reserve(bytes);
 }
 
 void

@@ -27,6 +27,8 @@ public:
     // Adds a token; ids need not be dense. Returns false when the bytes or
     // the id are already taken.
     bool add_token(TokenId id, std::string_view bytes);
+    // Room for `tokens` ids and `bytes` bytes of tokens, ahead of the adds.
+    void reserve(std::size_t tokens, std::size_t bytes);
     void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
     // Builds the lookup tables; call once, after the last add.
     void finish();

@@ -1,6 +1,9 @@
 #include "tokenize/normalize.hpp"
 #include "tokenize/pretokenize.hpp"
+#include "tokenize/scanner.hpp"
+#include "tokenize/unicode_class.hpp"
 #include "tokenize/utf8.hpp"
+#include "util/splitmix.hpp"
 
 #include <doctest/doctest.h>
 
@@ -21,10 +24,127 @@ pieces(PreTokenizer kind, std::string_view text)
 
 using V = std::vector<std::string>;
 
+// Random text from fragments that test every branch of the expressions and
+// where ASCII meets other scripts: letters of each case, contractions (and
+// U+017F, a long s that folds to s), digits (ASCII, Arabic-Indic,
+// fullwidth), punctuation, every kind of white space (NBSP and U+3000 too),
+// CJK, emoji, combining marks and modifier letters.
+std::string
+random_text(cachewise::SplitMix64& rng, std::size_t fragments)
+{
+    static const std::vector<std::string_view> parts = {"a",
+                                                        "b",
+                                                        "s",
+                                                        "t",
+                                                        "d",
+                                                        "m",
+                                                        "l",
+                                                        "e",
+                                                        "v",
+                                                        "r",
+                                                        "A",
+                                                        "B",
+                                                        "S",
+                                                        "T",
+                                                        "LL",
+                                                        "VE",
+                                                        "RE",
+                                                        "hello",
+                                                        "World",
+                                                        "HTTPServer",
+                                                        "XML",
+                                                        "iPhone",
+                                                        "'",
+                                                        "'s",
+                                                        "'S",
+                                                        "'ll",
+                                                        "'Ve",
+                                                        "'re",
+                                                        "'x",
+                                                        "'\xC5\xBF",
+                                                        "0",
+                                                        "12",
+                                                        "345",
+                                                        "6789",
+                                                        "\xD9\xA3",
+                                                        "\xEF\xBC\x91",
+                                                        " ",
+                                                        "  ",
+                                                        "\t",
+                                                        "\n",
+                                                        "\r\n",
+                                                        "\v",
+                                                        "\f",
+                                                        "\r",
+                                                        " \n ",
+                                                        "\xC2\xA0",
+                                                        "\xE3\x80\x80",
+                                                        ".",
+                                                        ",",
+                                                        "/",
+                                                        "//",
+                                                        "(",
+                                                        ")",
+                                                        "{",
+                                                        "}",
+                                                        "\"",
+                                                        "-",
+                                                        "_",
+                                                        "$",
+                                                        "+",
+                                                        "<",
+                                                        "=",
+                                                        "~",
+                                                        "`",
+                                                        "\x01",
+                                                        "\x7F",
+                                                        "\xC3\xA9",
+                                                        "\xC3\x89",
+                                                        "caf\xC3\xA9",
+                                                        "\xE4\xBD\xA0\xE5\xA5\xBD",
+                                                        "\xF0\x9F\x91\x8D",
+                                                        "e\xCC\x81",
+                                                        "\xCA\xB0",
+                                                        "\xC7\x85",
+                                                        "\xE2\x80\x94",
+                                                        "\xC2\xB2"};
+    std::string out;
+    for (std::size_t i = 0; i < fragments; ++i) {
+        out += parts[rng.next() % parts.size()];
+    }
+    return out;
+}
+
 } // namespace
 
 TEST_SUITE("tokenize::pre_tokenize")
 {
+    TEST_CASE("the scanner's constant ASCII classes are those of the Unicode tables")
+    {
+        for (char32_t c = 0; c < 128; ++c) {
+            CAPTURE(static_cast<int>(c));
+            CHECK(detail::k_ascii_classes[c] == char_class(c));
+        }
+    }
+
+    TEST_CASE("the ASCII fast path splits as the Unicode scanner does, on random text")
+    {
+        cachewise::SplitMix64 rng(17);
+        for (const auto kind : {PreTokenizer::o200k, PreTokenizer::cl100k, PreTokenizer::llama3,
+                                PreTokenizer::qwen2}) {
+            for (int round = 0; round < 3000; ++round) {
+                const std::string text = random_text(rng, 1 + rng.next() % 24);
+                std::vector<std::string_view> want;
+                std::vector<std::string_view> got;
+                detail::pre_tokenize_unicode(kind, text, want);
+                pre_tokenize(kind, text, got);
+                CAPTURE(to_string(kind));
+                CAPTURE(text);
+                REQUIRE(got == want);
+            }
+        }
+    }
+
     TEST_CASE("cl100k: contractions, words with one leading character, digits in threes")
     {
         CHECK(pieces(PreTokenizer::cl100k, "I'm here, 12345 x") ==
@@ -94,6 +214,25 @@ TEST_SUITE("tokenize::pre_tokenize")
 
 TEST_SUITE("tokenize::utf8")
 {
+    TEST_CASE("text is valid exactly when repairing it changes nothing, on random bytes")
+    {
+        // Lead bytes, continuation bytes and the edges of the table of
+        // well-formed sequences (E0 A0, ED 9F, F0 90, F4 8F), some ASCII.
+        static const unsigned char bytes[] = {'a',  ' ',  0x7F, 0x80, 0x8F, 0x90, 0x9F,
+                                              0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xE1,
+                                              0xED, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF};
+        cachewise::SplitMix64 rng(5);
+        for (int round = 0; round < 20000; ++round) {
+            std::string text;
+            const auto n = rng.next() % 40;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                text.push_back(static_cast<char>(bytes[rng.next() % sizeof bytes]));
+            }
+            CAPTURE(text);
+            REQUIRE(is_valid_utf8(text) == (repair_utf8(text) == text));
+        }
+    }
+
     TEST_CASE("ill-formed bytes become one U+FFFD per maximal subpart, like TextDecoder")
     {
         CHECK(is_valid_utf8("plain ascii and é and 👍"));
