@@ -45,4 +45,33 @@ to_string(Format format)
     return "?";
 }
 
+void
+print_in(Format format, const FormatPrinters& printers)
+{
+    const std::function<void()>* chosen = nullptr;
+    switch (format) {
+    case Format::text:
+        chosen = &printers.text;
+        break;
+    case Format::json:
+        chosen = &printers.json;
+        break;
+    case Format::markdown:
+        chosen = &printers.markdown;
+        break;
+    case Format::csv:
+        chosen = &printers.csv;
+        break;
+    case Format::html:
+        chosen = &printers.html;
+        break;
+    case Format::sarif:
+    case Format::github:
+        break;
+    }
+    if (chosen != nullptr && *chosen) {
+        (*chosen)();
+    }
+}
+
 } // namespace cachewise::report
