@@ -36,17 +36,11 @@ private:
     void messages(od::value value);
 
     bool m_has_messages = false;
-    bool m_images = false;
     bool m_web_search = false;
     bool m_citations = false;
-    std::string m_tool_choice;
-    std::string m_thinking;
-    std::string m_speed;
-    std::string m_effort;
-    bool m_has_tool_choice = false;
-    bool m_has_thinking = false;
-    bool m_has_speed = false;
-    bool m_has_effort = false;
+    Param m_thinking;
+    Param m_speed;
+    Param m_effort;
 };
 
 } // namespace cachewise::ingest

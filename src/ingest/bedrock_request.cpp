@@ -36,9 +36,7 @@ BedrockConverseParser::BedrockConverseParser(const ruleset::Rules& rules,
 void
 BedrockConverseParser::reset_body()
 {
-    m_has_messages = m_images = false;
-    m_tool_choice.clear();
-    m_has_tool_choice = false;
+    m_has_messages = false;
     m_leading_points.clear();
 }
 
@@ -118,8 +116,8 @@ BedrockConverseParser::tool_config(od::value value)
             within("tools",
                    [&] { blocks(v, Level::tools, PathRoot::tool_config, -1, Role::none); });
         } else if (key == "toolChoice") {
-            m_tool_choice = within("toolChoice", [&] { return m_renderer.render_param(v); });
-            m_has_tool_choice = true;
+            m_tool_choice = {within("toolChoice", [&] { return m_renderer.render_param(v); }),
+                             true};
         }
     }
 }
@@ -176,7 +174,7 @@ BedrockConverseParser::finish_body()
         }
     }
     add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
+    add_param("tool_choice", m_tool_choice);
     add_param("images", m_images ? "yes" : "no", true);
 }
 

@@ -29,9 +29,6 @@ private:
     void mark(model::Level level, const model::CacheControl& cc);
 
     bool m_has_messages = false;
-    bool m_images = false;
-    std::string m_tool_choice;
-    bool m_has_tool_choice = false;
     // A cachePoint before any block of its level marks the end of an earlier level.
     std::vector<std::pair<model::Level, model::CacheControl>> m_leading_points;
 };

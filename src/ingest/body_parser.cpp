@@ -33,6 +33,8 @@ BodyParser::begin(model::Request& request)
         level.clear();
     }
     m_has_model = false;
+    m_tool_choice = {};
+    m_images = false;
     m_hidden_tokens = 0;
     m_provider_override.clear();
     reset_body();
@@ -198,6 +200,14 @@ BodyParser::add_param(std::string name, std::string value, bool present)
 {
     m_request->params.push_back(
         model::Param{std::move(name), std::move(value), present, model::Level::messages});
+}
+
+BodyParser::Param
+BodyParser::read_param(std::string_view field, od::value value)
+{
+    Param param{within(field, [&] { return m_renderer.render_param(value); })};
+    param.present = param.value != "null";
+    return param;
 }
 
 std::string

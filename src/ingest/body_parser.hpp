@@ -150,6 +150,19 @@ protected:
     // provider (unless overridden) and the parameters.
     virtual void finish_body() = 0;
     void add_param(std::string name, std::string value, bool present);
+    // A parameter as the body sent it, rendered as JSON; an absent one is
+    // not part of the request's parameters.
+    struct Param {
+        std::string value;
+        bool present = false;
+    };
+    void
+    add_param(std::string name, const Param& param)
+    {
+        add_param(std::move(name), param.value, param.present);
+    }
+    // Member `field` rendered as a parameter; null counts as absent.
+    Param read_param(std::string_view field, od::value value);
     // The provider an OpenAI-format body goes to, from its model name.
     [[nodiscard]] static std::string provider_of_model(std::string_view model);
 
@@ -170,6 +183,10 @@ protected:
     const model::TokenEstimator* m_estimator;
     JsonRenderer m_renderer;
     bool m_has_model = false;
+    // What every format has: how the model may pick tools, and whether any
+    // image was sent (begin() forgets both).
+    Param m_tool_choice;
+    bool m_images = false;
     double m_hidden_tokens = 0; // prompt the API adds (tool use, thinking): on the first segment
 
 private:

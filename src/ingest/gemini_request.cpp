@@ -69,8 +69,6 @@ GeminiRequestParser::reset_body()
     m_has_contents = m_images = m_cache_create = false;
     m_ttl_seconds.reset();
     m_expire_time.reset();
-    m_tool_config.clear();
-    m_has_tool_config = false;
 }
 
 bool
@@ -91,8 +89,8 @@ GeminiRequestParser::member(std::string_view key, od::value value)
     } else if (key == "tools") {
         within("tools", [&] { tools(value); });
     } else if (key == "toolConfig" || key == "tool_config") {
-        m_tool_config = within("toolConfig", [&] { return m_renderer.render_param(value); });
-        m_has_tool_config = true;
+        m_tool_choice = {within("toolConfig", [&] { return m_renderer.render_param(value); }),
+                         true};
     } else if (key == "cachedContent" || key == "cached_content") {
         r.cached_content = std::string(within("cachedContent", [&] { return get_string(value); }));
     } else if (key == "ttl") {
@@ -286,7 +284,7 @@ GeminiRequestParser::finish_body()
                                       r.cached_content));
     }
     add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_config, m_has_tool_config);
+    add_param("tool_choice", m_tool_choice);
     add_param("images", m_images ? "yes" : "no", true);
 }
 

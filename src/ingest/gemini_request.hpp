@@ -30,12 +30,9 @@ private:
                model::Role role);
 
     bool m_has_contents = false;
-    bool m_images = false;
     bool m_cache_create = false;
     std::optional<double> m_ttl_seconds;
     std::optional<Timestamp> m_expire_time;
-    std::string m_tool_config;
-    bool m_has_tool_config = false;
 };
 
 } // namespace cachewise::ingest

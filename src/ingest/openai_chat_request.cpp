@@ -98,11 +98,9 @@ OpenAIChatParser::OpenAIChatParser(const ruleset::Rules& rules,
 void
 OpenAIChatParser::reset_body()
 {
-    m_has_messages = m_images = false;
-    m_has_tool_choice = m_has_response_format = m_has_reasoning_effort = false;
-    m_tool_choice.clear();
-    m_response_format.clear();
-    m_reasoning_effort.clear();
+    m_has_messages = false;
+    m_response_format = {};
+    m_reasoning_effort = {};
     m_message_count = 0;
 }
 
@@ -119,16 +117,11 @@ OpenAIChatParser::member(std::string_view key, od::value value)
         const std::string name(key);
         within(name, [&] { append_tools(value, PathRoot::tools); });
     } else if (key == "tool_choice" || key == "function_call") {
-        m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
-        m_has_tool_choice = m_tool_choice != "null";
+        m_tool_choice = read_param("tool_choice", value);
     } else if (key == "response_format") {
-        m_response_format =
-            within("response_format", [&] { return m_renderer.render_param(value); });
-        m_has_response_format = m_response_format != "null";
+        m_response_format = read_param("response_format", value);
     } else if (key == "reasoning_effort") {
-        m_reasoning_effort =
-            within("reasoning_effort", [&] { return m_renderer.render_param(value); });
-        m_has_reasoning_effort = m_reasoning_effort != "null";
+        m_reasoning_effort = read_param("reasoning_effort", value);
     } else if (openai_cache_member(key, value, r)) {
         return true;
     } else {
@@ -301,9 +294,9 @@ OpenAIChatParser::finish_body()
     r.format = model::ApiFormat::openai_chat;
     r.provider = provider_of_model(r.model);
     add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
-    add_param("response_format", m_response_format, m_has_response_format);
-    add_param("reasoning_effort", m_reasoning_effort, m_has_reasoning_effort);
+    add_param("tool_choice", m_tool_choice);
+    add_param("response_format", m_response_format);
+    add_param("reasoning_effort", m_reasoning_effort);
     add_param("images", m_images ? "yes" : "no", true);
 }
 

@@ -43,13 +43,8 @@ private:
                       const std::string& header, const std::optional<model::CacheControl>& marker);
 
     bool m_has_messages = false;
-    bool m_images = false;
-    std::string m_tool_choice;
-    std::string m_response_format;
-    std::string m_reasoning_effort;
-    bool m_has_tool_choice = false;
-    bool m_has_response_format = false;
-    bool m_has_reasoning_effort = false;
+    Param m_response_format;
+    Param m_reasoning_effort;
     int m_message_count = 0;
 };
 

@@ -57,13 +57,11 @@ OpenAIResponsesParser::OpenAIResponsesParser(const ruleset::Rules& rules,
 void
 OpenAIResponsesParser::reset_body()
 {
-    m_has_input = m_images = false;
+    m_has_input = false;
     m_item_count = 0;
-    m_has_tool_choice = m_has_text_format = m_has_reasoning = false;
     m_previous_response.clear();
-    m_tool_choice.clear();
-    m_text_format.clear();
-    m_reasoning.clear();
+    m_text_format = {};
+    m_reasoning = {};
 }
 
 bool
@@ -88,14 +86,11 @@ OpenAIResponsesParser::member(std::string_view key, od::value value)
     } else if (key == "tools") {
         within("tools", [&] { append_tools(value, PathRoot::tools); });
     } else if (key == "tool_choice") {
-        m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
-        m_has_tool_choice = m_tool_choice != "null";
+        m_tool_choice = read_param("tool_choice", value);
     } else if (key == "text") {
-        m_text_format = within("text", [&] { return m_renderer.render_param(value); });
-        m_has_text_format = m_text_format != "null";
+        m_text_format = read_param("text", value);
     } else if (key == "reasoning") {
-        m_reasoning = within("reasoning", [&] { return m_renderer.render_param(value); });
-        m_has_reasoning = m_reasoning != "null";
+        m_reasoning = read_param("reasoning", value);
     } else if (key == "previous_response_id") {
         if (type_of(value) == od::json_type::string) {
             m_previous_response = std::string(get_string(value));
@@ -245,9 +240,9 @@ OpenAIResponsesParser::finish_body()
                                       m_previous_response));
     }
     add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
-    add_param("response_format", m_text_format, m_has_text_format);
-    add_param("reasoning_effort", m_reasoning, m_has_reasoning);
+    add_param("tool_choice", m_tool_choice);
+    add_param("response_format", m_text_format);
+    add_param("reasoning_effort", m_reasoning);
     add_param("images", m_images ? "yes" : "no", true);
 }
 
