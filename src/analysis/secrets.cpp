@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -148,12 +149,9 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
             return true;
         }
     }
-    for (const auto name : k_names) {
-        if (has_at_nocase(text, at, name) && name_then_assignment(text, at + name.size())) {
-            return true;
-        }
-    }
-    return false;
+    return std::ranges::any_of(k_names, [&](std::string_view name) {
+        return has_at_nocase(text, at, name) && name_then_assignment(text, at + name.size());
+    });
 }
 
 #if defined(__SSE2__)
@@ -428,11 +426,7 @@ SecretScanner::add(const model::Request& request)
         const auto chars = char_offsets(text, matches);
         for (std::size_t i = 0; i < matches.size(); ++i) {
             const auto& match = matches[i];
-            Finding f = make_finding(rule::k_secret_in_prompt);
-            f.request = request.id;
-            f.stream = request.stream;
-            f.file = request.file;
-            f.line = request.line;
+            Finding f = make_finding(rule::k_secret_in_prompt, request);
             f.location.path = s.path.str();
             f.location.offset = chars[i];
             f.location.token = s.cumulative_tokens - s.tokens;
