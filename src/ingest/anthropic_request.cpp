@@ -50,18 +50,15 @@ parse_role(std::string_view role)
 
 AnthropicRequestParser::AnthropicRequestParser(const ruleset::Rules& rules,
                                                const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::anthropic)
+    : BodyParser(rules, estimator, model::ApiFormat::anthropic, "messages")
 {}
 
 bool
-AnthropicRequestParser::member(std::string_view key, od::value value)
+AnthropicRequestParser::body_member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
         read_model("model", value);
-    } else if (key == "messages") {
-        within("messages", [&] { messages(value); });
-        m_has_messages = true;
     } else if (key == "system") {
         within("system", [&] { system(value); });
     } else if (key == "tools") {
@@ -184,7 +181,7 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
 }
 
 void
-AnthropicRequestParser::messages(od::value value)
+AnthropicRequestParser::conversation(od::value value)
 {
     for_each_element(value, "an array of messages", "a message", [&](od::value& message, int m) {
         if (type_of(message) != od::json_type::object) {
@@ -213,7 +210,6 @@ AnthropicRequestParser::messages(od::value value)
 void
 AnthropicRequestParser::reset_body()
 {
-    m_has_messages = false;
     m_web_search = m_citations = false;
     m_thinking = {};
     m_speed = {};
@@ -224,17 +220,12 @@ void
 AnthropicRequestParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_messages) {
-        throw FieldError("messages", "missing");
-    }
-    r.format = model::ApiFormat::anthropic;
     // Bedrock's InvokeModel takes the same body; its model ids say so
     // ("us.anthropic.claude-...", LiteLLM's "bedrock/...").
     r.provider =
         r.model.find("anthropic.") != std::string::npos || r.model.rfind("bedrock/", 0) == 0
             ? "bedrock"
             : "anthropic";
-    add_param("model", r.model, true);
     add_param("web_search", m_web_search ? "on" : "off", true);
     add_param("citations", m_citations ? "on" : "off", true);
     add_param("speed", m_speed);

@@ -92,27 +92,23 @@ openai_cache_member(std::string_view key, od::value value, model::Request& r)
 
 OpenAIChatParser::OpenAIChatParser(const ruleset::Rules& rules,
                                    const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::openai_chat)
+    : BodyParser(rules, estimator, model::ApiFormat::openai_chat, "messages")
 {}
 
 void
 OpenAIChatParser::reset_body()
 {
-    m_has_messages = false;
     m_response_format = {};
     m_reasoning_effort = {};
     m_message_count = 0;
 }
 
 bool
-OpenAIChatParser::member(std::string_view key, od::value value)
+OpenAIChatParser::body_member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
         read_model("model", value);
-    } else if (key == "messages") {
-        within("messages", [&] { messages(value); });
-        m_has_messages = true;
     } else if (key == "tools" || key == "functions") {
         const std::string name(key);
         within(name, [&] { append_tools(value, PathRoot::tools); });
@@ -269,7 +265,7 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
 }
 
 void
-OpenAIChatParser::messages(od::value value)
+OpenAIChatParser::conversation(od::value value)
 {
     bool system_run = true;
     std::vector<Segment> out;
@@ -288,12 +284,7 @@ void
 OpenAIChatParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_messages) {
-        throw FieldError("messages", "missing");
-    }
-    r.format = model::ApiFormat::openai_chat;
     r.provider = provider_of_model(r.model);
-    add_param("model", r.model, true);
     add_param("tool_choice", m_tool_choice);
     add_param("response_format", m_response_format);
     add_param("reasoning_effort", m_reasoning_effort);

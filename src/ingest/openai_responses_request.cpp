@@ -51,13 +51,12 @@ kind_of_part(std::string_view type)
 
 OpenAIResponsesParser::OpenAIResponsesParser(const ruleset::Rules& rules,
                                              const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::openai_responses)
+    : BodyParser(rules, estimator, model::ApiFormat::openai_responses, "input")
 {}
 
 void
 OpenAIResponsesParser::reset_body()
 {
-    m_has_input = false;
     m_item_count = 0;
     m_previous_response.clear();
     m_text_format = {};
@@ -65,14 +64,11 @@ OpenAIResponsesParser::reset_body()
 }
 
 bool
-OpenAIResponsesParser::member(std::string_view key, od::value value)
+OpenAIResponsesParser::body_member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
         read_model("model", value);
-    } else if (key == "input") {
-        within("input", [&] { input(value); });
-        m_has_input = true;
     } else if (key == "instructions") {
         within("instructions", [&] {
             if (type_of(value) == od::json_type::null) {
@@ -184,7 +180,7 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run,
 }
 
 void
-OpenAIResponsesParser::input(od::value value)
+OpenAIResponsesParser::conversation(od::value value)
 {
     const auto t = type_of(value);
     if (t == od::json_type::string) {
@@ -220,10 +216,6 @@ void
 OpenAIResponsesParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_input) {
-        throw FieldError("input", "missing");
-    }
-    r.format = model::ApiFormat::openai_responses;
     r.provider = provider_of_model(r.model);
     if (!m_previous_response.empty()) {
         // The stored conversation comes first and is not in the log.
@@ -239,7 +231,6 @@ OpenAIResponsesParser::finish_body()
                                       "the log (tokens inferred from usage)",
                                       m_previous_response));
     }
-    add_param("model", r.model, true);
     add_param("tool_choice", m_tool_choice);
     add_param("response_format", m_text_format);
     add_param("reasoning_effort", m_reasoning);
