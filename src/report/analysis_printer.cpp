@@ -250,9 +250,7 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
 void
 json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out)
 {
-    Json j;
-    j["schema_version"] = 1;
-    j["command"] = "analyze";
+    Json j = json_document("analyze");
     j["window_seconds"] = r.window_seconds;
     j["summary"] = {{"requests", r.requests},
                     {"streams", r.streams},

@@ -493,9 +493,7 @@ void
 json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
      std::ostream& out)
 {
-    Json j;
-    j["schema_version"] = 2; // 2: "cold" became "new_or_expired"
-    j["command"] = "audit";
+    Json j = json_document("audit", 2); // 2: "cold" became "new_or_expired"
     j["policy"] = r.policy.empty() ? Json(nullptr) : Json(r.policy);
     j["policies"] = r.policies;
     j["totals"] = totals_json(r.totals);
