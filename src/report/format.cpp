@@ -1,5 +1,7 @@
 #include "report/format.hpp"
 
+#include <utility>
+
 namespace cachewise::report {
 
 std::optional<Format>
@@ -48,29 +50,17 @@ to_string(Format format)
 void
 print_in(Format format, const FormatPrinters& printers)
 {
-    const std::function<void()>* chosen = nullptr;
-    switch (format) {
-    case Format::text:
-        chosen = &printers.text;
-        break;
-    case Format::json:
-        chosen = &printers.json;
-        break;
-    case Format::markdown:
-        chosen = &printers.markdown;
-        break;
-    case Format::csv:
-        chosen = &printers.csv;
-        break;
-    case Format::html:
-        chosen = &printers.html;
-        break;
-    case Format::sarif:
-    case Format::github:
-        break;
-    }
-    if (chosen != nullptr && *chosen) {
-        (*chosen)();
+    using Printer = std::function<void()> FormatPrinters::*;
+    static constexpr std::pair<Format, Printer> k_printers[] = {
+        {Format::text, &FormatPrinters::text},
+        {Format::json, &FormatPrinters::json},
+        {Format::markdown, &FormatPrinters::markdown},
+        {Format::csv, &FormatPrinters::csv},
+        {Format::html, &FormatPrinters::html}};
+    for (const auto& [f, printer] : k_printers) {
+        if (f == format && printers.*printer) {
+            (printers.*printer)();
+        }
     }
 }
 
