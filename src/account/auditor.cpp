@@ -549,11 +549,10 @@ private:
             }
             f.location.path = "cache_control";
             f.tokens_lost += paid.write();
-            if (const auto price = m_prices.find(writer); price != m_prices.end()) {
-                const auto& p = price->second;
+            if (const ruleset::PriceSet* p = prices_of(writer)) {
                 f.cost_usd = f.cost_usd.value_or(0) +
-                             (static_cast<double>(paid.write_5m) * (p.write_5m - p.input) +
-                              static_cast<double>(paid.write_1h) * (p.write_1h - p.input)) /
+                             (static_cast<double>(paid.write_5m) * (p->write_5m - p->input) +
+                              static_cast<double>(paid.write_1h) * (p->write_1h - p->input)) /
                                  1e6;
             }
         }
@@ -629,22 +628,36 @@ private:
         }
     }
 
+    // A TTL advice (CW024) on a stream, told at its first request.
+    Finding
+    ttl_advice(std::size_t first, std::string kind) const
+    {
+        Finding f = make_finding(rule::k_ttl_advice, m_requests->head(first));
+        f.kind = std::move(kind);
+        f.location.path = "cache_control";
+        return f;
+    }
+
+    // The prices of request `index`; null when it has none.
+    [[nodiscard]] const ruleset::PriceSet*
+    prices_of(std::size_t index) const
+    {
+        const auto it = m_prices.find(index);
+        return it == m_prices.end() ? nullptr : &it->second;
+    }
+
     // 5m entries expired in gaps a 1h TTL would have bridged: advised when it
     // saves more than the 1h premium costs.
     void
     advise_1h(const std::string& name, const StreamUse& s, std::size_t mid_gaps)
     {
         const std::size_t first = s.requests.front();
-        const auto price = m_prices.find(first);
-        Finding f = make_finding(rule::k_ttl_advice, m_requests->head(first));
-        f.kind = "use-1h";
-        f.location.path = "cache_control";
-        if (price != m_prices.end()) {
-            const auto& p = price->second;
+        Finding f = ttl_advice(first, "use-1h");
+        if (const ruleset::PriceSet* p = prices_of(first)) {
             const double saved =
-                static_cast<double>(s.expired_tokens) * (p.write_5m - p.read) / 1e6;
+                static_cast<double>(s.expired_tokens) * (p->write_5m - p->read) / 1e6;
             const double extra =
-                static_cast<double>(s.written_5m) * (p.write_1h - p.write_5m) / 1e6;
+                static_cast<double>(s.written_5m) * (p->write_1h - p->write_5m) / 1e6;
             f.cost_usd = saved - extra;
         }
         f.tokens_lost = s.expired_tokens;
@@ -666,13 +679,9 @@ private:
     advise_5m(const std::string& name, const StreamUse& s, double longest)
     {
         const std::size_t first = s.requests.front();
-        const auto price = m_prices.find(first);
-        Finding f = make_finding(rule::k_ttl_advice, m_requests->head(first));
-        f.kind = "use-5m";
-        f.location.path = "cache_control";
-        if (price != m_prices.end()) {
-            f.cost_usd = static_cast<double>(s.written_1h) *
-                         (price->second.write_1h - price->second.write_5m) / 1e6;
+        Finding f = ttl_advice(first, "use-5m");
+        if (const ruleset::PriceSet* p = prices_of(first)) {
+            f.cost_usd = static_cast<double>(s.written_1h) * (p->write_1h - p->write_5m) / 1e6;
         }
         f.message =
             fmt::format("stream {} never waits more than {:.0f} s between requests: the 1h "
