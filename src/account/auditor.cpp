@@ -212,18 +212,6 @@ private:
         return billed;
     }
 
-    Finding
-    finding(std::string_view rule, const Request& r, std::size_t index)
-    {
-        Finding f = make_finding(rule);
-        f.request = r.id;
-        f.stream = r.stream;
-        f.file = r.file;
-        f.line = r.line;
-        (void)index;
-        return f;
-    }
-
     void
     add(Finding f, std::size_t index)
     {
@@ -298,7 +286,7 @@ private:
             a.breakpoints_assumed = s.breakpoints_assumed;
             m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
             a.expected = Split{s.read, s.write_5m, s.write_1h, s.fresh, output};
-            findings_of_simulation(r, index, s, a);
+            findings_of_simulation(r, s, a);
         } else if (a.reported) {
             a.expected = *a.reported; // nothing to simulate: take the report as it is
         }
@@ -333,12 +321,11 @@ private:
     }
 
     void
-    findings_of_simulation(const Request& r, std::size_t index, const sim::SimResult& s,
-                           RequestAudit& a)
+    findings_of_simulation(const Request& r, const sim::SimResult& s, RequestAudit& a)
     {
         m_expired_now = false;
         if (s.rejected) {
-            Finding f = finding(s.reject_rule, r, index);
+            Finding f = make_finding(s.reject_rule, r);
             f.location.path = "cache_control";
             f.message =
                 fmt::format("{}: the API answers 400 and nothing is cached", s.reject_reason);
@@ -346,7 +333,7 @@ private:
             return;
         }
         for (const auto segment : s.below_minimum) {
-            Finding f = finding(rule::k_below_minimum, r, index);
+            Finding f = make_finding(rule::k_below_minimum, r);
             f.location.path = r.segments[segment].path.str();
             f.location.token = r.segments[segment].cumulative_tokens;
             f.kind = s.minimum_known ? "" : "minimum-assumed";
@@ -368,7 +355,7 @@ private:
         }
         if (s.uses_breakpoints && s.breakpoints.empty() && !s.breakpoints_assumed &&
             a.shared_tokens >= s.minimum_tokens) {
-            Finding f = finding(rule::k_no_breakpoint, r, index);
+            Finding f = make_finding(rule::k_no_breakpoint, r);
             f.location.path = "cache_control";
             f.tokens_lost = a.shared_tokens;
             f.message = fmt::format(
@@ -378,7 +365,7 @@ private:
         }
         if (s.missed) {
             const auto& m = *s.missed;
-            Finding f = finding(miss_rule(m.reason), r, index);
+            Finding f = make_finding(miss_rule(m.reason), r);
             f.partner = m_requests->head(m.writer).id;
             f.location.path = r.segments[m.segment].path.str();
             f.location.token = m.tokens;
@@ -386,7 +373,7 @@ private:
             if (f.tokens_lost <= 0 || provider_read(a, m.tokens)) {
                 // Read anyway: another entry covered it, or the provider's own
                 // usage shows it kept the entry (compare() says so, as CW031).
-                return compare(r, index, s, a);
+                return compare(r, s, a);
             }
             if (m.reason == sim::MissReason::expired) {
                 m_expired_now = true;
@@ -408,11 +395,11 @@ private:
                     count_noun(static_cast<std::uint64_t>(m.positions_back), "position"),
                     group_digits(m_rules.provider(a.policy).integer("lookback_positions")));
             } else {
-                return compare(r, index, s, a); // eviction: reported in the totals
+                return compare(r, s, a); // eviction: reported in the totals
             }
             add(std::move(f), SIZE_MAX);
         }
-        compare(r, index, s, a);
+        compare(r, s, a);
     }
 
     // The reported usage read at least `tokens` (within the tolerance): the
@@ -482,7 +469,7 @@ private:
 
     // Expected against reported (CW031), with the cause attributed.
     void
-    compare(const Request& r, std::size_t index, const sim::SimResult& s, RequestAudit& a)
+    compare(const Request& r, const sim::SimResult& s, RequestAudit& a)
     {
         // A forced policy (an engine's cache over an API's log) answers "what
         // would it have reused", not "was the bill right".
@@ -497,7 +484,7 @@ private:
             return;
         }
         a.mismatch = true;
-        Finding f = finding(rule::k_usage_mismatch, r, index);
+        Finding f = make_finding(rule::k_usage_mismatch, r);
         f.location.path = "usage";
         const std::string numbers = fmt::format(
             "reported read {} / write {} / fresh {}, expected read {} / write {} / fresh {}",
@@ -555,18 +542,17 @@ private:
             }
             const Request& r = m_requests->head(writer);
             auto [it, first] =
-                per_stream.try_emplace(r.stream, finding(rule::k_write_without_read, r, writer));
+                per_stream.try_emplace(r.stream, make_finding(rule::k_write_without_read, r));
             Finding& f = it->second;
             if (!first) {
                 ++f.occurrences;
             }
             f.location.path = "cache_control";
             f.tokens_lost += paid.write();
-            if (const auto price = m_prices.find(writer); price != m_prices.end()) {
-                const auto& p = price->second;
+            if (const ruleset::PriceSet* p = prices_of(writer)) {
                 f.cost_usd = f.cost_usd.value_or(0) +
-                             (static_cast<double>(paid.write_5m) * (p.write_5m - p.input) +
-                              static_cast<double>(paid.write_1h) * (p.write_1h - p.input)) /
+                             (static_cast<double>(paid.write_5m) * (p->write_5m - p->input) +
+                              static_cast<double>(paid.write_1h) * (p->write_1h - p->input)) /
                                  1e6;
             }
         }
@@ -642,22 +628,36 @@ private:
         }
     }
 
+    // A TTL advice (CW024) on a stream, told at its first request.
+    Finding
+    ttl_advice(std::size_t first, std::string kind) const
+    {
+        Finding f = make_finding(rule::k_ttl_advice, m_requests->head(first));
+        f.kind = std::move(kind);
+        f.location.path = "cache_control";
+        return f;
+    }
+
+    // The prices of request `index`; null when it has none.
+    [[nodiscard]] const ruleset::PriceSet*
+    prices_of(std::size_t index) const
+    {
+        const auto it = m_prices.find(index);
+        return it == m_prices.end() ? nullptr : &it->second;
+    }
+
     // 5m entries expired in gaps a 1h TTL would have bridged: advised when it
     // saves more than the 1h premium costs.
     void
     advise_1h(const std::string& name, const StreamUse& s, std::size_t mid_gaps)
     {
         const std::size_t first = s.requests.front();
-        const auto price = m_prices.find(first);
-        Finding f = finding(rule::k_ttl_advice, m_requests->head(first), first);
-        f.kind = "use-1h";
-        f.location.path = "cache_control";
-        if (price != m_prices.end()) {
-            const auto& p = price->second;
+        Finding f = ttl_advice(first, "use-1h");
+        if (const ruleset::PriceSet* p = prices_of(first)) {
             const double saved =
-                static_cast<double>(s.expired_tokens) * (p.write_5m - p.read) / 1e6;
+                static_cast<double>(s.expired_tokens) * (p->write_5m - p->read) / 1e6;
             const double extra =
-                static_cast<double>(s.written_5m) * (p.write_1h - p.write_5m) / 1e6;
+                static_cast<double>(s.written_5m) * (p->write_1h - p->write_5m) / 1e6;
             f.cost_usd = saved - extra;
         }
         f.tokens_lost = s.expired_tokens;
@@ -679,13 +679,9 @@ private:
     advise_5m(const std::string& name, const StreamUse& s, double longest)
     {
         const std::size_t first = s.requests.front();
-        const auto price = m_prices.find(first);
-        Finding f = finding(rule::k_ttl_advice, m_requests->head(first), first);
-        f.kind = "use-5m";
-        f.location.path = "cache_control";
-        if (price != m_prices.end()) {
-            f.cost_usd = static_cast<double>(s.written_1h) *
-                         (price->second.write_1h - price->second.write_5m) / 1e6;
+        Finding f = ttl_advice(first, "use-5m");
+        if (const ruleset::PriceSet* p = prices_of(first)) {
+            f.cost_usd = static_cast<double>(s.written_1h) * (p->write_1h - p->write_5m) / 1e6;
         }
         f.message =
             fmt::format("stream {} never waits more than {:.0f} s between requests: the 1h "

@@ -71,11 +71,7 @@ struct UsageReporter {
     void
     operator()(std::string kind, std::string message) const
     {
-        analysis::Finding f = analysis::make_finding(analysis::rule::k_usage_inconsistent);
-        f.request = r.id;
-        f.stream = r.stream;
-        f.file = r.file;
-        f.line = r.line;
+        analysis::Finding f = analysis::make_finding(analysis::rule::k_usage_inconsistent, r);
         f.location.path = "usage";
         f.kind = std::move(kind);
         f.message = std::move(message);

@@ -245,12 +245,8 @@ private:
     Finding
     base(std::string_view rule) const
     {
-        Finding f = make_finding(rule);
-        f.request = m_now.id;
+        Finding f = make_finding(rule, m_now);
         f.partner = m_was.id;
-        f.stream = m_now.stream;
-        f.file = m_now.file;
-        f.line = m_now.line;
         f.location.path = m_now.segments[m_k].path.str();
         f.location.offset = 0;
         f.location.token = tokens_before(m_now, m_k);
@@ -317,21 +313,13 @@ private:
     Finding
     dynamic(Finding f, const DynamicMatch& m) const
     {
-        Finding d = make_finding(rule::k_dynamic_field);
-        d.request = f.request;
-        d.partner = f.partner;
-        d.stream = f.stream;
-        d.file = f.file;
-        d.line = f.line;
-        d.location = f.location;
-        d.excerpt = f.excerpt;
-        d.tokens_lost = f.tokens_lost;
-        d.cost_usd = f.cost_usd;
-        d.kind = m.kind;
-        d.message =
+        // The same request, place, excerpt and cost, told as a dynamic value.
+        set_rule(f, rule::k_dynamic_field);
+        f.kind = m.kind;
+        f.message =
             fmt::format("a dynamic value ({}, pattern {}) changed inside the cached prefix at {}",
                         m.kind, m.name, f.location.path);
-        return d;
+        return f;
     }
 
     using ToolList = std::vector<std::pair<Hash128, std::size_t>>; // content, index
@@ -601,11 +589,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             }
             covered = m.end;
             const auto [chars, token] = cursor.at(m.begin);
-            Finding f = make_finding(rule::k_dynamic_field);
-            f.request = request.id;
-            f.stream = request.stream;
-            f.file = request.file;
-            f.line = request.line;
+            Finding f = make_finding(rule::k_dynamic_field, request);
             f.kind = m.kind;
             f.location.path = s.path.str();
             f.location.offset = chars;

@@ -136,12 +136,29 @@ rule_info(std::string_view id)
 Finding
 make_finding(std::string_view id)
 {
-    const RuleInfo& info = rule_info(id);
     Finding f;
+    set_rule(f, id);
+    return f;
+}
+
+Finding
+make_finding(std::string_view id, const model::Request& request)
+{
+    Finding f = make_finding(id);
+    f.request = request.id;
+    f.stream = request.stream;
+    f.file = request.file;
+    f.line = request.line;
+    return f;
+}
+
+void
+set_rule(Finding& f, std::string_view id)
+{
+    const RuleInfo& info = rule_info(id);
     f.rule = std::string(info.id);
     f.name = std::string(info.name);
     f.severity = info.severity;
-    return f;
 }
 
 } // namespace cachewise::analysis

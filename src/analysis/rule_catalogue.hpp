@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/finding.hpp"
+#include "model/request.hpp"
 
 #include <span>
 #include <string_view>
@@ -57,5 +58,10 @@ const RuleInfo& rule_info(std::string_view id);
 
 // A finding with id, name and default severity filled in.
 Finding make_finding(std::string_view id);
+// The same, about `request`: its id, stream and place in its log.
+Finding make_finding(std::string_view id, const model::Request& request);
+// Gives `f` the rule `id` (id, name and default severity), keeping what it
+// says about where and what.
+void set_rule(Finding& f, std::string_view id);
 
 } // namespace cachewise::analysis

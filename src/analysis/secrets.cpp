@@ -453,11 +453,7 @@ SecretScanner::add(const model::Request& request)
         const auto chars = char_offsets(text, matches);
         for (std::size_t i = 0; i < matches.size(); ++i) {
             const auto& match = matches[i];
-            Finding f = make_finding(rule::k_secret_in_prompt);
-            f.request = request.id;
-            f.stream = request.stream;
-            f.file = request.file;
-            f.line = request.line;
+            Finding f = make_finding(rule::k_secret_in_prompt, request);
             f.location.path = s.path.str();
             f.location.offset = chars[i];
             f.location.token = s.cumulative_tokens - s.tokens;

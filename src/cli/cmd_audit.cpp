@@ -124,8 +124,7 @@ add_audit_command(CLI::App& app, AuditOptions& options, FlagValues& flags)
                     "anthropic, bedrock, openai, deepseek, gemini, or the serving engines vllm "
                     "and sglang")
         ->type_name("NAME")
-        ->check(one_of(std::vector<std::string>(std::begin(ruleset::k_provider_names),
-                                                std::end(ruleset::k_provider_names))));
+        ->check(policy_name());
     cmd->add_option("--block-size", options.block_size,
                     "Tokens per KV block (vllm, default 16) or page (sglang, default 1); tokens "
                     "per storage unit (deepseek, default 64)")

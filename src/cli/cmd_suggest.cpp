@@ -118,8 +118,7 @@ add_suggest_command(CLI::App& app, SuggestCliOptions& options, FlagValues& flags
                     "Replay a log with this cache instead of each request's provider's "
                     "(breakpoints are placed for anthropic and bedrock only)")
         ->type_name("NAME")
-        ->check(one_of(std::vector<std::string>(std::begin(ruleset::k_provider_names),
-                                                std::end(ruleset::k_provider_names))));
+        ->check(policy_name());
     cmd->add_option("--write", options.write,
                     "Write the input with the suggested markers (- for standard output)")
         ->type_name("OUT");

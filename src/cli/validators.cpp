@@ -1,5 +1,8 @@
 #include "cli/validators.hpp"
 
+
+#include "ruleset/rules.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,7 +37,7 @@ at_least(long long minimum)
 }
 
 CLI::Validator
-one_of(std::vector<std::string> values)
+one_of(const std::vector<std::string>& values)
 {
     return CLI::Validator(
         [values](std::string& value) -> std::string {
@@ -44,6 +47,13 @@ one_of(std::vector<std::string> values)
             return fmt::format("expected {}, not \"{}\"", in_words(values), value);
         },
         "");
+}
+
+CLI::Validator
+policy_name()
+{
+    return one_of(std::vector<std::string>(std::begin(ruleset::k_provider_names),
+                                           std::end(ruleset::k_provider_names)));
 }
 
 } // namespace cachewise::cli

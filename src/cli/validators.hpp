@@ -11,7 +11,9 @@ namespace cachewise::cli {
 // "--by: expected day, stream or model, not \"week\"") and that add nothing
 // to the option's name in --help (CLI11's own append ":{a,b}" or ":POSITIVE").
 CLI::Validator at_least(long long minimum);
-CLI::Validator one_of(std::vector<std::string> values);
+CLI::Validator one_of(const std::vector<std::string>& values);
+// A cache --policy may name: a provider or serving engine of the rules.
+CLI::Validator policy_name();
 
 // "a, b or c".
 std::string in_words(const std::vector<std::string>& values);

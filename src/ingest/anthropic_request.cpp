@@ -50,31 +50,25 @@ parse_role(std::string_view role)
 
 AnthropicRequestParser::AnthropicRequestParser(const ruleset::Rules& rules,
                                                const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::anthropic)
+    : BodyParser(rules, estimator, model::ApiFormat::anthropic, "messages")
 {}
 
 bool
-AnthropicRequestParser::member(std::string_view key, od::value value)
+AnthropicRequestParser::body_member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
         read_model("model", value);
-    } else if (key == "messages") {
-        within("messages", [&] { messages(value); });
-        m_has_messages = true;
     } else if (key == "system") {
         within("system", [&] { system(value); });
     } else if (key == "tools") {
         within("tools", [&] { append_tools(value, model::PathRoot::by_level); });
     } else if (key == "tool_choice") {
-        m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
-        m_has_tool_choice = m_tool_choice != "null";
+        m_tool_choice = read_param("tool_choice", value);
     } else if (key == "thinking") {
-        m_thinking = within("thinking", [&] { return m_renderer.render_param(value); });
-        m_has_thinking = m_thinking != "null";
+        m_thinking = read_param("thinking", value);
     } else if (key == "speed") {
-        m_speed = std::string(within("speed", [&] { return get_string(value); }));
-        m_has_speed = true;
+        m_speed = {std::string(within("speed", [&] { return get_string(value); })), true};
     } else if (key == "output_config") {
         within("output_config", [&] {
             if (type_of(value) != od::json_type::object) {
@@ -83,8 +77,7 @@ AnthropicRequestParser::member(std::string_view key, od::value value)
             for (auto field : get(value.get_object(), "an object")) {
                 if (key_of(field) == "effort") {
                     od::value v = get(field.value(), "a value");
-                    m_effort = std::string(within("effort", [&] { return get_string(v); }));
-                    m_has_effort = true;
+                    m_effort = {std::string(within("effort", [&] { return get_string(v); })), true};
                 }
             }
         });
@@ -188,7 +181,7 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
 }
 
 void
-AnthropicRequestParser::messages(od::value value)
+AnthropicRequestParser::conversation(od::value value)
 {
     for_each_element(value, "an array of messages", "a message", [&](od::value& message, int m) {
         if (type_of(message) != od::json_type::object) {
@@ -217,42 +210,34 @@ AnthropicRequestParser::messages(od::value value)
 void
 AnthropicRequestParser::reset_body()
 {
-    m_has_messages = false;
-    m_images = m_web_search = m_citations = false;
-    m_has_tool_choice = m_has_thinking = m_has_speed = m_has_effort = false;
-    m_tool_choice.clear();
-    m_thinking.clear();
-    m_speed.clear();
-    m_effort.clear();
+    m_web_search = m_citations = false;
+    m_thinking = {};
+    m_speed = {};
+    m_effort = {};
 }
 
 void
 AnthropicRequestParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_messages) {
-        throw FieldError("messages", "missing");
-    }
-    r.format = model::ApiFormat::anthropic;
     // Bedrock's InvokeModel takes the same body; its model ids say so
     // ("us.anthropic.claude-...", LiteLLM's "bedrock/...").
     r.provider =
         r.model.find("anthropic.") != std::string::npos || r.model.rfind("bedrock/", 0) == 0
             ? "bedrock"
             : "anthropic";
-    add_param("model", r.model, true);
     add_param("web_search", m_web_search ? "on" : "off", true);
     add_param("citations", m_citations ? "on" : "off", true);
-    add_param("speed", m_speed, m_has_speed);
-    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
+    add_param("speed", m_speed);
+    add_param("tool_choice", m_tool_choice);
     add_param("images", m_images ? "yes" : "no", true);
-    add_param("thinking", m_thinking, m_has_thinking);
-    add_param("effort", m_effort, m_has_effort);
+    add_param("thinking", m_thinking);
+    add_param("effort", m_effort);
     const auto& t = m_rules->tokens;
     if (!segments(model::Level::tools).empty()) {
         m_hidden_tokens += t.tool_use_system_prompt.value;
     }
-    if (m_has_thinking && m_thinking.find("\"enabled\"") != std::string::npos) {
+    if (m_thinking.present && m_thinking.value.find("\"enabled\"") != std::string::npos) {
         m_hidden_tokens += t.thinking_system_prompt.value;
     }
 }

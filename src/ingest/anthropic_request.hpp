@@ -20,8 +20,6 @@ class AnthropicRequestParser : public BodyParser {
 public:
     AnthropicRequestParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
 
-    bool member(std::string_view key, od::value value) override;
-
     // Appends the segments of one message's `content` (a string or an array of
     // blocks); used for request bodies and for Claude Code transcripts.
     // `message` is the message index; the first block gets message_start.
@@ -33,20 +31,14 @@ private:
     void finish_body() override;
     void on_tool(const RenderStats& stats) override;
     void system(od::value value);
-    void messages(od::value value);
+    bool body_member(std::string_view key, od::value value) override;
+    void conversation(od::value value) override;
 
-    bool m_has_messages = false;
-    bool m_images = false;
     bool m_web_search = false;
     bool m_citations = false;
-    std::string m_tool_choice;
-    std::string m_thinking;
-    std::string m_speed;
-    std::string m_effort;
-    bool m_has_tool_choice = false;
-    bool m_has_thinking = false;
-    bool m_has_speed = false;
-    bool m_has_effort = false;
+    Param m_thinking;
+    Param m_speed;
+    Param m_effort;
 };
 
 } // namespace cachewise::ingest

@@ -30,26 +30,20 @@ kind_of_block(const RenderStats& stats, Level level)
 
 BedrockConverseParser::BedrockConverseParser(const ruleset::Rules& rules,
                                              const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::bedrock_converse)
+    : BodyParser(rules, estimator, model::ApiFormat::bedrock_converse, "messages")
 {}
 
 void
 BedrockConverseParser::reset_body()
 {
-    m_has_messages = m_images = false;
-    m_tool_choice.clear();
-    m_has_tool_choice = false;
     m_leading_points.clear();
 }
 
 bool
-BedrockConverseParser::member(std::string_view key, od::value value)
+BedrockConverseParser::body_member(std::string_view key, od::value value)
 {
     if (key == "modelId" || key == "model") {
         read_model("modelId", value);
-    } else if (key == "messages") {
-        within("messages", [&] { messages(value); });
-        m_has_messages = true;
     } else if (key == "system") {
         within("system", [&] { blocks(value, Level::system, PathRoot::system, -1, Role::system); });
     } else if (key == "toolConfig") {
@@ -118,14 +112,14 @@ BedrockConverseParser::tool_config(od::value value)
             within("tools",
                    [&] { blocks(v, Level::tools, PathRoot::tool_config, -1, Role::none); });
         } else if (key == "toolChoice") {
-            m_tool_choice = within("toolChoice", [&] { return m_renderer.render_param(v); });
-            m_has_tool_choice = true;
+            m_tool_choice = {within("toolChoice", [&] { return m_renderer.render_param(v); }),
+                             true};
         }
     }
 }
 
 void
-BedrockConverseParser::messages(od::value value)
+BedrockConverseParser::conversation(od::value value)
 {
     for_each_element(value, "an array of messages", "a message", [&](od::value& message, int m) {
         if (type_of(message) != od::json_type::object) {
@@ -160,10 +154,6 @@ void
 BedrockConverseParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_messages) {
-        throw FieldError("messages", "missing");
-    }
-    r.format = model::ApiFormat::bedrock_converse;
     r.provider = "bedrock";
     // A cachePoint that opens a level marks the last block of the level before.
     for (const auto& [level, cc] : m_leading_points) {
@@ -175,8 +165,7 @@ BedrockConverseParser::finish_body()
             }
         }
     }
-    add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
+    add_param("tool_choice", m_tool_choice);
     add_param("images", m_images ? "yes" : "no", true);
 }
 

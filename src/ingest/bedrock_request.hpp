@@ -16,22 +16,17 @@ class BedrockConverseParser : public BodyParser {
 public:
     BedrockConverseParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
 
-    bool member(std::string_view key, od::value value) override;
-
 private:
     void reset_body() override;
     void finish_body() override;
     // Appends blocks (or marks the previous one) of a system, content or tools list.
     void blocks(od::value value, model::Level level, model::PathRoot root, int message,
                 model::Role role);
-    void messages(od::value value);
+    bool body_member(std::string_view key, od::value value) override;
+    void conversation(od::value value) override;
     void tool_config(od::value value);
     void mark(model::Level level, const model::CacheControl& cc);
 
-    bool m_has_messages = false;
-    bool m_images = false;
-    std::string m_tool_choice;
-    bool m_has_tool_choice = false;
     // A cachePoint before any block of its level marks the end of an earlier level.
     std::vector<std::pair<model::Level, model::CacheControl>> m_leading_points;
 };

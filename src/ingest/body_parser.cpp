@@ -21,8 +21,9 @@ get_string(od::value& v)
 }
 
 BodyParser::BodyParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator,
-                       model::ApiFormat format)
-    : m_rules(&rules), m_estimator(&estimator), m_renderer(estimator, format)
+                       model::ApiFormat format, std::string_view conversation)
+    : m_rules(&rules), m_estimator(&estimator), m_renderer(estimator, format), m_format(format),
+      m_conversation_key(conversation)
 {}
 
 void
@@ -33,6 +34,9 @@ BodyParser::begin(model::Request& request)
         level.clear();
     }
     m_has_model = false;
+    m_has_conversation = false;
+    m_tool_choice = {};
+    m_images = false;
     m_hidden_tokens = 0;
     m_provider_override.clear();
     reset_body();
@@ -193,11 +197,30 @@ BodyParser::members(od::object body)
     }
 }
 
+bool
+BodyParser::member(std::string_view key, od::value value)
+{
+    if (key != m_conversation_key) {
+        return body_member(key, value);
+    }
+    within(m_conversation_key, [&] { conversation(value); });
+    m_has_conversation = true;
+    return true;
+}
+
 void
 BodyParser::add_param(std::string name, std::string value, bool present)
 {
     m_request->params.push_back(
         model::Param{std::move(name), std::move(value), present, model::Level::messages});
+}
+
+BodyParser::Param
+BodyParser::read_param(std::string_view field, od::value value)
+{
+    Param param{within(field, [&] { return m_renderer.render_param(value); })};
+    param.present = param.value != "null";
+    return param;
 }
 
 std::string
@@ -229,6 +252,11 @@ BodyParser::finish(std::string_view fallback_model)
         r.model = std::string(fallback_model);
     }
     r.params.clear();
+    if (!m_has_conversation && !conversation_optional()) {
+        throw FieldError(std::string(m_conversation_key), "missing");
+    }
+    r.format = m_format;
+    add_param("model", r.model, true);
     finish_body();
     if (!m_provider_override.empty()) {
         r.provider = m_provider_override;

@@ -51,8 +51,10 @@ kind_named(std::string_view type, const std::array<KindName, N>& table)
 // wraps it (or a bare body with extra members) is read in one forward pass.
 class BodyParser {
 public:
+    // `conversation` names the member every body must have (messages,
+    // contents, input).
     BodyParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator,
-               model::ApiFormat format);
+               model::ApiFormat format, std::string_view conversation);
     virtual ~BodyParser() = default;
     BodyParser(const BodyParser&) = delete;
     BodyParser& operator=(const BodyParser&) = delete;
@@ -60,10 +62,10 @@ public:
     // Starts a new request.
     void begin(model::Request& request);
 
-    // Consumes one top-level member of the body. Returns false for members
-    // that are not part of a request body (the caller may handle them).
-    // Throws FieldError.
-    virtual bool member(std::string_view key, od::value value) = 0;
+    // Consumes one top-level member of the body: the conversation here, the
+    // rest in body_member(). Returns false for members that are not part of
+    // a request body (the caller may handle them). Throws FieldError.
+    bool member(std::string_view key, od::value value);
 
     // Consumes every member of a body object (member() for each).
     void members(od::object body);
@@ -144,12 +146,37 @@ protected:
     read_continuation(od::value /*message*/, std::vector<model::Segment>& /*out*/)
     {}
 
+    // The format's members other than the conversation; as member().
+    virtual bool body_member(std::string_view key, od::value value) = 0;
+    // Reads the conversation member's value.
+    virtual void conversation(od::value value) = 0;
+    // A body may leave the conversation out (Gemini: one that creates a cache).
+    [[nodiscard]] virtual bool
+    conversation_optional() const
+    {
+        return false;
+    }
     // Called by begin(): forgets the previous body.
     virtual void reset_body() = 0;
-    // Called by finish(): checks the format's required members, sets the
-    // provider (unless overridden) and the parameters.
+    // Called by finish(), once the conversation is known to be there, the
+    // format set and the model parameter added: checks the format's other
+    // required members, sets the provider (unless overridden) and the
+    // remaining parameters.
     virtual void finish_body() = 0;
     void add_param(std::string name, std::string value, bool present);
+    // A parameter as the body sent it, rendered as JSON; an absent one is
+    // not part of the request's parameters.
+    struct Param {
+        std::string value;
+        bool present = false;
+    };
+    void
+    add_param(std::string name, const Param& param)
+    {
+        add_param(std::move(name), param.value, param.present);
+    }
+    // Member `field` rendered as a parameter; null counts as absent.
+    Param read_param(std::string_view field, od::value value);
     // The provider an OpenAI-format body goes to, from its model name.
     [[nodiscard]] static std::string provider_of_model(std::string_view model);
 
@@ -170,9 +197,16 @@ protected:
     const model::TokenEstimator* m_estimator;
     JsonRenderer m_renderer;
     bool m_has_model = false;
+    // What every format has: how the model may pick tools, and whether any
+    // image was sent (begin() forgets both).
+    Param m_tool_choice;
+    bool m_images = false;
     double m_hidden_tokens = 0; // prompt the API adds (tool use, thinking): on the first segment
 
 private:
+    model::ApiFormat m_format;
+    std::string_view m_conversation_key;
+    bool m_has_conversation = false;
     model::TextStore* m_store = nullptr;
     std::string m_model_override;
     std::string m_provider_override;

@@ -16,7 +16,14 @@ Delivery::Delivery(const ruleset::Rules& rules, const LoadOptions& options,
 {}
 
 void
-Delivery::request(model::Request&& request)
+Delivery::put(RecordEvent&& event)
+{
+    std::visit([this](auto&& taken) { take(std::forward<decltype(taken)>(taken)); },
+               std::move(event));
+}
+
+void
+Delivery::take(model::Request&& request)
 {
     if (request.cached_content.empty()) {
         deliver(std::move(request));
@@ -30,17 +37,17 @@ Delivery::request(model::Request&& request)
 }
 
 void
-Delivery::transcript_request(std::string id, model::Request&& request)
+Delivery::take(TranscriptRequest&& transcript)
 {
-    if (!m_seen_request_ids.insert(std::move(id)).second) {
+    if (!m_seen_request_ids.insert(std::move(transcript.id)).second) {
         ++counts.duplicates;
         return;
     }
-    deliver(std::move(request));
+    deliver(std::move(transcript.request));
 }
 
 void
-Delivery::error(InputError&& error)
+Delivery::take(InputError&& error)
 {
     ++m_summary.error_count;
     if (m_on_error) {
@@ -52,13 +59,13 @@ Delivery::error(InputError&& error)
 }
 
 void
-Delivery::cache_created(std::string name, std::vector<model::Segment> segments)
+Delivery::take(CreatedCache&& cache)
 {
-    m_created_caches[std::move(name)] = std::move(segments);
+    m_created_caches[std::move(cache.name)] = std::move(cache.segments);
 }
 
 void
-Delivery::progress_call(ClaudeCodeReader::ProgressCall&& call)
+Delivery::take(ClaudeCodeReader::ProgressCall&& call)
 {
     m_progress_calls.push_back(std::move(call));
 }

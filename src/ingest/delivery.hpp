@@ -21,12 +21,7 @@ public:
              const Loader::RequestCallback& on_request, const Loader::ErrorCallback& on_error,
              LoadSummary& summary);
 
-    void request(model::Request&& request) override;
-    void transcript_request(std::string id, model::Request&& request) override;
-    void error(InputError&& error) override;
-    using RecordSink::error;
-    void cache_created(std::string name, std::vector<model::Segment> segments) override;
-    void progress_call(ClaudeCodeReader::ProgressCall&& call) override;
+    void put(RecordEvent&& event) override;
 
     // Subagent calls seen only in progress lines, once every transcript is
     // read (a call whose subagent transcript was read is not counted twice);
@@ -34,6 +29,12 @@ public:
     void finish();
 
 private:
+    // One per kind of event.
+    void take(model::Request&& request);
+    void take(TranscriptRequest&& transcript);
+    void take(InputError&& error);
+    void take(CreatedCache&& cache);
+    void take(ClaudeCodeReader::ProgressCall&& call);
     void deliver(model::Request&& request);
     void inline_cached_content(model::Request& request);
 

@@ -60,21 +60,19 @@ parse_duration_seconds(std::string_view text)
 
 GeminiRequestParser::GeminiRequestParser(const ruleset::Rules& rules,
                                          const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::gemini)
+    : BodyParser(rules, estimator, model::ApiFormat::gemini, "contents")
 {}
 
 void
 GeminiRequestParser::reset_body()
 {
-    m_has_contents = m_images = m_cache_create = false;
+    m_cache_create = false;
     m_ttl_seconds.reset();
     m_expire_time.reset();
-    m_tool_config.clear();
-    m_has_tool_config = false;
 }
 
 bool
-GeminiRequestParser::member(std::string_view key, od::value value)
+GeminiRequestParser::body_member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
@@ -82,17 +80,14 @@ GeminiRequestParser::member(std::string_view key, od::value value)
         if (r.model.rfind("models/", 0) == 0) {
             r.model.erase(0, 7);
         }
-    } else if (key == "contents") {
-        within("contents", [&] { contents(value); });
-        m_has_contents = true;
     } else if (key == "systemInstruction" || key == "system_instruction") {
         const std::string name(key);
         within(name, [&] { system_instruction(value); });
     } else if (key == "tools") {
         within("tools", [&] { tools(value); });
     } else if (key == "toolConfig" || key == "tool_config") {
-        m_tool_config = within("toolConfig", [&] { return m_renderer.render_param(value); });
-        m_has_tool_config = true;
+        m_tool_choice = {within("toolConfig", [&] { return m_renderer.render_param(value); }),
+                         true};
     } else if (key == "cachedContent" || key == "cached_content") {
         r.cached_content = std::string(within("cachedContent", [&] { return get_string(value); }));
     } else if (key == "ttl") {
@@ -222,7 +217,7 @@ GeminiRequestParser::tools(od::value value)
 }
 
 void
-GeminiRequestParser::contents(od::value value)
+GeminiRequestParser::conversation(od::value value)
 {
     for_each_element(value, "an array of contents", "a content", [&](od::value& content, int m) {
         if (type_of(content) != od::json_type::object) {
@@ -262,10 +257,6 @@ void
 GeminiRequestParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_contents && !m_cache_create) {
-        throw FieldError("contents", "missing");
-    }
-    r.format = model::ApiFormat::gemini;
     r.provider = "gemini";
     if (m_cache_create) {
         r.cache_create = model::CacheCreate{"", m_ttl_seconds, m_expire_time};
@@ -285,8 +276,7 @@ GeminiRequestParser::finish_body()
                                       "body (tokens inferred from usage)",
                                       r.cached_content));
     }
-    add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_config, m_has_tool_config);
+    add_param("tool_choice", m_tool_choice);
     add_param("images", m_images ? "yes" : "no", true);
 }
 

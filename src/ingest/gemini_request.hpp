@@ -18,24 +18,25 @@ class GeminiRequestParser : public BodyParser {
 public:
     GeminiRequestParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
 
-    bool member(std::string_view key, od::value value) override;
-
 private:
     void reset_body() override;
     void finish_body() override;
     void system_instruction(od::value value);
     void tools(od::value value);
-    void contents(od::value value);
+    bool body_member(std::string_view key, od::value value) override;
+    void conversation(od::value value) override;
+    // A body that creates an explicit cache need not have contents.
+    [[nodiscard]] bool
+    conversation_optional() const override
+    {
+        return m_cache_create;
+    }
     void parts(od::value value, model::Level level, model::PathRoot root, int index,
                model::Role role);
 
-    bool m_has_contents = false;
-    bool m_images = false;
     bool m_cache_create = false;
     std::optional<double> m_ttl_seconds;
     std::optional<Timestamp> m_expire_time;
-    std::string m_tool_config;
-    bool m_has_tool_config = false;
 };
 
 } // namespace cachewise::ingest

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <optional>
 #include <string_view>
 
 namespace cachewise::ingest {
@@ -65,7 +66,7 @@ for_each_element(od::value& value, std::string_view expected, std::string_view e
     }
     int index = 0;
     for (auto element : get(value.get_array(), "an array")) {
-        od::value v = get(std::move(element), element_name);
+        od::value v = get(element, element_name);
         within("", static_cast<std::size_t>(index), [&] { f(v, index); });
         ++index;
     }
@@ -80,6 +81,29 @@ value_of(Field& field)
         throw FieldError("", fmt::format("invalid value: {}", simdjson::error_message(error)));
     }
     return v;
+}
+
+// The value of an object's first member named `key`, or nullopt; reading
+// stops there (the object is consumed up to that member).
+inline std::optional<od::value>
+member_of(od::object object, std::string_view key)
+{
+    for (auto field : object) {
+        if (key_of(field) == key) {
+            return value_of(field);
+        }
+    }
+    return std::nullopt;
+}
+
+// The same for a value: nullopt also when it is not an object.
+inline std::optional<od::value>
+member_of(od::value& value, std::string_view key)
+{
+    if (type_of(value) != od::json_type::object) {
+        return std::nullopt;
+    }
+    return member_of(get(value.get_object(), "an object"), key);
 }
 
 } // namespace cachewise::ingest

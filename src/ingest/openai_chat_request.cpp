@@ -92,43 +92,32 @@ openai_cache_member(std::string_view key, od::value value, model::Request& r)
 
 OpenAIChatParser::OpenAIChatParser(const ruleset::Rules& rules,
                                    const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::openai_chat)
+    : BodyParser(rules, estimator, model::ApiFormat::openai_chat, "messages")
 {}
 
 void
 OpenAIChatParser::reset_body()
 {
-    m_has_messages = m_images = false;
-    m_has_tool_choice = m_has_response_format = m_has_reasoning_effort = false;
-    m_tool_choice.clear();
-    m_response_format.clear();
-    m_reasoning_effort.clear();
+    m_response_format = {};
+    m_reasoning_effort = {};
     m_message_count = 0;
 }
 
 bool
-OpenAIChatParser::member(std::string_view key, od::value value)
+OpenAIChatParser::body_member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
         read_model("model", value);
-    } else if (key == "messages") {
-        within("messages", [&] { messages(value); });
-        m_has_messages = true;
     } else if (key == "tools" || key == "functions") {
         const std::string name(key);
         within(name, [&] { append_tools(value, PathRoot::tools); });
     } else if (key == "tool_choice" || key == "function_call") {
-        m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
-        m_has_tool_choice = m_tool_choice != "null";
+        m_tool_choice = read_param("tool_choice", value);
     } else if (key == "response_format") {
-        m_response_format =
-            within("response_format", [&] { return m_renderer.render_param(value); });
-        m_has_response_format = m_response_format != "null";
+        m_response_format = read_param("response_format", value);
     } else if (key == "reasoning_effort") {
-        m_reasoning_effort =
-            within("reasoning_effort", [&] { return m_renderer.render_param(value); });
-        m_has_reasoning_effort = m_reasoning_effort != "null";
+        m_reasoning_effort = read_param("reasoning_effort", value);
     } else if (openai_cache_member(key, value, r)) {
         return true;
     } else {
@@ -276,7 +265,7 @@ OpenAIChatParser::message(od::value value, int index, bool& system_run, std::vec
 }
 
 void
-OpenAIChatParser::messages(od::value value)
+OpenAIChatParser::conversation(od::value value)
 {
     bool system_run = true;
     std::vector<Segment> out;
@@ -295,15 +284,10 @@ void
 OpenAIChatParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_messages) {
-        throw FieldError("messages", "missing");
-    }
-    r.format = model::ApiFormat::openai_chat;
     r.provider = provider_of_model(r.model);
-    add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
-    add_param("response_format", m_response_format, m_has_response_format);
-    add_param("reasoning_effort", m_reasoning_effort, m_has_reasoning_effort);
+    add_param("tool_choice", m_tool_choice);
+    add_param("response_format", m_response_format);
+    add_param("reasoning_effort", m_reasoning_effort);
     add_param("images", m_images ? "yes" : "no", true);
 }
 

@@ -27,13 +27,12 @@ class OpenAIChatParser : public BodyParser {
 public:
     OpenAIChatParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
 
-    bool member(std::string_view key, od::value value) override;
-
 private:
     void read_continuation(od::value message, std::vector<model::Segment>& out) override;
     void reset_body() override;
     void finish_body() override;
-    void messages(od::value value);
+    bool body_member(std::string_view key, od::value value) override;
+    void conversation(od::value value) override;
     // Appends the segments of one message; `system_run` is true while the
     // leading system/developer messages last.
     void message(od::value value, int index, bool& system_run, std::vector<model::Segment>& out);
@@ -42,14 +41,8 @@ private:
     void seal_message(std::vector<model::Segment>& out, std::size_t first,
                       const std::string& header, const std::optional<model::CacheControl>& marker);
 
-    bool m_has_messages = false;
-    bool m_images = false;
-    std::string m_tool_choice;
-    std::string m_response_format;
-    std::string m_reasoning_effort;
-    bool m_has_tool_choice = false;
-    bool m_has_response_format = false;
-    bool m_has_reasoning_effort = false;
+    Param m_response_format;
+    Param m_reasoning_effort;
     int m_message_count = 0;
 };
 

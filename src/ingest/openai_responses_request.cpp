@@ -51,30 +51,24 @@ kind_of_part(std::string_view type)
 
 OpenAIResponsesParser::OpenAIResponsesParser(const ruleset::Rules& rules,
                                              const model::TokenEstimator& estimator)
-    : BodyParser(rules, estimator, model::ApiFormat::openai_responses)
+    : BodyParser(rules, estimator, model::ApiFormat::openai_responses, "input")
 {}
 
 void
 OpenAIResponsesParser::reset_body()
 {
-    m_has_input = m_images = false;
     m_item_count = 0;
-    m_has_tool_choice = m_has_text_format = m_has_reasoning = false;
     m_previous_response.clear();
-    m_tool_choice.clear();
-    m_text_format.clear();
-    m_reasoning.clear();
+    m_text_format = {};
+    m_reasoning = {};
 }
 
 bool
-OpenAIResponsesParser::member(std::string_view key, od::value value)
+OpenAIResponsesParser::body_member(std::string_view key, od::value value)
 {
     model::Request& r = request();
     if (key == "model") {
         read_model("model", value);
-    } else if (key == "input") {
-        within("input", [&] { input(value); });
-        m_has_input = true;
     } else if (key == "instructions") {
         within("instructions", [&] {
             if (type_of(value) == od::json_type::null) {
@@ -88,14 +82,11 @@ OpenAIResponsesParser::member(std::string_view key, od::value value)
     } else if (key == "tools") {
         within("tools", [&] { append_tools(value, PathRoot::tools); });
     } else if (key == "tool_choice") {
-        m_tool_choice = within("tool_choice", [&] { return m_renderer.render_param(value); });
-        m_has_tool_choice = m_tool_choice != "null";
+        m_tool_choice = read_param("tool_choice", value);
     } else if (key == "text") {
-        m_text_format = within("text", [&] { return m_renderer.render_param(value); });
-        m_has_text_format = m_text_format != "null";
+        m_text_format = read_param("text", value);
     } else if (key == "reasoning") {
-        m_reasoning = within("reasoning", [&] { return m_renderer.render_param(value); });
-        m_has_reasoning = m_reasoning != "null";
+        m_reasoning = read_param("reasoning", value);
     } else if (key == "previous_response_id") {
         if (type_of(value) == od::json_type::string) {
             m_previous_response = std::string(get_string(value));
@@ -189,7 +180,7 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run,
 }
 
 void
-OpenAIResponsesParser::input(od::value value)
+OpenAIResponsesParser::conversation(od::value value)
 {
     const auto t = type_of(value);
     if (t == od::json_type::string) {
@@ -225,10 +216,6 @@ void
 OpenAIResponsesParser::finish_body()
 {
     model::Request& r = request();
-    if (!m_has_input) {
-        throw FieldError("input", "missing");
-    }
-    r.format = model::ApiFormat::openai_responses;
     r.provider = provider_of_model(r.model);
     if (!m_previous_response.empty()) {
         // The stored conversation comes first and is not in the log.
@@ -244,10 +231,9 @@ OpenAIResponsesParser::finish_body()
                                       "the log (tokens inferred from usage)",
                                       m_previous_response));
     }
-    add_param("model", r.model, true);
-    add_param("tool_choice", m_tool_choice, m_has_tool_choice);
-    add_param("response_format", m_text_format, m_has_text_format);
-    add_param("reasoning_effort", m_reasoning, m_has_reasoning);
+    add_param("tool_choice", m_tool_choice);
+    add_param("response_format", m_text_format);
+    add_param("reasoning_effort", m_reasoning);
     add_param("images", m_images ? "yes" : "no", true);
 }
 

@@ -18,27 +18,20 @@ class OpenAIResponsesParser : public BodyParser {
 public:
     OpenAIResponsesParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
 
-    bool member(std::string_view key, od::value value) override;
-
 private:
     void reset_body() override;
     void finish_body() override;
     void read_continuation(od::value output, std::vector<model::Segment>& out) override;
-    void input(od::value value);
+    bool body_member(std::string_view key, od::value value) override;
+    void conversation(od::value value) override;
     // Appends the segments of one input item to `out`, or to the request's
     // levels when null.
-    void item(od::value value, int index, bool& system_run, std::vector<model::Segment>* out);
+    void item(od::value value, int index, bool& system_run, std::vector<model::Segment>* into);
 
-    bool m_has_input = false;
     int m_item_count = 0;
-    bool m_images = false;
     std::string m_previous_response;
-    std::string m_tool_choice;
-    std::string m_text_format;
-    std::string m_reasoning;
-    bool m_has_tool_choice = false;
-    bool m_has_text_format = false;
-    bool m_has_reasoning = false;
+    Param m_text_format;
+    Param m_reasoning;
 };
 
 } // namespace cachewise::ingest

@@ -25,33 +25,9 @@ RecordSink::error(const std::string& file, std::uint64_t line, std::string_view 
 }
 
 void
-BufferSink::request(model::Request&& request)
+BufferSink::put(RecordEvent&& event)
 {
-    m_events.emplace_back(std::move(request));
-}
-
-void
-BufferSink::transcript_request(std::string id, model::Request&& request)
-{
-    m_events.emplace_back(Transcript{std::move(id), std::move(request)});
-}
-
-void
-BufferSink::error(InputError&& error)
-{
-    m_events.emplace_back(std::move(error));
-}
-
-void
-BufferSink::cache_created(std::string name, std::vector<model::Segment> segments)
-{
-    m_events.emplace_back(Cache{std::move(name), std::move(segments)});
-}
-
-void
-BufferSink::progress_call(ClaudeCodeReader::ProgressCall&& call)
-{
-    m_events.emplace_back(std::move(call));
+    m_events.push_back(std::move(event));
 }
 
 std::uint64_t
@@ -68,17 +44,7 @@ void
 BufferSink::replay(RecordSink& to)
 {
     for (auto& event : m_events) {
-        if (auto* r = std::get_if<model::Request>(&event)) {
-            to.request(std::move(*r));
-        } else if (auto* t = std::get_if<Transcript>(&event)) {
-            to.transcript_request(std::move(t->id), std::move(t->request));
-        } else if (auto* e = std::get_if<InputError>(&event)) {
-            to.error(std::move(*e));
-        } else if (auto* c = std::get_if<Cache>(&event)) {
-            to.cache_created(std::move(c->name), std::move(c->segments));
-        } else {
-            to.progress_call(std::move(std::get<ClaudeCodeReader::ProgressCall>(event)));
-        }
+        to.put(std::move(event));
     }
     m_events.clear();
     to.counts.add(counts);

@@ -23,26 +23,61 @@ struct LoadCounts {
     void add(const LoadCounts& other);
 };
 
+// A Claude Code request under its raw request id: dropped at delivery when
+// a transcript read before had it (a resumed session repeats its history).
+struct TranscriptRequest {
+    std::string id;
+    model::Request request;
+};
+
+// A Gemini explicit cache created by a record: what later requests that read
+// it have as their prefix.
+struct CreatedCache {
+    std::string name;
+    std::vector<model::Segment> segments;
+};
+
+// One thing a reader found. A request of an exchange-style log is already
+// made printable unless it reads a Gemini explicit cache (finished at
+// delivery, in log order).
+using RecordEvent = std::variant<model::Request, TranscriptRequest, InputError, CreatedCache,
+                                 ClaudeCodeReader::ProgressCall>;
+
 // Where a reader puts what it finds, in log order. A reader on a worker
 // thread writes to a BufferSink; the loader replays buffers into the one
 // Delivery in input order, so that what the callbacks see does not depend
-// on the number of threads.
+// on the number of threads. Both take every event through put(), so the
+// readers' calls below are written once.
 class RecordSink {
 public:
     virtual ~RecordSink() = default;
-    // A request of an exchange-style log, already made printable unless it
-    // reads a Gemini explicit cache (finished at delivery, in log order).
-    virtual void request(model::Request&& request) = 0;
-    // A Claude Code request under its raw request id: dropped at delivery
-    // when a transcript read before had it (a resumed session repeats its
-    // history).
-    virtual void transcript_request(std::string id, model::Request&& request) = 0;
-    virtual void error(InputError&& error) = 0;
-    // A Gemini explicit cache created by a record: what later requests that
-    // read it have as their prefix.
-    virtual void cache_created(std::string name, std::vector<model::Segment> segments) = 0;
-    virtual void progress_call(ClaudeCodeReader::ProgressCall&& call) = 0;
+    virtual void put(RecordEvent&& event) = 0;
 
+    void
+    request(model::Request&& request)
+    {
+        put(std::move(request));
+    }
+    void
+    transcript_request(std::string id, model::Request&& request)
+    {
+        put(TranscriptRequest{std::move(id), std::move(request)});
+    }
+    void
+    error(InputError&& error)
+    {
+        put(std::move(error));
+    }
+    void
+    cache_created(std::string name, std::vector<model::Segment> segments)
+    {
+        put(CreatedCache{std::move(name), std::move(segments)});
+    }
+    void
+    progress_call(ClaudeCodeReader::ProgressCall&& call)
+    {
+        put(std::move(call));
+    }
     // A record that could not be used, its strings made safe to print.
     void error(const std::string& file, std::uint64_t line, std::string_view field,
                std::string_view reason);
@@ -53,12 +88,7 @@ public:
 // What a worker read, kept in order until its turn to be delivered.
 class BufferSink final : public RecordSink {
 public:
-    void request(model::Request&& request) override;
-    void transcript_request(std::string id, model::Request&& request) override;
-    void error(InputError&& error) override;
-    using RecordSink::error;
-    void cache_created(std::string name, std::vector<model::Segment> segments) override;
-    void progress_call(ClaudeCodeReader::ProgressCall&& call) override;
+    void put(RecordEvent&& event) override;
 
     // Hands everything to `to` in the order it came, counts included, and
     // empties this buffer.
@@ -66,17 +96,7 @@ public:
     [[nodiscard]] std::uint64_t requests() const;
 
 private:
-    struct Transcript {
-        std::string id;
-        model::Request request;
-    };
-    struct Cache {
-        std::string name;
-        std::vector<model::Segment> segments;
-    };
-    std::vector<
-        std::variant<model::Request, Transcript, InputError, Cache, ClaudeCodeReader::ProgressCall>>
-        m_events;
+    std::vector<RecordEvent> m_events;
 };
 
 } // namespace cachewise::ingest

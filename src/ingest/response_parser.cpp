@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 namespace cachewise::ingest {
 
@@ -68,6 +69,16 @@ add(std::optional<std::int64_t>& into, const std::optional<std::int64_t>& v)
     }
 }
 
+// The counts of Anthropic's dialect, which is what a compaction iteration
+// reports, and those of the other dialects.
+using Count = std::optional<std::int64_t> model::Usage::*;
+constexpr std::array<Count, 6> k_anthropic_counts = {
+    &model::Usage::input_tokens, &model::Usage::output_tokens,  &model::Usage::cache_read,
+    &model::Usage::cache_write,  &model::Usage::cache_write_5m, &model::Usage::cache_write_1h};
+constexpr std::array<Count, 5> k_other_counts = {
+    &model::Usage::prompt_tokens, &model::Usage::cached_tokens, &model::Usage::cache_write_tokens,
+    &model::Usage::hit_tokens, &model::Usage::miss_tokens};
+
 } // namespace
 
 void
@@ -78,17 +89,12 @@ merge_usage(model::Usage& into, const model::Usage& update)
             dst = src;
         }
     };
-    take(into.input_tokens, update.input_tokens);
-    take(into.cache_read, update.cache_read);
-    take(into.cache_write, update.cache_write);
-    take(into.cache_write_5m, update.cache_write_5m);
-    take(into.cache_write_1h, update.cache_write_1h);
-    take(into.output_tokens, update.output_tokens);
-    take(into.prompt_tokens, update.prompt_tokens);
-    take(into.cached_tokens, update.cached_tokens);
-    take(into.cache_write_tokens, update.cache_write_tokens);
-    take(into.hit_tokens, update.hit_tokens);
-    take(into.miss_tokens, update.miss_tokens);
+    for (const auto member : k_anthropic_counts) {
+        take(into.*member, update.*member);
+    }
+    for (const auto member : k_other_counts) {
+        take(into.*member, update.*member);
+    }
     if (update.schema == model::UsageSchema::inclusive) {
         into.schema = update.schema;
         into.dialect = update.dialect;
@@ -97,27 +103,6 @@ merge_usage(model::Usage& into, const model::Usage& update)
 }
 
 namespace {
-
-// The details objects of OpenAI-style usage: prompt_tokens_details,
-// input_tokens_details.
-void
-usage_details(od::value v, model::Usage& u)
-{
-    if (get(v.type(), "an object") != od::json_type::object) {
-        return;
-    }
-    for (auto f : get(v.get_object(), "an object")) {
-        od::value n = get(f.value(), "a value");
-        const auto k = key_of(f);
-        if (k == "cached_tokens") {
-            u.cached_tokens = within("cached_tokens", [&] { return count(n); });
-        } else if (k == "cache_write_tokens" || k == "cache_creation_tokens") {
-            // cache_creation_tokens: LiteLLM's name for Anthropic writes.
-            const std::string key(k);
-            u.cache_write_tokens = within(key, [&] { return count(n); });
-        }
-    }
-}
 
 // Bedrock's cacheDetails: [{"ttl": "5m" | "1h", "inputTokens": N}, ...].
 void
@@ -193,20 +178,41 @@ constexpr std::array k_count_fields = {
     CountField{"candidates_token_count", &model::Usage::output_tokens, Mark::gemini},
 };
 
-// Anthropic's cache_creation: the writes of each TTL.
+// The details objects of OpenAI-style usage (prompt_tokens_details,
+// input_tokens_details) and Anthropic's cache_creation (the writes of each
+// TTL): counts under keys of their own.
+constexpr std::array k_detail_fields = {
+    CountField{"cached_tokens", &model::Usage::cached_tokens},
+    CountField{"cache_write_tokens", &model::Usage::cache_write_tokens},
+    // LiteLLM's name for Anthropic writes.
+    CountField{"cache_creation_tokens", &model::Usage::cache_write_tokens},
+};
+constexpr std::array k_cache_creation_fields = {
+    CountField{"ephemeral_5m_input_tokens", &model::Usage::cache_write_5m},
+    CountField{"ephemeral_1h_input_tokens", &model::Usage::cache_write_1h},
+};
+
+// The field of `fields` named `key`, or null.
+const CountField*
+count_field(std::span<const CountField> fields, std::string_view key)
+{
+    const auto it = std::find_if(fields.begin(), fields.end(),
+                                 [&](const CountField& f) { return f.key == key; });
+    return it == fields.end() ? nullptr : &*it;
+}
+
+// The counts an object holds under the keys of `fields`; other keys, and a
+// value that is not an object, are passed over.
 void
-cache_creation(od::value v, model::Usage& u)
+nested_counts(od::value v, model::Usage& u, std::span<const CountField> fields)
 {
     if (get(v.type(), "an object") != od::json_type::object) {
         return;
     }
     for (auto f : get(v.get_object(), "an object")) {
         od::value n = get(f.value(), "a value");
-        const auto k = key_of(f);
-        if (k == "ephemeral_5m_input_tokens") {
-            u.cache_write_5m = within("ephemeral_5m_input_tokens", [&] { return count(n); });
-        } else if (k == "ephemeral_1h_input_tokens") {
-            u.cache_write_1h = within("ephemeral_1h_input_tokens", [&] { return count(n); });
+        if (const CountField* field = count_field(fields, key_of(f))) {
+            u.*(field->member) = within(field->key, [&] { return count(n); });
         }
     }
 }
@@ -253,12 +259,9 @@ ResponseParser::sum_iterations(od::value v, model::Usage& sum)
     for (auto element : get(v.get_array(), "an array")) {
         od::value it = get(element, "an iteration");
         const model::Usage part = within("", i++, [&] { return parse_usage(it); });
-        add(sum.input_tokens, part.input_tokens);
-        add(sum.output_tokens, part.output_tokens);
-        add(sum.cache_read, part.cache_read);
-        add(sum.cache_write, part.cache_write);
-        add(sum.cache_write_5m, part.cache_write_5m);
-        add(sum.cache_write_1h, part.cache_write_1h);
+        for (const auto member : k_anthropic_counts) {
+            add(sum.*member, part.*member);
+        }
     }
     return i;
 }
@@ -279,9 +282,7 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
         od::value v = get(field.value(), "a value");
         const std::string name(key);
         const auto read_count = [&] { return within(name, [&] { return count(v); }); };
-        const auto plain = std::find_if(k_count_fields.begin(), k_count_fields.end(),
-                                        [&](const CountField& f) { return f.key == key; });
-        if (plain != k_count_fields.end()) {
+        if (const CountField* plain = count_field(k_count_fields, key)) {
             u.*(plain->member) = read_count();
             shape.camel = shape.camel || plain->mark == Mark::camel;
             shape.gemini = shape.gemini || plain->mark == Mark::gemini;
@@ -293,7 +294,7 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
             }
         } else if (key == "prompt_tokens_details" || key == "input_tokens_details") {
             shape.input_details = shape.input_details || key == "input_tokens_details";
-            within(name, [&] { usage_details(v, u); });
+            within(name, [&] { nested_counts(v, u, k_detail_fields); });
         } else if (key == "cacheDetails") {
             within(name, [&] { bedrock_cache_details(v, u); });
         } else if (key == "thoughtsTokenCount" || key == "thoughts_token_count") {
@@ -302,7 +303,7 @@ ResponseParser::parse_usage(od::value value, bool responses_api)
             shape.gemini = true;
             shape.gemini_total = read_count();
         } else if (key == "cache_creation") {
-            within("cache_creation", [&] { cache_creation(v, u); });
+            within("cache_creation", [&] { nested_counts(v, u, k_cache_creation_fields); });
         } else if (key == "iterations") {
             iterations = within("iterations", [&] { return sum_iterations(v, sum); });
         }

@@ -19,59 +19,24 @@ struct Call {
 std::string
 response_of(od::object message)
 {
-    for (auto field : message) {
-        if (key_of(field) != "extra") {
-            continue;
-        }
-        od::value extra = value_of(field);
-        if (type_of(extra) != od::json_type::object) {
-            return {};
-        }
-        for (auto f : get(extra.get_object(), "an object")) {
-            if (key_of(f) == "response") {
-                od::value r = value_of(f);
-                if (type_of(r) == od::json_type::object) {
-                    od::object ro = get(r.get_object(), "a response");
-                    return std::string(get(ro.raw_json(), "a response"));
-                }
-            }
-        }
+    auto extra = member_of(message, "extra");
+    auto response = extra ? member_of(*extra, "response") : std::nullopt;
+    if (response && type_of(*response) == od::json_type::object) {
+        od::object ro = get(response->get_object(), "a response");
+        return std::string(get(ro.raw_json(), "a response"));
     }
     return {};
 }
 
+// info.config.model.model_name; empty when absent.
 std::string
 model_of(od::value info)
 {
-    // info.config.model.model_name
-    if (type_of(info) != od::json_type::object) {
-        return {};
-    }
-    for (auto f : get(info.get_object(), "an object")) {
-        if (key_of(f) != "config") {
-            continue;
-        }
-        od::value config = value_of(f);
-        if (type_of(config) != od::json_type::object) {
-            return {};
-        }
-        for (auto g : get(config.get_object(), "an object")) {
-            if (key_of(g) != "model") {
-                continue;
-            }
-            od::value m = value_of(g);
-            if (type_of(m) != od::json_type::object) {
-                return {};
-            }
-            for (auto h : get(m.get_object(), "an object")) {
-                if (key_of(h) == "model_name") {
-                    od::value name = value_of(h);
-                    if (type_of(name) == od::json_type::string) {
-                        return std::string(get(name.get_string(), "a string"));
-                    }
-                }
-            }
-        }
+    auto config = member_of(info, "config");
+    auto model = config ? member_of(*config, "model") : std::nullopt;
+    auto name = model ? member_of(*model, "model_name") : std::nullopt;
+    if (name && type_of(*name) == od::json_type::string) {
+        return std::string(get(name->get_string(), "a string"));
     }
     return {};
 }
@@ -118,7 +83,7 @@ TrajectoryReader::read(od::object document, const std::string& file, const Deliv
                 }
                 std::size_t index = 0;
                 for (auto element : get(v.get_array(), "an array")) {
-                    od::value m = get(std::move(element), "a message");
+                    od::value m = get(element, "a message");
                     try {
                         within("", index, [&] {
                             if (type_of(m) != od::json_type::object) {

@@ -17,32 +17,44 @@ api_path(const std::string& base, std::string_view tail)
     return has_v1 ? base + std::string(tail.substr(3)) : base + std::string(tail);
 }
 
+// Where each API takes a request and counts its tokens; any other format
+// speaks Chat Completions, which has no token count.
+struct ApiPaths {
+    model::ApiFormat api;
+    std::string_view create;
+    std::string_view count_tokens;
+};
+constexpr ApiPaths k_api_paths[] = {
+    {model::ApiFormat::anthropic, "/v1/messages", "/v1/messages/count_tokens"},
+    {model::ApiFormat::openai_responses, "/v1/responses", "/v1/responses/input_tokens"},
+};
+constexpr std::string_view k_chat_completions = "/v1/chat/completions";
+
+const ApiPaths*
+paths_of(model::ApiFormat api)
+{
+    for (const auto& paths : k_api_paths) {
+        if (paths.api == api) {
+            return &paths;
+        }
+    }
+    return nullptr;
+}
+
 } // namespace
 
 std::string
 Endpoint::create_url() const
 {
-    switch (api) {
-    case model::ApiFormat::anthropic:
-        return api_path(base_url, "/v1/messages");
-    case model::ApiFormat::openai_responses:
-        return api_path(base_url, "/v1/responses");
-    default:
-        return api_path(base_url, "/v1/chat/completions");
-    }
+    const ApiPaths* paths = paths_of(api);
+    return api_path(base_url, paths != nullptr ? paths->create : k_chat_completions);
 }
 
 std::string
 Endpoint::count_tokens_url() const
 {
-    switch (api) {
-    case model::ApiFormat::anthropic:
-        return api_path(base_url, "/v1/messages/count_tokens");
-    case model::ApiFormat::openai_responses:
-        return api_path(base_url, "/v1/responses/input_tokens");
-    default:
-        return {};
-    }
+    const ApiPaths* paths = paths_of(api);
+    return paths != nullptr ? api_path(base_url, paths->count_tokens) : std::string();
 }
 
 std::vector<std::pair<std::string, std::string>>

@@ -250,9 +250,7 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
 void
 json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out)
 {
-    Json j;
-    j["schema_version"] = 1;
-    j["command"] = "analyze";
+    Json j = json_document("analyze");
     j["window_seconds"] = r.window_seconds;
     j["summary"] = {{"requests", r.requests},
                     {"streams", r.streams},
@@ -324,24 +322,12 @@ void
 print_analysis(const AnalysisResult& result, const ingest::LoadSummary& load,
                const AnalysisPrintOptions& options, std::ostream& out)
 {
-    switch (options.format) {
-    case Format::text:
-        text(result, load, options, out);
-        break;
-    case Format::markdown:
-        markdown(result, load, options, out);
-        break;
-    case Format::json:
-        json(result, load, out);
-        break;
-    case Format::html:
-        print_html(html_from_analysis(result, HtmlLimits{}), out);
-        break;
-    case Format::csv:
-    case Format::sarif:
-    case Format::github:
-        break; // csv is refused; sarif and github print findings only, in the command
-    }
+    // csv is refused by the settings for analyze.
+    print_in(options.format,
+             {.text = [&] { text(result, load, options, out); },
+              .json = [&] { json(result, load, out); },
+              .markdown = [&] { markdown(result, load, options, out); },
+              .html = [&] { print_html(html_from_analysis(result, HtmlLimits{}), out); }});
 }
 
 } // namespace cachewise::report

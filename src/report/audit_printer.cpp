@@ -493,9 +493,7 @@ void
 json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
      std::ostream& out)
 {
-    Json j;
-    j["schema_version"] = 2; // 2: "cold" became "new_or_expired"
-    j["command"] = "audit";
+    Json j = json_document("audit", 2); // 2: "cold" became "new_or_expired"
     j["policy"] = r.policy.empty() ? Json(nullptr) : Json(r.policy);
     j["policies"] = r.policies;
     j["totals"] = totals_json(r.totals);
@@ -544,28 +542,17 @@ void
 print_audit(const AuditResult& result, const ingest::LoadSummary& load,
             const AuditPrintOptions& options, std::ostream& out)
 {
-    switch (options.format) {
-    case Format::text:
-        text(result, load, options, out);
-        break;
-    case Format::markdown:
-        markdown(result, load, options, out);
-        break;
-    case Format::csv:
-        csv(result, out);
-        break;
-    case Format::json:
-        json(result, load, options, out);
-        break;
-    case Format::html:
-        print_html(
-            html_from_audit(result, options.rules, HtmlLimits{}, options.placement, options.by),
-            out);
-        break;
-    case Format::sarif:
-    case Format::github:
-        break; // findings only: the command prints them
-    }
+    print_in(options.format,
+             {.text = [&] { text(result, load, options, out); },
+              .json = [&] { json(result, load, options, out); },
+              .markdown = [&] { markdown(result, load, options, out); },
+              .csv = [&] { csv(result, out); },
+              .html =
+                  [&] {
+                      print_html(html_from_audit(result, options.rules, HtmlLimits{},
+                                                 options.placement, options.by),
+                                 out);
+                  }});
 }
 
 } // namespace cachewise::report

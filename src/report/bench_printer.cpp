@@ -1,5 +1,6 @@
 #include "report/bench_printer.hpp"
 
+#include "report/request_json.hpp"
 #include "report/text_table.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
@@ -60,9 +61,7 @@ print_text(const prefill::BenchResult& result, std::ostream& out)
 void
 print_json(const prefill::BenchResult& result, std::ostream& out)
 {
-    nlohmann::ordered_json j;
-    j["schema_version"] = 1;
-    j["command"] = "bench prefill";
+    nlohmann::ordered_json j = json_document("bench prefill");
     auto profile = nlohmann::ordered_json::parse(result.profile.to_json());
     for (std::size_t i = 0; i < result.model_flops.size(); ++i) {
         profile["points"][i]["model_flops"] = result.model_flops[i];

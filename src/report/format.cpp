@@ -1,5 +1,7 @@
 #include "report/format.hpp"
 
+#include <utility>
+
 namespace cachewise::report {
 
 std::optional<Format>
@@ -43,6 +45,23 @@ to_string(Format format)
         return "html";
     }
     return "?";
+}
+
+void
+print_in(Format format, const FormatPrinters& printers)
+{
+    using Printer = std::function<void()> FormatPrinters::*;
+    static constexpr std::pair<Format, Printer> k_printers[] = {
+        {Format::text, &FormatPrinters::text},
+        {Format::json, &FormatPrinters::json},
+        {Format::markdown, &FormatPrinters::markdown},
+        {Format::csv, &FormatPrinters::csv},
+        {Format::html, &FormatPrinters::html}};
+    for (const auto& [f, printer] : k_printers) {
+        if (f == format && printers.*printer) {
+            (printers.*printer)();
+        }
+    }
 }
 
 } // namespace cachewise::report

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,5 +17,17 @@ inline constexpr Format k_formats[] = {Format::text,  Format::json,   Format::ma
 std::optional<Format> parse_format(std::string_view name);
 std::vector<std::string> format_names();
 std::string_view to_string(Format format);
+
+// How a report prints in each format it has. A format left empty prints
+// nothing here: sarif and github print the findings only, from the command,
+// and the settings refuse a format a command does not have.
+struct FormatPrinters {
+    std::function<void()> text{};
+    std::function<void()> json{};
+    std::function<void()> markdown{};
+    std::function<void()> csv{};
+    std::function<void()> html{};
+};
+void print_in(Format format, const FormatPrinters& printers);
 
 } // namespace cachewise::report

@@ -16,9 +16,7 @@ void
 print_json(const LintReport& report, std::ostream& out)
 {
     const auto& result = report.result;
-    Json j;
-    j["schema_version"] = 1;
-    j["command"] = "lint";
+    Json j = json_document("lint");
     j["files"] = result.files;
     Json findings = Json::array();
     for (const auto& f : result.findings) {

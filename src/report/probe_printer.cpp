@@ -1,6 +1,7 @@
 #include "report/probe_printer.hpp"
 
 #include "report/finding_json.hpp"
+#include "report/request_json.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -119,9 +120,7 @@ print_probe(const live::ProbeResult& r, std::ostream& out)
 Json
 probe_to_json(const live::ProbeResult& r)
 {
-    Json j;
-    j["schema_version"] = 1;
-    j["command"] = "probe";
+    Json j = json_document("probe");
     j["provider"] = r.provider;
     j["model"] = r.model;
     j["dry_run"] = !r.sent;

@@ -82,8 +82,7 @@ request_to_json(const model::Request& r)
         j["automatic_cache_control"] = nullptr;
     }
     Json segments = Json::array();
-    for (std::size_t i = 0; i < r.segments.size(); ++i) {
-        const auto& s = r.segments[i];
+    for (const auto& s : r.segments) {
         Json seg;
         seg["path"] = s.path.str();
         seg["kind"] = std::string(model::to_string(s.kind));
@@ -119,6 +118,15 @@ error_to_json(const ingest::InputError& e)
     j["field"] = e.field.empty() ? Json(nullptr) : Json(e.field);
     j["reason"] = e.reason;
     return j;
+}
+
+Json
+json_document(std::string_view command, int schema_version)
+{
+    Json document;
+    document["schema_version"] = schema_version;
+    document["command"] = command;
+    return document;
 }
 
 void

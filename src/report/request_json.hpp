@@ -16,6 +16,8 @@ Json request_to_json(const model::Request& request);
 Json error_to_json(const ingest::InputError& error);
 Json summary_to_json(const ingest::LoadSummary& summary);
 
+// A command's JSON document, opened with its schema_version and command.
+Json json_document(std::string_view command, int schema_version = 1);
 // Adds "errors" (the broken records) and "load" (the summary) to a command's
 // JSON document.
 void add_load_json(Json& document, const ingest::LoadSummary& summary);

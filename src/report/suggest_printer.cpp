@@ -38,9 +38,7 @@ void
 print_json(const SuggestReport& report, std::ostream& out)
 {
     const auto& suggestion = report.suggestion;
-    Json j;
-    j["schema_version"] = 1;
-    j["command"] = "suggest";
+    Json j = json_document("suggest");
     j["mode"] = report.single ? "request" : "log";
     Json families = Json::array();
     for (const auto& f : suggestion.families) {

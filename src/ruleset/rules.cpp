@@ -319,6 +319,16 @@ public:
         }
         return r;
     }
+    // Calls f with a Reader of each element of the array under `key`.
+    template <class F>
+    void
+    each(const std::string& key, F&& f) const
+    {
+        const Reader list = array(key);
+        for (std::size_t i = 0; i < list.m_node.size(); ++i) {
+            f(list.at(i));
+        }
+    }
 
     // Every fact carries "source" and "as_of" (YYYY-MM-DD); "confidence" is
     // "documented" (default) or "second-hand".
@@ -546,24 +556,20 @@ parse_provider_tables(const Reader& r, ProviderRules& p)
     if (r.has("minimum_cacheable_tokens")) {
         const Reader mins = r.child("minimum_cacheable_tokens");
         p.default_minimum_tokens = mins.sourced<std::int64_t>("default");
-        const Reader models = mins.array("models");
-        for (std::size_t i = 0; i < models.node().size(); ++i) {
-            const Reader m = models.at(i);
+        mins.each("models", [&](const Reader& m) {
             p.minimums.push_back(
                 MinimumRule{m.pattern("pattern"), m.integer("value", 1), m.provenance()});
-        }
+        });
     }
     if (r.has("invalidation")) {
-        const Reader inval = r.array("invalidation");
-        for (std::size_t i = 0; i < inval.node().size(); ++i) {
-            const Reader m = inval.at(i);
+        r.each("invalidation", [&](const Reader& m) {
             InvalidationRule rule;
             rule.param = m.string("param");
             rule.level = parse_level(m, "invalidates_from");
             rule.note = m.has("note") ? m.string("note") : "";
             rule.provenance = m.provenance();
             p.invalidation.push_back(std::move(rule));
-        }
+        });
     }
 }
 
@@ -607,9 +613,7 @@ parse_pricing(const Reader& r)
     Pricing pricing;
     pricing.file = r.file();
     pricing.currency = r.string("currency");
-    const Reader models = r.array("models");
-    for (std::size_t i = 0; i < models.node().size(); ++i) {
-        const Reader m = models.at(i);
+    r.each("models", [&](const Reader& m) {
         ModelPricing mp{m.string("name"), m.pattern("pattern"), {}};
         const Reader periods = m.array("prices");
         if (periods.node().empty()) {
@@ -649,7 +653,7 @@ parse_pricing(const Reader& r)
             return a.effective_from.value_or("") < b.effective_from.value_or("");
         });
         pricing.models.push_back(std::move(mp));
-    }
+    });
     return pricing;
 }
 
@@ -686,15 +690,13 @@ parse_tokens(const Reader& r)
     if (t.document_base64_bytes_per_token.value <= 0) {
         o.child("document_base64_bytes_per_token").fail("value", "must be greater than 0");
     }
-    const Reader mults = r.array("model_multipliers");
-    for (std::size_t i = 0; i < mults.node().size(); ++i) {
-        const Reader m = mults.at(i);
+    r.each("model_multipliers", [&](const Reader& m) {
         const double v = m.non_negative("value");
         if (v <= 0) {
             m.fail("value", "must be greater than 0");
         }
         t.model_multipliers.push_back({m.pattern("pattern"), v, m.provenance()});
-    }
+    });
     return t;
 }
 
@@ -744,9 +746,7 @@ void
 parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_required)
 {
     check_schema(r);
-    const Reader patterns = r.array("patterns");
-    for (std::size_t i = 0; i < patterns.node().size(); ++i) {
-        const Reader p = patterns.at(i);
+    r.each("patterns", [&](const Reader& p) {
         DynamicFieldPattern d;
         d.name = p.string("name");
         d.kind = p.string("kind");
@@ -769,7 +769,7 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
             verify_examples(p, d);
         }
         out.patterns.push_back(std::move(d));
-    }
+    });
     if (entropy_required || r.has("entropy")) {
         const Reader e = r.child("entropy");
         out.entropy_min_length = static_cast<std::size_t>(e.integer("min_length", 8));
@@ -787,9 +787,7 @@ void
 parse_models(const Reader& r, Rules& out)
 {
     check_schema(r);
-    const Reader models = r.array("models");
-    for (std::size_t i = 0; i < models.node().size(); ++i) {
-        const Reader m = models.at(i);
+    r.each("models", [&](const Reader& m) {
         ModelShape shape;
         shape.id = m.string("id");
         if (m.has("aliases")) {
@@ -831,7 +829,7 @@ parse_models(const Reader& r, Rules& out)
         }
         shape.provenance = m.provenance();
         out.models.push_back(std::move(shape));
-    }
+    });
 }
 
 void
@@ -842,9 +840,7 @@ parse_gpus(const Reader& r, Rules& out)
     if (out.assumed_utilization.value <= 0 || out.assumed_utilization.value > 1) {
         r.child("assumed_utilization").fail("value", "expected a share in (0, 1]");
     }
-    const Reader gpus = r.array("gpus");
-    for (std::size_t i = 0; i < gpus.node().size(); ++i) {
-        const Reader g = gpus.at(i);
+    r.each("gpus", [&](const Reader& g) {
         GpuSpec spec;
         spec.id = g.string("id");
         if (g.has("aliases")) {
@@ -860,7 +856,7 @@ parse_gpus(const Reader& r, Rules& out)
         spec.bandwidth_tbps = g.non_negative("bandwidth_tbps");
         spec.provenance = g.provenance();
         out.gpus.push_back(std::move(spec));
-    }
+    });
 }
 
 json

@@ -13,7 +13,7 @@ using model::Request;
 using model::Ttl;
 
 AnthropicCache::AnthropicCache(const ruleset::ProviderRules& rules, SimOptions options)
-    : m_rules(rules), m_options(options),
+    : CacheSimulator(rules, options),
       m_refresh_nested(rules.has("read_refreshes_nested_entries") &&
                        rules.fact("read_refreshes_nested_entries").value != 0)
 {}

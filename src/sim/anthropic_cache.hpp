@@ -63,8 +63,6 @@ private:
     void refresh_nested(const Probe& p, std::size_t hit);
     [[nodiscard]] static Hash128 key_of(const Probe& p, std::size_t segment);
 
-    const ruleset::ProviderRules& m_rules;
-    SimOptions m_options;
     bool m_refresh_nested = false;
     // By hash_pair(scope hash, chain): one probe of a flat table per segment
     // looked at, where a key holding the scope string cost a copy and a

@@ -7,7 +7,7 @@
 namespace cachewise::sim {
 
 BlockCache::BlockCache(const ruleset::ProviderRules& rules, SimOptions options)
-    : m_rules(rules), m_options(options)
+    : CacheSimulator(rules, options)
 {
     m_block = m_options.block_size.value_or(m_rules.integer("block_size"));
     if (m_block < 1) {

@@ -49,8 +49,6 @@ private:
     void set_alive(std::size_t id, std::int64_t alive);
     void evict();
 
-    const ruleset::ProviderRules& m_rules;
-    SimOptions m_options;
     std::int64_t m_block = 16;
     std::vector<Node> m_nodes;
     std::unordered_map<EntryKey, std::size_t, EntryKeyHash> m_index;

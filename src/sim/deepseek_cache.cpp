@@ -4,10 +4,6 @@
 
 namespace cachewise::sim {
 
-DeepSeekCache::DeepSeekCache(const ruleset::ProviderRules& rules, SimOptions options)
-    : m_rules(rules), m_options(options)
-{}
-
 bool
 DeepSeekCache::alive(std::int64_t touched_at, std::int64_t now) const
 {

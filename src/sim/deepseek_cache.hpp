@@ -22,7 +22,7 @@ namespace cachewise::sim {
 // units (64 tokens by default, uncertain). No write fee.
 class DeepSeekCache final : public CacheSimulator {
 public:
-    DeepSeekCache(const ruleset::ProviderRules& rules, SimOptions options);
+    using CacheSimulator::CacheSimulator;
 
     SimResult simulate(const model::Request& request, std::size_t index) override;
 
@@ -47,8 +47,6 @@ private:
     void persist_units(const model::Request& r, const std::string& scope, std::int64_t now,
                        std::optional<std::size_t> common, std::size_t index);
 
-    const ruleset::ProviderRules& m_rules;
-    SimOptions m_options;
     std::unordered_map<EntryKey, Unit, EntryKeyHash> m_units;
     std::unordered_map<EntryKey, Seen, EntryKeyHash> m_seen; // every prefix of earlier prompts
     std::int64_t m_last_start = 0;

@@ -9,10 +9,6 @@
 
 namespace cachewise::sim {
 
-GeminiCache::GeminiCache(const ruleset::ProviderRules& rules, SimOptions options)
-    : m_rules(rules), m_options(options)
-{}
-
 // cachedContents.create: the content is processed once and kept.
 void
 GeminiCache::create_explicit(const model::Request& r, std::int64_t now, std::size_t index,

@@ -20,7 +20,7 @@ namespace cachewise::sim {
 // log is assumed alive, with the size its usage reports.
 class GeminiCache final : public CacheSimulator {
 public:
-    GeminiCache(const ruleset::ProviderRules& rules, SimOptions options);
+    using CacheSimulator::CacheSimulator;
 
     SimResult simulate(const model::Request& request, std::size_t index) override;
 
@@ -36,8 +36,6 @@ private:
     [[nodiscard]] std::int64_t read_explicit(const model::Request& r, std::int64_t now,
                                              SimResult& out) const;
 
-    const ruleset::ProviderRules& m_rules;
-    SimOptions m_options;
     PrefixStore m_implicit;
     std::map<std::string, Explicit> m_explicit; // by cache name
     std::int64_t m_last_start = 0;

@@ -8,10 +8,6 @@ namespace cachewise::sim {
 
 using model::Breakpoint;
 
-OpenAICache::OpenAICache(const ruleset::ProviderRules& rules, SimOptions options)
-    : m_rules(rules), m_options(options)
-{}
-
 SimResult
 OpenAICache::simulate(const model::Request& r, std::size_t index)
 {

@@ -28,7 +28,7 @@ namespace cachewise::sim {
 // simulated as separate caches.
 class OpenAICache final : public CacheSimulator {
 public:
-    OpenAICache(const ruleset::ProviderRules& rules, SimOptions options);
+    using CacheSimulator::CacheSimulator;
 
     SimResult simulate(const model::Request& request, std::size_t index) override;
     [[nodiscard]] std::vector<WriteReport> writes() const override;
@@ -53,8 +53,6 @@ private:
         std::size_t write = 0;      // index into m_writes
     };
 
-    const ruleset::ProviderRules& m_rules;
-    SimOptions m_options;
     PrefixStore m_automatic;
     std::unordered_map<EntryKey, Entry, EntryKeyHash> m_entries;
     std::map<std::string, std::uint64_t> m_sequence; // breakpoints written per scope

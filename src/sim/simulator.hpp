@@ -107,7 +107,12 @@ struct EntryKeyHash {
 // start order with their index in the log.
 class CacheSimulator {
 public:
+    CacheSimulator(const ruleset::ProviderRules& rules, SimOptions options)
+        : m_rules(rules), m_options(options)
+    {}
     virtual ~CacheSimulator() = default;
+    CacheSimulator(const CacheSimulator&) = delete;
+    CacheSimulator& operator=(const CacheSimulator&) = delete;
     virtual SimResult simulate(const model::Request& request, std::size_t index) = 0;
     // Every billed write, with its reads; call after the last request.
     [[nodiscard]] virtual std::vector<WriteReport>
@@ -115,6 +120,11 @@ public:
     {
         return {};
     }
+
+protected:
+    // What every model reads: its provider's rules and the user's options.
+    const ruleset::ProviderRules& m_rules;
+    SimOptions m_options;
 };
 
 // The policies `audit --policy` accepts: the providers of rules/providers/.
