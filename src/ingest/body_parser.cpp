@@ -317,7 +317,7 @@ BodyParser::continuation(std::string_view message_json)
     simdjson::padded_string padded(message_json);
     od::document doc;
     od::value value;
-    if (m_continuation_parser.iterate(padded).get(doc) != simdjson::SUCCESS ||
+    if (iterate_twice_room(m_continuation_parser, padded).get(doc) != simdjson::SUCCESS ||
         doc.get_value().get(value) != simdjson::SUCCESS) {
         return;
     }

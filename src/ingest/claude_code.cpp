@@ -144,7 +144,8 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
     if (!contains(text, "\"parentUuid\"")) {
         return LineKind::bookkeeping;
     }
-    od::document doc = get(parser.iterate(text.data(), text.size(), text.size() + 64), "JSON");
+    od::document doc =
+        get(iterate_twice_room(parser, text.data(), text.size(), text.size() + 64), "JSON");
     od::object object;
     if (const auto error = doc.get_object().get(object); error) {
         throw FieldError("",

@@ -27,9 +27,9 @@ RecordReader::parse_line(std::string_view text, const std::string& file, std::ui
                          bool keep)
 {
     od::document doc;
-    if (const auto e =
-            m_parser.iterate(text.data(), text.size(), text.size() + LineReader::k_padding)
-                .get(doc);
+    if (const auto e = iterate_twice_room(m_parser, text.data(), text.size(),
+                                          text.size() + LineReader::k_padding)
+                           .get(doc);
         e) {
         throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
     }
@@ -65,7 +65,7 @@ element_json(simdjson::simdjson_result<od::value> element, std::size_t index)
     od::value v;
     od::json_type t{};
     std::string_view raw;
-    bool failed = std::move(element).get(v) || v.type().get(t);
+    bool failed = element.get(v) || v.type().get(t);
     if (!failed && t == od::json_type::object) {
         od::object o;
         failed = v.get_object().get(o) || o.raw_json().get(raw);
@@ -91,7 +91,7 @@ RecordReader::array_records(od::document& doc, const std::string& file, std::uin
     reset_kept();
     std::size_t i = 0;
     for (auto element : doc.get_array()) {
-        array_element(element_json(std::move(element), i), file, line, i);
+        array_element(element_json(element, i), file, line, i);
         ++i;
     }
     reset_kept();
@@ -108,7 +108,8 @@ RecordReader::array_element(std::string_view raw, const std::string& file, std::
         within("", index, [&] {
             od::document element;
             od::object o;
-            if (m_element_parser.iterate(padded).get(element) || element.get_object().get(o)) {
+            if (iterate_twice_room(m_element_parser, padded).get(element) ||
+                element.get_object().get(o)) {
                 throw FieldError("", "expected a record object");
             }
             record(o, padded, padded.size() + simdjson::SIMDJSON_PADDING, file, line, false);
@@ -197,7 +198,7 @@ RecordReader::detect_record(std::string_view text, std::size_t capacity)
     m_shape = Shape::body;
     od::document doc;
     od::object object;
-    if (m_detect_parser.iterate(text.data(), text.size(), capacity).get(doc) ||
+    if (iterate_twice_room(m_detect_parser, text.data(), text.size(), capacity).get(doc) ||
         doc.get_object().get(object)) {
         return detector.decide(); // the parse reports what is wrong
     }

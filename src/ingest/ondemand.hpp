@@ -18,6 +18,18 @@ namespace od = simdjson::ondemand;
 // Human name of a JSON type, for messages ("a string", "an array").
 std::string_view describe(od::json_type type);
 
+// Starts iterating `len` bytes at `data` (readable up to `capacity`, which
+// holds simdjson's padding) with room for every string and key in them to be
+// unescaped twice. simdjson sizes its string buffer for one pass over a
+// document (5/3 of its length) and writes past it when a value is unescaped
+// again; the readers do that where they look at an object's members before
+// rendering it whole (a Bedrock block's cachePoint, a Responses item's role).
+// Where the larger buffer cannot be had, the parser keeps what it has.
+simdjson::simdjson_result<od::document> iterate_twice_room(od::parser& parser, const char* data,
+                                                           std::size_t len, std::size_t capacity);
+simdjson::simdjson_result<od::document> iterate_twice_room(od::parser& parser,
+                                                           const simdjson::padded_string& text);
+
 template <typename T>
 T
 get(simdjson::simdjson_result<T> result, std::string_view expected)

@@ -401,7 +401,7 @@ OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_
     }
     const std::string text = body.dump();
     const simdjson::padded_string padded(text);
-    od::document doc = get(m_body_parser.iterate(padded), "a prompt");
+    od::document doc = get(iterate_twice_room(m_body_parser, padded), "a prompt");
     within("attributes", [&] { m_parser->members(get(doc.get_object(), "an object")); });
     m_parser->finish(model);
     if (served != nullptr && served->text != request.model) {

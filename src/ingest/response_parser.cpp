@@ -563,7 +563,7 @@ ResponseParser::sse_data(std::string_view json, ResponseInfo& info)
     }
     simdjson::padded_string padded(json);
     od::document doc;
-    if (const auto error = m_parser.iterate(padded).get(doc); error) {
+    if (const auto error = iterate_twice_room(m_parser, padded).get(doc); error) {
         throw FieldError("data", fmt::format("not valid JSON: {}", simdjson::error_message(error)));
     }
     od::object object;

@@ -52,7 +52,7 @@ TrajectoryReader::check_readable(const std::string& message)
         model::Request scratch;
         m_parser->begin(scratch);
         const simdjson::padded_string padded("{\"messages\":[" + message + "]}");
-        od::document doc = get(m_body_parser.iterate(padded), "a request body");
+        od::document doc = get(iterate_twice_room(m_body_parser, padded), "a request body");
         m_parser->members(get(doc.get_object(), "an object"));
     } catch (const FieldError& e) {
         std::string_view field = e.field();
@@ -146,10 +146,10 @@ TrajectoryReader::call(const std::string& file, const std::string& body, std::si
     request.stream = instance.empty() ? file : instance;
     m_parser->begin(request);
     const simdjson::padded_string padded(body);
-    od::document doc = get(m_body_parser.iterate(padded), "a request body");
+    od::document doc = get(iterate_twice_room(m_body_parser, padded), "a request body");
     m_parser->members(get(doc.get_object(), "an object"));
     const simdjson::padded_string response_text(response);
-    od::document rdoc = get(m_response_parser.iterate(response_text), "a response");
+    od::document rdoc = get(iterate_twice_room(m_response_parser, response_text), "a response");
     od::value rvalue = get(rdoc.get_value(), "a response");
     const ResponseInfo info = within(fmt::format("messages[{}].extra.response", index),
                                      [&] { return m_responses.parse_value(rvalue); });
