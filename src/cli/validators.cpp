@@ -1,6 +1,5 @@
 #include "cli/validators.hpp"
 
-
 #include "ruleset/rules.hpp"
 
 #include <fmt/format.h>
