@@ -191,6 +191,13 @@ public:
             advise_writes();
             advise_ttl();
         }
+        if (m_within_estimate > 0) {
+            m_result.notes.push_back(fmt::format(
+                "{} read less than the cached prefix the simulation hit, but within the ±{:.0f}% "
+                "error band of that prefix's estimated length: not judged a miss (the estimate, "
+                "not the cache, may be what is off)",
+                count_noun(m_within_estimate, "request"), m_rules.tokens.error_band_percent.value));
+        }
         summarise();
         compute();
     }
@@ -424,6 +431,35 @@ private:
         return std::max<std::int64_t>(tokens, std::llround(fraction * static_cast<double>(input)));
     }
 
+    // Less was read than the entry the simulation hit, but no less than that
+    // entry's position minus the estimator's error band, where the position
+    // is estimated: not counted exactly, and neither the request's own end
+    // nor the writer's whole prompt (whose reported totals pin them). Such a
+    // read says where the breakpoint really sits, not that the entry was
+    // evicted, so it is not called a miss (CW022).
+    [[nodiscard]] bool
+    read_within_estimate(const Request& r, const sim::SimResult& s, const RequestAudit& a) const
+    {
+        if (!s.hit_segment || !s.hit_writer || *s.hit_segment + 1 >= r.segments.size()) {
+            return false;
+        }
+        const std::size_t hit = *s.hit_segment;
+        const auto counted = [](const model::Segment& x) {
+            return x.token_source == model::TokenSource::exact;
+        };
+        if (std::all_of(r.segments.begin(),
+                        r.segments.begin() + static_cast<std::ptrdiff_t>(hit) + 1, counted)) {
+            return false;
+        }
+        const std::int64_t position = r.segments[hit].cumulative_tokens;
+        const auto& writer = m_requests->head(*s.hit_writer).usage;
+        if (writer && writer->total_input() == position) {
+            return false;
+        }
+        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        return static_cast<double>(a.reported->read) >= static_cast<double>(position) * (1 - band);
+    }
+
     // More was read than the simulation allows: warmed by traffic the log does
     // not hold (CW025), an entry the documented rules had dropped, or reads
     // the rules cannot explain.
@@ -491,6 +527,11 @@ private:
             group_digits(rep.read), group_digits(rep.write()), group_digits(rep.fresh),
             group_digits(a.expected.read), group_digits(a.expected.write()),
             group_digits(a.expected.fresh));
+        if (d_read < -tolerance && read_within_estimate(r, s, a)) {
+            a.mismatch = false;
+            ++m_within_estimate;
+            return;
+        }
         if (d_read < -tolerance) {
             f.kind = rule::k_unexplained_miss;
             f.tokens_lost = -d_read;
@@ -801,6 +842,7 @@ private:
     std::unordered_map<std::size_t, ruleset::PriceSet> m_prices;
     std::vector<std::size_t> m_pending; // findings of the request being audited
     bool m_expired_now = false;
+    std::size_t m_within_estimate = 0; // reads short of the hit within the estimate's band
 };
 
 } // namespace

@@ -178,6 +178,37 @@ TEST_SUITE("account::audit")
         CHECK(f.partner == "a");
     }
 
+    TEST_CASE("a read short of an estimated breakpoint, within the estimate's band, is no miss")
+    {
+        // b branches from a after the system prompt: the simulation hits a's
+        // entry at the end of the system prompt, whose position is estimated.
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total for March?","cache_control":{"type":"ephemeral"}}]}])";
+        const std::string m2 =
+            R"([{"role":"user","content":[{"type":"text","text":"And for April, by team?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto with_read = [&](std::int64_t read) {
+            return audit_lines(
+                {exchange("a", 0, test::body(k_system, m1), usage(0, 4000, 0, 3, 40)),
+                 exchange("b", 20, test::body(k_system, m2), usage(read, 4010 - read, 0, 3, 40))});
+        };
+        const std::int64_t position = with_read(0).requests[1].expected.read;
+        REQUIRE(position > 1024);
+        REQUIRE(position < 4000);
+
+        // 90% of the estimated position: the breakpoint may sit there.
+        const auto near = with_read(position * 9 / 10);
+        CHECK(!near.requests[1].mismatch);
+        REQUIRE(!near.notes.empty());
+        CHECK(near.notes.back().find("not judged a miss") != std::string::npos);
+
+        // Half of it: beyond the band, a miss the documented cache cannot explain.
+        const auto far = with_read(position / 2);
+        const auto& b = far.requests[1];
+        CHECK(b.mismatch);
+        REQUIRE(!b.findings.empty());
+        CHECK(far.findings[b.findings.back()].kind == "CW022");
+    }
+
     TEST_CASE("a read nothing in the log could have written: CW025 warmed-elsewhere")
     {
         const std::string m1 =
