@@ -154,6 +154,9 @@ public:
     {
         m_requests = &requests;
         std::set<std::string> unpriced;
+        // Exactly one row a request: a growing vector would hold up to three
+        // times the rows while it moves them.
+        m_result.requests.reserve(requests.size());
         for (std::size_t i = 0; i < requests.size(); ++i) {
             // One request whole at a time: the store keeps the rest as paths.
             const Request r = requests.get(i);

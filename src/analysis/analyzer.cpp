@@ -233,6 +233,7 @@ struct Analyzer::Impl {
 
     AnalysisResult run();
     void order();
+    void release_scratch();
     void analyse(std::size_t index, AnalysisResult& result);
     std::size_t shared_depth(const Request& r, std::size_t index, const Hash128& ns_hash,
                              bool in_window) const;
@@ -304,7 +305,24 @@ Analyzer::Impl::run()
     mark_changing_places(result);
     summarise_causes(result);
     find_hot_prefixes(result);
+    release_scratch();
     return result;
+}
+
+// After the analysis only the requests are read (the audit replays them), so
+// what it carried from request to request goes before the audit allocates
+// its rows: on a 1 GB Claude Code folder, about 55 MB of tables.
+void
+Analyzer::Impl::release_scratch()
+{
+    times = {};
+    holders = {};
+    nodes = {};
+    last_of_stream = {};
+    stream_length = {};
+    position_in_stream = {};
+    finding_request = {};
+    dynamic_index = {};
 }
 
 void

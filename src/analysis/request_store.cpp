@@ -289,20 +289,31 @@ RequestStore::all() const
 void
 RequestStore::permute(const std::vector<std::size_t>& order)
 {
-    std::vector<Request> heads;
-    std::vector<Path> paths;
+    // In place, one cycle of the permutation at a time: a copy of the heads
+    // would double the largest table the store holds.
+    std::vector<bool> placed(order.size(), false);
+    for (std::size_t start = 0; start < order.size(); ++start) {
+        if (placed[start]) {
+            continue;
+        }
+        Request head = std::move(m_heads[start]);
+        const Path path = m_paths[start];
+        std::size_t k = start;
+        for (; order[k] != start; k = order[k]) {
+            m_heads[k] = std::move(m_heads[order[k]]);
+            m_paths[k] = m_paths[order[k]];
+            placed[k] = true;
+        }
+        m_heads[k] = std::move(head);
+        m_paths[k] = path;
+        placed[k] = true;
+    }
     std::unordered_map<std::size_t, std::vector<Segment>> own;
-    heads.reserve(order.size());
-    paths.reserve(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) {
-        heads.push_back(std::move(m_heads[order[k]]));
-        paths.push_back(m_paths[order[k]]);
         if (const auto it = m_own.find(order[k]); it != m_own.end()) {
             own.emplace(k, std::move(it->second));
         }
     }
-    m_heads = std::move(heads);
-    m_paths = std::move(paths);
     m_own = std::move(own);
 }
 
