@@ -9,30 +9,7 @@
 
 namespace cachewise::account {
 
-// Dollars by billing class.
-struct Money {
-    double fresh = 0;
-    double write_5m = 0;
-    double write_1h = 0;
-    double read = 0;
-    double output = 0;
-
-    [[nodiscard]] double
-    total() const
-    {
-        return fresh + write_5m + write_1h + read + output;
-    }
-    Money&
-    operator+=(const Money& o)
-    {
-        fresh += o.fresh;
-        write_5m += o.write_5m;
-        write_1h += o.write_1h;
-        read += o.read;
-        output += o.output;
-        return *this;
-    }
-};
+using Money = ByClass<double>; // dollars by billing class
 
 // The prices in force for `model` at `at` (unknown: the latest), with the
 // long-prompt tier when the prompt exceeds it and the peak-hour tier in peak

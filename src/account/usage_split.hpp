@@ -10,26 +10,33 @@
 
 namespace cachewise::account {
 
-// A prompt's tokens by how they are billed, plus the output.
-struct Split {
-    std::int64_t read = 0;
-    std::int64_t write_5m = 0;
-    std::int64_t write_1h = 0;
-    std::int64_t fresh = 0;
-    std::int64_t output = 0;
+// A quantity by billing class: a prompt's read, written and fresh tokens, plus
+// the output; Split counts tokens, Money (cost.hpp) dollars.
+template <typename T> struct ByClass {
+    T read = 0;
+    T write_5m = 0;
+    T write_1h = 0;
+    T fresh = 0;
+    T output = 0;
 
-    [[nodiscard]] std::int64_t
+    [[nodiscard]] T
     write() const
     {
         return write_5m + write_1h;
     }
-    [[nodiscard]] std::int64_t
+    [[nodiscard]] T
     input() const
     {
         return read + write() + fresh;
     }
-    Split&
-    operator+=(const Split& o)
+    // In this order, so that dollar totals round as they always have.
+    [[nodiscard]] T
+    total() const
+    {
+        return fresh + write_5m + write_1h + read + output;
+    }
+    ByClass&
+    operator+=(const ByClass& o)
     {
         read += o.read;
         write_5m += o.write_5m;
@@ -39,6 +46,8 @@ struct Split {
         return *this;
     }
 };
+
+using Split = ByClass<std::int64_t>;
 
 // What the provider reported, normalised to read / write / fresh / output.
 // Exclusive schema (Anthropic, Bedrock): fresh is input_tokens and
