@@ -1,5 +1,7 @@
 #include "advise/placement.hpp"
 
+#include "util/enum_names.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,24 +11,14 @@ namespace cachewise::advise {
 using model::Level;
 using model::Request;
 
+constexpr auto k_anchor_names =
+    util::names_of<Anchor>({"end of tools", "end of system", "end of the stable head",
+                            "end of the previous turn", "last user turn", "last block"});
+
 std::string_view
 to_string(Anchor anchor)
 {
-    switch (anchor) {
-    case Anchor::end_of_tools:
-        return "end of tools";
-    case Anchor::end_of_system:
-        return "end of system";
-    case Anchor::stable_head:
-        return "end of the stable head";
-    case Anchor::previous_turn:
-        return "end of the previous turn";
-    case Anchor::last_user_turn:
-        return "last user turn";
-    case Anchor::last_block:
-        return "last block";
-    }
-    return "?";
+    return k_anchor_names[anchor];
 }
 
 const std::vector<Anchor>&

@@ -5,6 +5,7 @@
 #include "analysis/request_store.hpp"
 #include "analysis/rule_catalogue.hpp"
 #include "model/tokens.hpp"
+#include "util/enum_names.hpp"
 #include "util/flat_map.hpp"
 
 #include <fmt/format.h>
@@ -19,24 +20,13 @@ namespace cachewise::analysis {
 
 using model::Request;
 
+constexpr auto k_status_names = util::names_of<RequestOutcome::Status>(
+    {"cold", "extends", "branched", "diverged", "diverged-uncached", "not-logged"});
+
 std::string_view
 to_string(RequestOutcome::Status status)
 {
-    switch (status) {
-    case RequestOutcome::Status::cold:
-        return "cold";
-    case RequestOutcome::Status::extends:
-        return "extends";
-    case RequestOutcome::Status::branched:
-        return "branched";
-    case RequestOutcome::Status::diverged:
-        return "diverged";
-    case RequestOutcome::Status::uncached:
-        return "diverged-uncached";
-    case RequestOutcome::Status::not_logged:
-        return "not-logged";
-    }
-    return "?";
+    return k_status_names[status];
 }
 
 namespace {

@@ -1,23 +1,19 @@
 #include "analysis/rule_catalogue.hpp"
 
+#include "util/enum_names.hpp"
+
 #include <array>
 #include <stdexcept>
 #include <string>
 
 namespace cachewise::analysis {
 
+constexpr auto k_severity_names = util::names_of<Severity>({"info", "warning", "error"});
+
 std::string_view
 to_string(Severity severity)
 {
-    switch (severity) {
-    case Severity::info:
-        return "info";
-    case Severity::warning:
-        return "warning";
-    case Severity::error:
-        return "error";
-    }
-    return "?";
+    return k_severity_names[severity];
 }
 
 namespace {

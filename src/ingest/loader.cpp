@@ -3,6 +3,7 @@
 #include "ingest/delivery.hpp"
 #include "ingest/parallel_load.hpp"
 #include "ingest/record_reader.hpp"
+#include "util/enum_names.hpp"
 
 #include <fmt/format.h>
 
@@ -12,24 +13,13 @@
 
 namespace cachewise::ingest {
 
+constexpr auto k_input_format_names =
+    util::names_of<InputFormat>({"auto", "request", "exchange", "sse", "claude-code", "vcr"});
+
 std::string_view
 to_string(InputFormat format)
 {
-    switch (format) {
-    case InputFormat::auto_detect:
-        return "auto";
-    case InputFormat::request:
-        return "request";
-    case InputFormat::exchange:
-        return "exchange";
-    case InputFormat::sse:
-        return "sse";
-    case InputFormat::claude_code:
-        return "claude-code";
-    case InputFormat::vcr:
-        return "vcr";
-    }
-    return "?";
+    return k_input_format_names[format];
 }
 
 std::optional<InputFormat>

@@ -1,6 +1,7 @@
 #include "live/http_client.hpp"
 
 #include "live/curl_library.hpp"
+#include "util/enum_names.hpp"
 
 #include <curl/curl.h>
 #include <fmt/format.h>
@@ -119,24 +120,13 @@ error_in_words(CURLcode code, const std::string& origin, const char* detail,
 
 } // namespace
 
+constexpr auto k_kind_names =
+    util::names_of<HttpError::Kind>({"dns", "connect", "tls", "timeout", "truncated", "other"});
+
 std::string_view
 to_string(HttpError::Kind kind)
 {
-    switch (kind) {
-    case HttpError::Kind::dns:
-        return "dns";
-    case HttpError::Kind::connect:
-        return "connect";
-    case HttpError::Kind::tls:
-        return "tls";
-    case HttpError::Kind::timeout:
-        return "timeout";
-    case HttpError::Kind::truncated:
-        return "truncated";
-    case HttpError::Kind::other:
-        break;
-    }
-    return "other";
+    return k_kind_names[kind];
 }
 
 const std::string*

@@ -1,81 +1,49 @@
 #include "model/segment.hpp"
 
 #include "model/request.hpp"
+#include "util/enum_names.hpp"
 
 #include <fmt/format.h>
 
 namespace cachewise::model {
 
+namespace {
+
+constexpr auto k_kind_names =
+    util::names_of<SegmentKind>({"tool", "text", "image", "document", "tool_use", "tool_result",
+                                 "thinking", "redacted_thinking", "server_tool_use",
+                                 "server_tool_result", "search_result", "other", "unlogged"});
+constexpr auto k_role_names = util::names_of<Role>({"", "user", "assistant", "system"});
+constexpr auto k_source_names =
+    util::names_of<TokenSource>({"estimated", "calibrated", "inferred", "exact"});
+// The member a path starts from; Anthropic's by-level paths are written
+// apart (SegmentPath::str), but a tools path of theirs reads "tools".
+constexpr auto k_root_names =
+    util::names_of<PathRoot>({"tools", "tools", "messages", "instructions", "input", "contents",
+                              "systemInstruction", "toolConfig.tools", "system"});
+constexpr auto k_part_names =
+    util::names_of<PathPart>({".content", ".tool_calls", ".parts", ".functionDeclarations", ""});
+constexpr auto k_format_names = util::names_of<ApiFormat>(
+    {"anthropic", "openai-chat", "openai-responses", "gemini", "bedrock-converse"});
+
+} // namespace
+
 std::string_view
 to_string(SegmentKind kind)
 {
-    switch (kind) {
-    case SegmentKind::tool:
-        return "tool";
-    case SegmentKind::text:
-        return "text";
-    case SegmentKind::image:
-        return "image";
-    case SegmentKind::document:
-        return "document";
-    case SegmentKind::tool_use:
-        return "tool_use";
-    case SegmentKind::tool_result:
-        return "tool_result";
-    case SegmentKind::thinking:
-        return "thinking";
-    case SegmentKind::redacted_thinking:
-        return "redacted_thinking";
-    case SegmentKind::server_tool_use:
-        return "server_tool_use";
-    case SegmentKind::server_tool_result:
-        return "server_tool_result";
-    case SegmentKind::search_result:
-        return "search_result";
-    case SegmentKind::other:
-        return "other";
-    case SegmentKind::unlogged:
-        return "unlogged";
-    }
-    return "?";
+    return k_kind_names[kind];
 }
 
 std::string_view
 to_string(Role role)
 {
-    switch (role) {
-    case Role::none:
-        return "";
-    case Role::user:
-        return "user";
-    case Role::assistant:
-        return "assistant";
-    case Role::system:
-        return "system";
-    }
-    return "?";
-}
-
-std::string_view
-to_string(Ttl ttl)
-{
-    return ttl == Ttl::one_hour ? "1h" : "5m";
+    return k_role_names[role];
 }
 
 std::string_view
 to_string(TokenSource source)
 {
-    switch (source) {
-    case TokenSource::estimated:
-        return "estimated";
-    case TokenSource::calibrated:
-        return "calibrated";
-    case TokenSource::inferred:
-        return "inferred";
-    case TokenSource::exact:
-        return "exact";
-    }
-    return "?";
+    return k_source_names[source];
 }
 
 std::string
@@ -99,53 +67,11 @@ SegmentPath::str() const
         }
         return "?";
     }
-    std::string out;
-    switch (root) {
-    case PathRoot::by_level:
-    case PathRoot::tools:
-        out = "tools";
-        break;
-    case PathRoot::messages:
-        out = "messages";
-        break;
-    case PathRoot::instructions:
-        out = "instructions";
-        break;
-    case PathRoot::input:
-        out = "input";
-        break;
-    case PathRoot::contents:
-        out = "contents";
-        break;
-    case PathRoot::system_instruction:
-        out = "systemInstruction";
-        break;
-    case PathRoot::tool_config:
-        out = "toolConfig.tools";
-        break;
-    case PathRoot::system:
-        out = "system";
-        break;
-    }
+    std::string out(k_root_names[root]);
     if (message >= 0) {
         out += fmt::format("[{}]", message);
     }
-    switch (part) {
-    case PathPart::content:
-        out += ".content";
-        break;
-    case PathPart::tool_calls:
-        out += ".tool_calls";
-        break;
-    case PathPart::parts:
-        out += ".parts";
-        break;
-    case PathPart::function_declarations:
-        out += ".functionDeclarations";
-        break;
-    case PathPart::none:
-        break;
-    }
+    out += k_part_names[part];
     if (!whole_content) {
         out += fmt::format("[{}]", index);
     }
@@ -153,21 +79,15 @@ SegmentPath::str() const
 }
 
 std::string_view
+to_string(Ttl ttl)
+{
+    return ttl == Ttl::one_hour ? "1h" : "5m";
+}
+
+std::string_view
 to_string(ApiFormat format)
 {
-    switch (format) {
-    case ApiFormat::anthropic:
-        return "anthropic";
-    case ApiFormat::openai_chat:
-        return "openai-chat";
-    case ApiFormat::openai_responses:
-        return "openai-responses";
-    case ApiFormat::gemini:
-        return "gemini";
-    case ApiFormat::bedrock_converse:
-        return "bedrock-converse";
-    }
-    return "?";
+    return k_format_names[format];
 }
 
 } // namespace cachewise::model

@@ -1,21 +1,16 @@
 #include "model/usage.hpp"
 
+#include "util/enum_names.hpp"
+
 namespace cachewise::model {
+
+constexpr auto k_origin_names =
+    util::names_of<Usage::Origin>({"response", "sse", "transcript", "span"});
 
 std::string_view
 to_string(Usage::Origin origin)
 {
-    switch (origin) {
-    case Usage::Origin::response:
-        return "response";
-    case Usage::Origin::sse:
-        return "sse";
-    case Usage::Origin::transcript:
-        return "transcript";
-    case Usage::Origin::span:
-        return "span";
-    }
-    return "?";
+    return k_origin_names[origin];
 }
 
 } // namespace cachewise::model

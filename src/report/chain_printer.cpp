@@ -3,6 +3,7 @@
 #include "model/breakpoints.hpp"
 #include "report/request_json.hpp"
 #include "report/text_table.hpp"
+#include "util/enum_names.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -13,20 +14,12 @@ namespace cachewise::report {
 
 namespace {
 
+constexpr auto k_source_abbrevs = util::names_of<model::TokenSource>({"est", "cal", "inf", "exa"});
+
 std::string_view
 source_abbrev(model::TokenSource s)
 {
-    switch (s) {
-    case model::TokenSource::estimated:
-        return "est";
-    case model::TokenSource::calibrated:
-        return "cal";
-    case model::TokenSource::inferred:
-        return "inf";
-    case model::TokenSource::exact:
-        return "exa";
-    }
-    return "?";
+    return k_source_abbrevs[s];
 }
 
 std::string

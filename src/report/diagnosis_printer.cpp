@@ -1,6 +1,7 @@
 #include "report/diagnosis_printer.hpp"
 
 #include "report/finding_json.hpp"
+#include "util/enum_names.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -15,18 +16,12 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Verdict = analysis::DiagnosisEntry::Verdict;
 
+constexpr auto k_verdict_names = util::names_of<Verdict>({"agree", "disagree", "not comparable"});
+
 std::string_view
 verdict_text(Verdict v)
 {
-    switch (v) {
-    case Verdict::agree:
-        return "agree";
-    case Verdict::disagree:
-        return "disagree";
-    case Verdict::not_comparable:
-        break;
-    }
-    return "not comparable";
+    return k_verdict_names[v];
 }
 
 Json

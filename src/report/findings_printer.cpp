@@ -1,6 +1,7 @@
 #include "report/findings_printer.hpp"
 
 #include "analysis/rule_catalogue.hpp"
+#include "util/enum_names.hpp"
 #include "util/hash.hpp"
 
 #include <fmt/format.h>
@@ -20,18 +21,13 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
+// SARIF 2.1.0 §3.27.10 result.level.
+constexpr auto k_sarif_levels = util::names_of<Severity>({"note", "warning", "error"});
+
 std::string_view
 sarif_level(Severity s)
 {
-    switch (s) {
-    case Severity::error:
-        return "error";
-    case Severity::warning:
-        return "warning";
-    case Severity::info:
-        return "note";
-    }
-    return "none";
+    return k_sarif_levels[s];
 }
 
 // `file` as GitHub wants it in an annotation: relative to the checkout.

@@ -1,5 +1,7 @@
 #include "report/format.hpp"
 
+#include "util/enum_names.hpp"
+
 #include <utility>
 
 namespace cachewise::report {
@@ -25,26 +27,13 @@ format_names()
     return names;
 }
 
+constexpr auto k_format_names =
+    util::names_of<Format>({"text", "json", "markdown", "csv", "sarif", "github", "html"});
+
 std::string_view
 to_string(Format format)
 {
-    switch (format) {
-    case Format::text:
-        return "text";
-    case Format::json:
-        return "json";
-    case Format::markdown:
-        return "markdown";
-    case Format::csv:
-        return "csv";
-    case Format::sarif:
-        return "sarif";
-    case Format::github:
-        return "github";
-    case Format::html:
-        return "html";
-    }
-    return "?";
+    return k_format_names[format];
 }
 
 void

@@ -1,6 +1,7 @@
 #include "ruleset/rules.hpp"
 
 #include "ruleset/embedded.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
 
@@ -18,18 +19,12 @@ namespace cachewise::ruleset {
 
 using nlohmann::json;
 
+constexpr auto k_level_names = util::names_of<Level>({"tools", "system", "messages"});
+
 std::string_view
 to_string(Level level)
 {
-    switch (level) {
-    case Level::tools:
-        return "tools";
-    case Level::system:
-        return "system";
-    case Level::messages:
-        return "messages";
-    }
-    return "?";
+    return k_level_names[level];
 }
 
 std::string_view

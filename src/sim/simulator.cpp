@@ -5,6 +5,7 @@
 #include "sim/deepseek_cache.hpp"
 #include "sim/gemini_cache.hpp"
 #include "sim/openai_cache.hpp"
+#include "util/enum_names.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -12,20 +13,13 @@
 
 namespace cachewise::sim {
 
+constexpr auto k_reason_names =
+    util::names_of<MissReason>({"expired", "concurrent", "lookback", "evicted"});
+
 std::string_view
 to_string(MissReason reason)
 {
-    switch (reason) {
-    case MissReason::expired:
-        return "expired";
-    case MissReason::concurrent:
-        return "concurrent";
-    case MissReason::lookback:
-        return "lookback";
-    case MissReason::evicted:
-        return "evicted";
-    }
-    return "?";
+    return k_reason_names[reason];
 }
 
 bool
