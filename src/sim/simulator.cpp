@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace cachewise::sim {
 
 constexpr auto k_reason_names =
@@ -25,12 +27,8 @@ to_string(MissReason reason)
 bool
 is_policy(std::string_view name)
 {
-    for (const auto p : ruleset::k_provider_names) {
-        if (p == name) {
-            return true;
-        }
-    }
-    return false;
+    return std::ranges::find(ruleset::k_provider_names, name) !=
+           std::ranges::end(ruleset::k_provider_names);
 }
 
 std::unique_ptr<CacheSimulator>

@@ -21,17 +21,23 @@ namespace cachewise::util {
 
 namespace detail {
 
+// The value as the compiler spells it, after "V = " and before the last "]"
+// (g++: "[with auto V = ns::E::name]", clang: "[V = ns::E::name]"): a named
+// enumerator ends in "::name", another value in ")5" ("(ns::E)5"), also for
+// an enum in an anonymous namespace, which prints as "(anonymous namespace)".
 template <auto V>
 constexpr bool
 is_enumerator()
 {
-    constexpr std::string_view f = __PRETTY_FUNCTION__;
-    constexpr auto eq = f.rfind("= ");
-    if (eq == std::string_view::npos || eq + 2 >= f.size()) {
+    const std::string_view f = __PRETTY_FUNCTION__;
+    const auto begin = f.rfind("= ");
+    const auto end = f.rfind(']');
+    if (begin == std::string_view::npos || end == std::string_view::npos || end < begin) {
         return false;
     }
-    const char c = f[eq + 2];
-    return c != '(' && c != '-' && (c < '0' || c > '9');
+    const std::string_view value = f.substr(begin + 2, end - begin - 2);
+    const auto separator = value.find_last_of(":)");
+    return separator != std::string_view::npos && value[separator] == ':';
 }
 
 } // namespace detail

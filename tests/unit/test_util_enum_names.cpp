@@ -29,11 +29,11 @@ static_assert(util::enum_count<model::SegmentKind>() == 13);
 
 TEST_CASE("names_of: each enumerator's name, and ? for a value outside the enum")
 {
-    constexpr auto names = util::names_of<Three>({"x", "y", "z"});
-    static_assert(names[Three::b] == "y");
-    CHECK(names[Three::a] == "x");
-    CHECK(names[Three::c] == "z");
-    CHECK(names[static_cast<Three>(7)] == "?");
+    constexpr auto k_names = util::names_of<Three>({"x", "y", "z"});
+    static_assert(k_names[Three::b] == "y");
+    CHECK(k_names[Three::a] == "x");
+    CHECK(k_names[Three::c] == "z");
+    CHECK(k_names[static_cast<Three>(7)] == "?");
 }
 
 TEST_CASE("to_string of the model's enums: the names the reports print")
