@@ -20,7 +20,8 @@ enum class Empty {};
 
 // enum_count is what keeps a names table complete: an enumerator added to an
 // enum without a name in its table must fail the build (names_of's
-// static_assert), so the count must be exact, for nested enums too.
+// static_assert), so the count must be exact, for nested enums and enums in
+// an anonymous namespace too (clang spells it "(anonymous namespace)").
 static_assert(util::enum_count<Three>() == 3);
 static_assert(util::enum_count<Holder::Nested>() == 1);
 static_assert(util::enum_count<Empty>() == 0);
