@@ -16,7 +16,9 @@
 //   constexpr auto k_color_names = util::names_of<Color>({"red", "green"});
 //   std::string_view to_string(Color c) { return k_color_names[c]; }
 //
-// For enums whose enumerators count from 0 without gaps (all of ours).
+// For scoped enums whose enumerators count from 0 without gaps (all of ours:
+// an unscoped enum without a fixed type has no values past its range in a
+// constant expression).
 namespace cachewise::util {
 
 namespace detail {
