@@ -16,11 +16,7 @@
 namespace cachewise::cuda {
 
 template <typename Handle, auto Destroy> struct Destroyer {
-    void
-    operator()(Handle handle) const noexcept
-    {
-        (void)Destroy(handle);
-    }
+    void operator()(Handle handle) const noexcept { (void)Destroy(handle); }
 };
 
 // Every handle type here is a pointer to an opaque struct.
@@ -68,24 +64,12 @@ public:
         m_data.reset(static_cast<T*>(data));
     }
 
-    [[nodiscard]] T*
-    get() const
-    {
-        return m_data.get();
-    }
-    [[nodiscard]] std::size_t
-    count() const
-    {
-        return m_count;
-    }
+    [[nodiscard]] T* get() const { return m_data.get(); }
+    [[nodiscard]] std::size_t count() const { return m_count; }
 
 private:
     struct Free {
-        void
-        operator()(T* data) const noexcept
-        {
-            (void)cudaFree(data);
-        }
+        void operator()(T* data) const noexcept { (void)cudaFree(data); }
     };
     std::unique_ptr<T, Free> m_data;
     std::size_t m_count;
@@ -97,18 +81,9 @@ class EventTimer {
 public:
     EventTimer() : m_start(make_event()), m_stop(make_event()) {}
 
-    void
-    start(cudaStream_t stream)
-    {
-        CW_CUDA_CHECK(cudaEventRecord(m_start.get(), stream));
-    }
-    void
-    stop(cudaStream_t stream)
-    {
-        CW_CUDA_CHECK(cudaEventRecord(m_stop.get(), stream));
-    }
-    [[nodiscard]] double
-    elapsed() const
+    void start(cudaStream_t stream) { CW_CUDA_CHECK(cudaEventRecord(m_start.get(), stream)); }
+    void stop(cudaStream_t stream) { CW_CUDA_CHECK(cudaEventRecord(m_stop.get(), stream)); }
+    [[nodiscard]] double elapsed() const
     {
         CW_CUDA_CHECK(cudaEventSynchronize(m_stop.get()));
         float ms = 0;

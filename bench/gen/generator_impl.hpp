@@ -87,8 +87,7 @@ public:
     // <dir>/<session id>.jsonl, one session at a time.
     void run_split(const std::string& dir, std::uint64_t target);
 
-    [[nodiscard]] GenStats
-    stats() const
+    [[nodiscard]] GenStats stats() const
     {
         return GenStats{m_written, m_lines, m_requests, m_sessions_started};
     }
@@ -113,8 +112,7 @@ private:
     std::vector<Block> results(const std::vector<Block>& assistant);
 
     // Prompt tokens a request would have, from its rendered size.
-    static std::int64_t
-    tokens_of(std::size_t bytes)
+    static std::int64_t tokens_of(std::size_t bytes)
     {
         return static_cast<std::int64_t>(bytes / 3.6);
     }
@@ -137,11 +135,7 @@ private:
 
     static std::size_t reply_bytes(const std::vector<Block>& blocks);
 
-    void
-    advance_clock()
-    {
-        m_clock += 0.2 + m_rng.unit() * 6.0;
-    }
+    void advance_clock() { m_clock += 0.2 + m_rng.unit() * 6.0; }
 
     // An exchange record up to its request's model, on a clock moved on to
     // its start: {"id":"<prefix, then id_length random characters>",

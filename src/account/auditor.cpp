@@ -99,14 +99,12 @@ public:
         : m_rules(rules), m_options(options)
     {}
 
-    [[nodiscard]] std::string
-    policy_for(const Request& r) const
+    [[nodiscard]] std::string policy_for(const Request& r) const
     {
         return m_options.policy.empty() ? r.provider : m_options.policy;
     }
 
-    sim::SimResult
-    simulate(const Request& r, std::size_t index)
+    sim::SimResult simulate(const Request& r, std::size_t index)
     {
         const std::string policy = policy_for(r);
         auto& sim = m_by_policy[policy];
@@ -116,8 +114,7 @@ public:
         return sim->simulate(r, index);
     }
 
-    [[nodiscard]] std::vector<sim::WriteReport>
-    writes() const
+    [[nodiscard]] std::vector<sim::WriteReport> writes() const
     {
         std::vector<sim::WriteReport> out;
         for (const auto& [policy, sim] : m_by_policy) {
@@ -127,8 +124,7 @@ public:
         return out;
     }
 
-    [[nodiscard]] std::vector<std::string>
-    policies() const
+    [[nodiscard]] std::vector<std::string> policies() const
     {
         std::vector<std::string> out;
         for (const auto& [policy, sim] : m_by_policy) {
@@ -149,8 +145,7 @@ public:
         : m_rules(rules), m_options(options), m_result(result), m_caches(rules, options)
     {}
 
-    void
-    run(const analysis::RequestStore& requests)
+    void run(const analysis::RequestStore& requests)
     {
         m_requests = &requests;
         std::set<std::string> unpriced;
@@ -207,8 +202,7 @@ public:
 
 private:
     // "model", or "model (no price effective on DATE: prices start DATE)".
-    [[nodiscard]] std::string
-    unpriced_label(const Request& r) const
+    [[nodiscard]] std::string unpriced_label(const Request& r) const
     {
         const std::string& billed = r.billed_model();
         if (billed.empty()) {
@@ -222,8 +216,7 @@ private:
         return billed;
     }
 
-    void
-    add(Finding f, std::size_t index)
+    void add(Finding f, std::size_t index)
     {
         m_result.findings.push_back(std::move(f));
         if (index < m_result.requests.size()) {
@@ -234,8 +227,7 @@ private:
     }
 
     // Folds a finding into an earlier one of the same rule, stream and place.
-    void
-    add_folded(Finding f, std::size_t index)
+    void add_folded(Finding f, std::size_t index)
     {
         for (auto& g : m_result.findings) {
             if (g.rule == f.rule && g.stream == f.stream && g.location.path == f.location.path &&
@@ -251,8 +243,7 @@ private:
         add(std::move(f), index);
     }
 
-    RequestAudit
-    one(const Request& r, std::size_t index)
+    RequestAudit one(const Request& r, std::size_t index)
     {
         const auto& outcome = m_result.analysis.outcomes[index];
         RequestAudit a;
@@ -330,8 +321,7 @@ private:
         return a;
     }
 
-    void
-    findings_of_simulation(const Request& r, const sim::SimResult& s, RequestAudit& a)
+    void findings_of_simulation(const Request& r, const sim::SimResult& s, RequestAudit& a)
     {
         m_expired_now = false;
         if (s.rejected) {
@@ -414,14 +404,12 @@ private:
 
     // The reported usage read at least `tokens` (within the tolerance): the
     // provider kept that entry, whatever the simulation says.
-    [[nodiscard]] bool
-    provider_read(const RequestAudit& a, std::int64_t tokens) const
+    [[nodiscard]] bool provider_read(const RequestAudit& a, std::int64_t tokens) const
     {
         return a.reported && a.compared && a.reported->read + tolerance(a) >= tokens;
     }
 
-    [[nodiscard]] std::int64_t
-    tolerance(const RequestAudit& a) const
+    [[nodiscard]] std::int64_t tolerance(const RequestAudit& a) const
     {
         const auto& provider = m_rules.provider(a.policy);
         const double fraction = provider.has("tolerance_fraction")
@@ -440,8 +428,8 @@ private:
     // nor the writer's whole prompt (whose reported totals pin them). Such a
     // read says where the breakpoint really sits, not that the entry was
     // evicted, so it is not called a miss (CW022).
-    [[nodiscard]] bool
-    read_within_estimate(const Request& r, const sim::SimResult& s, const RequestAudit& a) const
+    [[nodiscard]] bool read_within_estimate(const Request& r, const sim::SimResult& s,
+                                            const RequestAudit& a) const
     {
         if (!s.hit_segment || !s.hit_writer || *s.hit_segment + 1 >= r.segments.size()) {
             return false;
@@ -466,9 +454,8 @@ private:
     // More was read than the simulation allows: warmed by traffic the log does
     // not hold (CW025), an entry the documented rules had dropped, or reads
     // the rules cannot explain.
-    void
-    explain_extra_read(const Request& r, const sim::SimResult& s, const RequestAudit& a,
-                       const std::string& numbers, std::int64_t tolerance, Finding& f) const
+    void explain_extra_read(const Request& r, const sim::SimResult& s, const RequestAudit& a,
+                            const std::string& numbers, std::int64_t tolerance, Finding& f) const
     {
         const auto& rep = *a.reported;
         // The simulation may reach past the analysis partner (DeepSeek's
@@ -507,8 +494,7 @@ private:
     }
 
     // Expected against reported (CW031), with the cause attributed.
-    void
-    compare(const Request& r, const sim::SimResult& s, RequestAudit& a)
+    void compare(const Request& r, const sim::SimResult& s, RequestAudit& a)
     {
         // A forced policy (an engine's cache over an API's log) answers "what
         // would it have reused", not "was the bill right".
@@ -564,8 +550,7 @@ private:
     }
 
     // CW023: a request whose writes all died unread paid the premium for nothing.
-    void
-    advise_writes()
+    void advise_writes()
     {
         // A request whose every write died unread paid the write premium for
         // nothing. One finding per stream, naming the first such request.
@@ -619,8 +604,7 @@ private:
         std::int64_t written_1h = 0;
     };
 
-    [[nodiscard]] std::map<std::string, StreamUse>
-    ttl_streams() const
+    [[nodiscard]] std::map<std::string, StreamUse> ttl_streams() const
     {
         std::map<std::string, StreamUse> streams;
         for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
@@ -643,8 +627,7 @@ private:
     }
 
     // CW024: per stream, the TTL its reuse gaps call for.
-    void
-    advise_ttl()
+    void advise_ttl()
     {
         const double five = m_rules.provider("anthropic").ttl_seconds("5m");
         const double hour = m_rules.provider("anthropic").ttl_seconds("1h");
@@ -673,8 +656,7 @@ private:
     }
 
     // A TTL advice (CW024) on a stream, told at its first request.
-    Finding
-    ttl_advice(std::size_t first, std::string kind) const
+    Finding ttl_advice(std::size_t first, std::string kind) const
     {
         Finding f = make_finding(rule::k_ttl_advice, m_requests->head(first));
         f.kind = std::move(kind);
@@ -683,8 +665,7 @@ private:
     }
 
     // The prices of request `index`; null when it has none.
-    [[nodiscard]] const ruleset::PriceSet*
-    prices_of(std::size_t index) const
+    [[nodiscard]] const ruleset::PriceSet* prices_of(std::size_t index) const
     {
         const auto it = m_prices.find(index);
         return it == m_prices.end() ? nullptr : &it->second;
@@ -692,8 +673,7 @@ private:
 
     // 5m entries expired in gaps a 1h TTL would have bridged: advised when it
     // saves more than the 1h premium costs.
-    void
-    advise_1h(const std::string& name, const StreamUse& s, std::size_t mid_gaps)
+    void advise_1h(const std::string& name, const StreamUse& s, std::size_t mid_gaps)
     {
         const std::size_t first = s.requests.front();
         Finding f = ttl_advice(first, "use-1h");
@@ -719,8 +699,7 @@ private:
     }
 
     // 1h entries in a stream that never waits 5 minutes: the premium buys nothing.
-    void
-    advise_5m(const std::string& name, const StreamUse& s, double longest)
+    void advise_5m(const std::string& name, const StreamUse& s, double longest)
     {
         const std::size_t first = s.requests.front();
         Finding f = ttl_advice(first, "use-5m");
@@ -735,8 +714,7 @@ private:
         add(std::move(f), first);
     }
 
-    void
-    summarise()
+    void summarise()
     {
         std::vector<double> ratios;
         std::vector<double> ttft_new_or_expired;
@@ -770,8 +748,7 @@ private:
 
     // Compute saved (prefill FLOPs and GPU-seconds) by the reported reads, on
     // the reference model: a cached prefix of h tokens saves exactly F(h).
-    void
-    compute()
+    void compute()
     {
         const auto& c = m_options.compute;
         if (c.model == nullptr) {

@@ -93,15 +93,13 @@ struct Totals {
     std::int64_t lost_to_granularity = 0;
     std::int64_t lost_to_eviction = 0;
 
-    [[nodiscard]] double
-    hit_rate() const // Σ read ÷ Σ (read + write + fresh)
+    [[nodiscard]] double hit_rate() const // Σ read ÷ Σ (read + write + fresh)
     {
         return reported.input() > 0
                    ? static_cast<double>(reported.read) / static_cast<double>(reported.input())
                    : 0.0;
     }
-    [[nodiscard]] double
-    expected_hit_rate() const
+    [[nodiscard]] double expected_hit_rate() const
     {
         return expected.input() > 0
                    ? static_cast<double>(expected.read) / static_cast<double>(expected.input())

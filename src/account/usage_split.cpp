@@ -68,8 +68,7 @@ struct UsageReporter {
     const model::Request& r;
     std::vector<analysis::Finding>& out;
 
-    void
-    operator()(std::string kind, std::string message) const
+    void operator()(std::string kind, std::string message) const
     {
         analysis::Finding f = analysis::make_finding(analysis::rule::k_usage_inconsistent, r);
         f.location.path = "usage";

@@ -19,24 +19,11 @@ template <typename T> struct ByClass {
     T fresh = 0;
     T output = 0;
 
-    [[nodiscard]] T
-    write() const
-    {
-        return write_5m + write_1h;
-    }
-    [[nodiscard]] T
-    input() const
-    {
-        return read + write() + fresh;
-    }
+    [[nodiscard]] T write() const { return write_5m + write_1h; }
+    [[nodiscard]] T input() const { return read + write() + fresh; }
     // In this order, so that dollar totals round as they always have.
-    [[nodiscard]] T
-    total() const
-    {
-        return fresh + write_5m + write_1h + read + output;
-    }
-    ByClass&
-    operator+=(const ByClass& o)
+    [[nodiscard]] T total() const { return fresh + write_5m + write_1h + read + output; }
+    ByClass& operator+=(const ByClass& o)
     {
         read += o.read;
         write_5m += o.write_5m;

@@ -72,8 +72,7 @@ public:
           m_matcher(*m_matcher_owned), m_estimator(rules.tokens)
     {}
 
-    void
-    file(const LintInput& input, std::vector<Finding>& out)
+    void file(const LintInput& input, std::vector<Finding>& out)
     {
         m_map = SourceMap::build(input.text);
         m_text = &input.text;
@@ -85,9 +84,8 @@ public:
     }
 
 private:
-    Finding
-    make(std::string_view rule, const Request& r, const Segment* s,
-         std::optional<std::size_t> offset)
+    Finding make(std::string_view rule, const Request& r, const Segment* s,
+                 std::optional<std::size_t> offset)
     {
         Finding f = analysis::make_finding(rule);
         f.request = r.id;
@@ -101,8 +99,7 @@ private:
         return f;
     }
 
-    void
-    locate(Finding& f, const Segment& s, std::size_t offset)
+    void locate(Finding& f, const Segment& s, std::size_t offset)
     {
         if (!m_map) {
             return;
@@ -120,8 +117,7 @@ private:
         }
     }
 
-    void
-    emit(std::vector<Finding>& out, Finding f)
+    void emit(std::vector<Finding>& out, Finding f)
     {
         if (!m_options.disabled.contains(f.rule)) {
             out.push_back(std::move(f));
@@ -142,8 +138,7 @@ private:
         std::optional<std::size_t> last; // the last breakpoint's segment
     };
 
-    static bool
-    counted_exactly(const Request& r)
+    static bool counted_exactly(const Request& r)
     {
         bool any = false;
         for (const auto& s : r.segments) {
@@ -158,8 +153,7 @@ private:
         return any;
     }
 
-    Subject
-    subject_of(const Request& r) const
+    Subject subject_of(const Request& r) const
     {
         // The breakpoint rules (CW011-CW016) are Anthropic's and Bedrock's;
         // OpenAI's GPT-5.6+ breakpoints have only a minimum; the other
@@ -185,8 +179,7 @@ private:
         return x;
     }
 
-    void
-    check(const Request& r, std::vector<Finding>& out)
+    void check(const Request& r, std::vector<Finding>& out)
     {
         const Subject x = subject_of(r);
         check_rejected(x, out);
@@ -199,8 +192,7 @@ private:
     }
 
     // CW013, CW014: the API would reject the request.
-    void
-    check_rejected(const Subject& x, std::vector<Finding>& out)
+    void check_rejected(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const auto& bps = x.bps;
@@ -240,8 +232,7 @@ private:
     }
 
     // CW016: markers on blocks that cannot carry one.
-    void
-    check_not_allowed(const Subject& x, std::vector<Finding>& out)
+    void check_not_allowed(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const bool anthropic = x.anthropic;
@@ -258,8 +249,7 @@ private:
 
     // CW012: prefixes below the minimum, with the estimate's error band; an
     // exact count, when asked for, decides the undecided ones.
-    void
-    check_minimum(const Subject& x, std::vector<Finding>& out)
+    void check_minimum(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const auto& minimum = x.minimum;
@@ -314,8 +304,7 @@ private:
 
     // CW015: more lookback positions between consecutive breakpoints than
     // the window (rule "The lookback window is 20 blocks").
-    void
-    check_lookback(const Subject& x, std::vector<Finding>& out)
+    void check_lookback(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const auto& bps = x.bps;
@@ -339,8 +328,7 @@ private:
 
     // CW010 and CW017: dynamic values (and placeholders) in the cached part.
     // Returns the segment of the first one reported.
-    std::optional<std::size_t>
-    check_dynamic(const Subject& x, std::vector<Finding>& out)
+    std::optional<std::size_t> check_dynamic(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const auto& minimum = x.minimum;
@@ -402,8 +390,7 @@ private:
     }
 
     // CW040: a credential in the template is sent with every request.
-    void
-    check_secrets(const Subject& x, std::vector<Finding>& out)
+    void check_secrets(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
         for (const auto& s : r.segments) {
@@ -423,9 +410,8 @@ private:
 
     // CW011: a cacheable stable prefix and no breakpoint at all (OpenAI:
     // explicit mode without one; implicit mode marks the end itself).
-    void
-    check_no_breakpoint(const Subject& x, std::optional<std::size_t> first_dynamic,
-                        std::vector<Finding>& out)
+    void check_no_breakpoint(const Subject& x, std::optional<std::size_t> first_dynamic,
+                             std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const auto& minimum = x.minimum;

@@ -368,8 +368,7 @@ struct DocumentMap {
     std::optional<SourceMap> map;
     bool built = false;
 
-    const std::optional<SourceMap>&
-    get()
+    const std::optional<SourceMap>& get()
     {
         if (!built) {
             map = SourceMap::build(text);

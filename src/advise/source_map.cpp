@@ -12,8 +12,7 @@ public:
         : m_text(text), m_spans(spans)
     {}
 
-    bool
-    value(const std::string& path, int depth)
+    bool value(const std::string& path, int depth)
     {
         if (depth > 256) {
             return false;
@@ -45,16 +44,14 @@ public:
         return ok;
     }
 
-    bool
-    done()
+    bool done()
     {
         space();
         return m_pos == m_text.size();
     }
 
 private:
-    void
-    space()
+    void space()
     {
         while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\n' ||
                                          m_text[m_pos] == '\r' || m_text[m_pos] == '\t')) {
@@ -62,8 +59,7 @@ private:
         }
     }
 
-    bool
-    string()
+    bool string()
     {
         ++m_pos; // opening quote
         while (m_pos < m_text.size() && m_text[m_pos] != '"') {
@@ -77,8 +73,7 @@ private:
     }
 
     // The raw key text (keys in requests have no escapes worth decoding).
-    bool
-    key(std::string& out)
+    bool key(std::string& out)
     {
         space();
         if (m_pos >= m_text.size() || m_text[m_pos] != '"') {
@@ -97,8 +92,7 @@ private:
         return true;
     }
 
-    bool
-    object(const std::string& path, int depth)
+    bool object(const std::string& path, int depth)
     {
         ++m_pos;
         space();
@@ -117,8 +111,7 @@ private:
         }
     }
 
-    bool
-    array(const std::string& path, int depth)
+    bool array(const std::string& path, int depth)
     {
         ++m_pos;
         space();
@@ -139,8 +132,7 @@ private:
     // After a member or an element: ',' (another follows) or `close` (the
     // end); anything else is not JSON.
     enum class After { more, end, bad };
-    After
-    after_item(char close)
+    After after_item(char close)
     {
         space();
         if (m_pos >= m_text.size() || (m_text[m_pos] != ',' && m_text[m_pos] != close)) {

@@ -42,11 +42,7 @@ public:
     };
     [[nodiscard]] LineColumn line_column(std::size_t byte_offset) const;
 
-    [[nodiscard]] std::string_view
-    text() const
-    {
-        return m_text;
-    }
+    [[nodiscard]] std::string_view text() const { return m_text; }
 
 private:
     std::string_view m_text;

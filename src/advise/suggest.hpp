@@ -19,8 +19,7 @@ struct Replay {
     std::int64_t read = 0;
     std::int64_t input = 0;
     bool priced = true; // every request had a price
-    [[nodiscard]] double
-    hit_rate() const
+    [[nodiscard]] double hit_rate() const
     {
         return input > 0 ? static_cast<double>(read) / static_cast<double>(input) : 0;
     }

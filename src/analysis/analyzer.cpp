@@ -183,15 +183,10 @@ struct Analyzer::Impl {
         : rules(r), options(o), texts(t), estimator(r.tokens), matcher(r.dynamic_fields)
     {}
 
-    [[nodiscard]] DivergenceContext
-    context() const
-    {
-        return {rules, texts, matcher, estimator};
-    }
+    [[nodiscard]] DivergenceContext context() const { return {rules, texts, matcher, estimator}; }
 
-    bool
-    within_window(const std::optional<std::int64_t>& now,
-                  const std::optional<std::int64_t>& then) const
+    bool within_window(const std::optional<std::int64_t>& now,
+                       const std::optional<std::int64_t>& then) const
     {
         if (!now || !then) {
             return true; // no times logged: every earlier request qualifies
@@ -204,8 +199,7 @@ struct Analyzer::Impl {
     // model): it moves to a sub-stream of its own, so it is never the main
     // conversation's partner nor its break. A request that goes on with the
     // conversation on the new model stays (its change is CW005 model).
-    void
-    assign_sub_stream(Request& r, const std::string& ns) const
+    void assign_sub_stream(Request& r, const std::string& ns) const
     {
         if (r.stream.empty()) {
             return;

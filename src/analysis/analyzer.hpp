@@ -82,8 +82,7 @@ struct AnalysisResult {
     std::vector<RequestOutcome> outcomes; // in time order
 
     // Σ tokens shared with the partner ÷ Σ input tokens.
-    [[nodiscard]] double
-    reuse_potential() const
+    [[nodiscard]] double reuse_potential() const
     {
         return input_tokens > 0
                    ? static_cast<double>(shared_tokens) / static_cast<double>(input_tokens)

@@ -165,8 +165,7 @@ public:
         : m_r(r), m_k(k), m_text(text), m_estimator(estimator)
     {}
 
-    std::pair<std::size_t, std::int64_t>
-    at(std::size_t offset)
+    std::pair<std::size_t, std::int64_t> at(std::size_t offset)
     {
         static constexpr std::size_t k_exact = 64;
         if (m_calls++ < k_exact || offset < m_offset) {
@@ -211,8 +210,7 @@ public:
         : m_now(now), m_was(was), m_k(k), m_c(c)
     {}
 
-    Finding
-    run()
+    Finding run()
     {
         const Segment& a = m_was.segments[m_k];
         const Segment& b = m_now.segments[m_k];
@@ -242,8 +240,7 @@ public:
     }
 
 private:
-    Finding
-    base(std::string_view rule) const
+    Finding base(std::string_view rule) const
     {
         Finding f = make_finding(rule, m_now);
         f.partner = m_was.id;
@@ -255,8 +252,7 @@ private:
         return f;
     }
 
-    Finding
-    scope(const std::vector<std::string>& names, Level level) const
+    Finding scope(const std::vector<std::string>& names, Level level) const
     {
         Finding f = base(rule::k_scope_changed);
         std::string what;
@@ -279,8 +275,7 @@ private:
         return f;
     }
 
-    std::optional<std::string>
-    text_of(const Request& r, std::size_t k) const
+    std::optional<std::string> text_of(const Request& r, std::size_t k) const
     {
         const auto t = m_c.texts.get(r.segments[k].content);
         return t ? std::optional<std::string>(std::string(*t)) : std::nullopt;
@@ -288,8 +283,7 @@ private:
 
     // Fills offset, token and excerpt from the two segments' texts; returns the
     // dynamic value at the change, if any.
-    std::optional<DynamicMatch>
-    locate(Finding& f, bool display) const
+    std::optional<DynamicMatch> locate(Finding& f, bool display) const
     {
         const auto was_raw = text_of(m_was, m_k);
         const auto now_raw = text_of(m_now, m_k);
@@ -310,8 +304,7 @@ private:
         return m_c.matcher.find_covering(was, c.head, c.was_end);
     }
 
-    Finding
-    dynamic(Finding f, const DynamicMatch& m) const
+    Finding dynamic(Finding f, const DynamicMatch& m) const
     {
         // The same request, place, excerpt and cost, told as a dynamic value.
         set_rule(f, rule::k_dynamic_field);
@@ -326,8 +319,7 @@ private:
 
     // A request's tool definitions (first for Anthropic, after the
     // instructions for OpenAI) and their names.
-    static ToolList
-    tool_list(const Request& r)
+    static ToolList tool_list(const Request& r)
     {
         ToolList out;
         for (const auto& segment : r.segments) {
@@ -338,8 +330,7 @@ private:
         return out;
     }
 
-    std::vector<std::string>
-    tool_names(const ToolList& list) const
+    std::vector<std::string> tool_names(const ToolList& list) const
     {
         std::vector<std::string> out;
         for (const auto& [hash, index] : list) {
@@ -349,8 +340,7 @@ private:
         return out;
     }
 
-    static bool
-    same_tool_set(ToolList a, ToolList b)
+    static bool same_tool_set(ToolList a, ToolList b)
     {
         const auto by_hash = [](const auto& x, const auto& y) { return x.first < y.first; };
         std::sort(a.begin(), a.end(), by_hash);
@@ -361,9 +351,8 @@ private:
     }
 
     // "added X; removed Y" between two name lists, with the finding's kind.
-    static std::string
-    added_removed(const std::vector<std::string>& was, const std::vector<std::string>& now,
-                  std::string& kind)
+    static std::string added_removed(const std::vector<std::string>& was,
+                                     const std::vector<std::string>& now, std::string& kind)
     {
         const auto missing_from = [](const auto& from, const auto& in) {
             std::vector<std::string> out;
@@ -388,8 +377,7 @@ private:
         return what;
     }
 
-    Finding
-    tools() const
+    Finding tools() const
     {
         const ToolList was_tools = tool_list(m_was);
         const ToolList now_tools = tool_list(m_now);
@@ -438,8 +426,7 @@ private:
         return f;
     }
 
-    std::optional<Finding>
-    serialization() const
+    std::optional<Finding> serialization() const
     {
         const auto a = text_of(m_was, m_k);
         const auto b = text_of(m_now, m_k);
@@ -455,8 +442,7 @@ private:
         return f;
     }
 
-    Finding
-    content(Level level) const
+    Finding content(Level level) const
     {
         if (auto drift = serialization(); drift) {
             return *drift;

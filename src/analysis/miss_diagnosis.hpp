@@ -39,11 +39,7 @@ struct DiagnosisSummary {
 class DiagnosisCollector {
 public:
     void note(const model::Request& request);
-    [[nodiscard]] bool
-    empty() const
-    {
-        return m_reasons.empty();
-    }
+    [[nodiscard]] bool empty() const { return m_reasons.empty(); }
     [[nodiscard]] DiagnosisSummary compare(const AnalysisResult& result) const;
 
 private:

@@ -33,17 +33,9 @@ public:
     // Replaces request i with its final form (counts pinned by the analysis).
     void put(std::size_t i, model::Request&& request);
 
-    [[nodiscard]] std::size_t
-    size() const
-    {
-        return m_heads.size();
-    }
+    [[nodiscard]] std::size_t size() const { return m_heads.size(); }
     // Request i without its segments: ids, stream, times, usage.
-    [[nodiscard]] const model::Request&
-    head(std::size_t i) const
-    {
-        return m_heads[i];
-    }
+    [[nodiscard]] const model::Request& head(std::size_t i) const { return m_heads[i]; }
     // Request i whole, its segments rebuilt.
     [[nodiscard]] model::Request get(std::size_t i) const;
     // The chain of every segment of request i, in render order, without
@@ -56,16 +48,8 @@ public:
 
     // Distinct nodes and requests that keep their own segments (for tests
     // and measurements).
-    [[nodiscard]] std::size_t
-    nodes() const
-    {
-        return m_nodes.size() - m_free.size();
-    }
-    [[nodiscard]] std::size_t
-    unshared() const
-    {
-        return m_own.size();
-    }
+    [[nodiscard]] std::size_t nodes() const { return m_nodes.size() - m_free.size(); }
+    [[nodiscard]] std::size_t unshared() const { return m_own.size(); }
 
 private:
     static constexpr std::uint32_t k_none = UINT32_MAX;

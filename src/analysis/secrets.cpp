@@ -161,8 +161,7 @@ struct Lanes {
     using V = __m128i;
     static constexpr std::size_t k_width = 16;
 #endif
-    static V
-    load(const char* p)
+    static V load(const char* p)
     {
 #if defined(__AVX2__)
         return _mm256_loadu_si256(reinterpret_cast<const V*>(p));
@@ -170,8 +169,7 @@ struct Lanes {
         return _mm_loadu_si128(reinterpret_cast<const V*>(p));
 #endif
     }
-    static V
-    splat(char c)
+    static V splat(char c)
     {
 #if defined(__AVX2__)
         return _mm256_set1_epi8(c);
@@ -179,8 +177,7 @@ struct Lanes {
         return _mm_set1_epi8(c);
 #endif
     }
-    static V
-    is(V v, char c)
+    static V is(V v, char c)
     {
 #if defined(__AVX2__)
         return _mm256_cmpeq_epi8(v, splat(c));
@@ -188,8 +185,7 @@ struct Lanes {
         return _mm_cmpeq_epi8(v, splat(c));
 #endif
     }
-    static V
-    both(V a, V b)
+    static V both(V a, V b)
     {
 #if defined(__AVX2__)
         return _mm256_and_si256(a, b);
@@ -197,8 +193,7 @@ struct Lanes {
         return _mm_and_si128(a, b);
 #endif
     }
-    static V
-    either(V a, V b)
+    static V either(V a, V b)
     {
 #if defined(__AVX2__)
         return _mm256_or_si256(a, b);
@@ -207,13 +202,11 @@ struct Lanes {
 #endif
     }
     // ASCII letters lower-cased (other bytes changed too: only compared).
-    static V
-    low(V v)
+    static V low(V v)
     {
         return either(v, splat(0x20));
     }
-    static unsigned
-    mask(V v)
+    static unsigned mask(V v)
     {
 #if defined(__AVX2__)
         return static_cast<unsigned>(_mm256_movemask_epi8(v));

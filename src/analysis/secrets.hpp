@@ -51,11 +51,7 @@ public:
 
     void add(const model::Request& request);
 
-    [[nodiscard]] const std::vector<Finding>&
-    findings() const
-    {
-        return m_findings;
-    }
+    [[nodiscard]] const std::vector<Finding>& findings() const { return m_findings; }
 
 private:
     const model::TextStore& m_texts;

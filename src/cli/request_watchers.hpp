@@ -15,8 +15,7 @@ namespace cachewise::cli {
 struct RequestWatchers {
     explicit RequestWatchers(model::TextStore& texts) : secrets(texts) {}
 
-    void
-    note(const model::Request& request)
+    void note(const model::Request& request)
     {
         diagnoses.note(request);
         secrets.add(request);
@@ -36,9 +35,9 @@ struct WatchedAnalysis {
 
     // load_log into the analyzer; the exit status when the command ends here
     // (nothing usable read, or nothing in --since/--until, said so).
-    std::optional<int>
-    load(const Settings& global, const ruleset::Rules& rules,
-         const std::vector<std::string>& inputs, const ingest::LoadOptions& options)
+    std::optional<int> load(const Settings& global, const ruleset::Rules& rules,
+                            const std::vector<std::string>& inputs,
+                            const ingest::LoadOptions& options)
     {
         loaded = load_log(global, rules, inputs, options, [&](model::Request&& r) {
             watch.note(r);

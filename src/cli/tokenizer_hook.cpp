@@ -32,8 +32,7 @@ public:
     CountingThread(const CountingThread&) = delete;
     CountingThread& operator=(const CountingThread&) = delete;
 
-    void
-    push(model::Request&& request)
+    void push(model::Request&& request)
     {
         std::unique_lock lock(m_mutex);
         m_space.wait(lock, [&] { return m_queue.size() < k_capacity || m_error; });
@@ -45,8 +44,7 @@ public:
     }
 
     // Waits until every request has been handed on; throws the first error.
-    void
-    finish()
+    void finish()
     {
         stop(false);
         if (m_error) {
@@ -57,8 +55,7 @@ public:
 private:
     static constexpr std::size_t k_capacity = 64;
 
-    void
-    stop(bool drop)
+    void stop(bool drop)
     {
         {
             const std::lock_guard lock(m_mutex);
@@ -73,8 +70,7 @@ private:
         }
     }
 
-    void
-    run()
+    void run()
     {
         for (;;) {
             std::unique_lock lock(m_mutex);
@@ -127,8 +123,7 @@ struct TokenizerHook::State {
     std::unique_ptr<CountingThread> thread; // from the first request counted on
 
     // The counter, made on first use; null when there is no manifest.
-    tokenize::ExactCounts*
-    counter()
+    tokenize::ExactCounts* counter()
     {
         if (counts || no_manifest) {
             return counts.get();

@@ -87,23 +87,11 @@ public:
     // content that does not fit the format throws FieldError.
     void continuation(std::string_view message_json);
 
-    void
-    set_text_store(model::TextStore* store)
-    {
-        m_store = store;
-    }
+    void set_text_store(model::TextStore* store) { m_store = store; }
     // Every request gets this model (templates may leave it out).
-    void
-    set_model_override(std::string model)
-    {
-        m_model_override = std::move(model);
-    }
+    void set_model_override(std::string model) { m_model_override = std::move(model); }
     // The record names its provider ("provider": "deepseek").
-    void
-    set_provider_override(std::string provider)
-    {
-        m_provider_override = std::move(provider);
-    }
+    void set_provider_override(std::string provider) { m_provider_override = std::move(provider); }
 
 protected:
     // A block's rendering, remembered by the XXH3-128 of its raw JSON: agent
@@ -135,27 +123,19 @@ protected:
     static void close_message(std::vector<model::Segment>& out, std::size_t first,
                               std::optional<model::Role> role, bool has_content);
     // Sees each tool's rendering (Anthropic: server tools toggle caches).
-    virtual void
-    on_tool(const RenderStats& /*stats*/)
-    {}
+    virtual void on_tool(const RenderStats& /*stats*/) {}
 
     // Appends the segments a response message (parsed message_json) becomes
     // in the next request. Formats whose responses do not have the request's
     // shape leave it empty, and get no continuation.
-    virtual void
-    read_continuation(od::value /*message*/, std::vector<model::Segment>& /*out*/)
-    {}
+    virtual void read_continuation(od::value /*message*/, std::vector<model::Segment>& /*out*/) {}
 
     // The format's members other than the conversation; as member().
     virtual bool body_member(std::string_view key, od::value value) = 0;
     // Reads the conversation member's value.
     virtual void conversation(od::value value) = 0;
     // A body may leave the conversation out (Gemini: one that creates a cache).
-    [[nodiscard]] virtual bool
-    conversation_optional() const
-    {
-        return false;
-    }
+    [[nodiscard]] virtual bool conversation_optional() const { return false; }
     // Called by begin(): forgets the previous body.
     virtual void reset_body() = 0;
     // Called by finish(), once the conversation is known to be there, the
@@ -170,8 +150,7 @@ protected:
         std::string value;
         bool present = false;
     };
-    void
-    add_param(std::string name, const Param& param)
+    void add_param(std::string name, const Param& param)
     {
         add_param(std::move(name), param.value, param.present);
     }
@@ -180,16 +159,11 @@ protected:
     // The provider an OpenAI-format body goes to, from its model name.
     [[nodiscard]] static std::string provider_of_model(std::string_view model);
 
-    std::vector<model::Segment>&
-    segments(model::Level level)
+    std::vector<model::Segment>& segments(model::Level level)
     {
         return m_levels[static_cast<std::size_t>(level)];
     }
-    [[nodiscard]] model::Request&
-    request()
-    {
-        return *m_request;
-    }
+    [[nodiscard]] model::Request& request() { return *m_request; }
     // The body's model (`field` names it in errors).
     void read_model(std::string_view field, od::value value);
 

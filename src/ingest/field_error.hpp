@@ -18,8 +18,7 @@ public:
     {}
 
     // Prepends a parent path: "content[1]" becomes "messages[3].content[1]".
-    void
-    prefix(std::string_view parent)
+    void prefix(std::string_view parent)
     {
         if (m_field.empty()) {
             m_field = std::string(parent);
@@ -30,21 +29,9 @@ public:
         }
     }
 
-    [[nodiscard]] const std::string&
-    field() const
-    {
-        return m_field;
-    }
-    [[nodiscard]] const std::string&
-    reason() const
-    {
-        return m_reason;
-    }
-    [[nodiscard]] const char*
-    what() const noexcept override
-    {
-        return m_reason.c_str();
-    }
+    [[nodiscard]] const std::string& field() const { return m_field; }
+    [[nodiscard]] const std::string& reason() const { return m_reason; }
+    [[nodiscard]] const char* what() const noexcept override { return m_reason.c_str(); }
 
 private:
     std::string m_field;

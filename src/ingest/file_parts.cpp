@@ -24,11 +24,7 @@ public:
     }
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
-    [[nodiscard]] int
-    get() const
-    {
-        return m_fd;
-    }
+    [[nodiscard]] int get() const { return m_fd; }
 
 private:
     int m_fd;

@@ -26,11 +26,7 @@ private:
     bool body_member(std::string_view key, od::value value) override;
     void conversation(od::value value) override;
     // A body that creates an explicit cache need not have contents.
-    [[nodiscard]] bool
-    conversation_optional() const override
-    {
-        return m_cache_create;
-    }
+    [[nodiscard]] bool conversation_optional() const override { return m_cache_create; }
     void parts(od::value value, model::Level level, model::PathRoot root, int index,
                model::Role role);
 

@@ -68,8 +68,7 @@ struct Loader::Impl {
     ProgressCallback on_progress;
     LoadProgress progress;
 
-    void
-    report(std::uint64_t bytes_in_file)
+    void report(std::uint64_t bytes_in_file)
     {
         if (on_progress) {
             LoadProgress now = progress;
@@ -78,9 +77,8 @@ struct Loader::Impl {
         }
     }
 
-    void
-    load_sequential(const std::vector<std::string>& files, Delivery& delivery,
-                    const LoadSummary& summary)
+    void load_sequential(const std::vector<std::string>& files, Delivery& delivery,
+                         const LoadSummary& summary)
     {
         RecordReader reader(rules, options);
         if (on_progress) {
@@ -99,9 +97,8 @@ struct Loader::Impl {
         }
     }
 
-    void
-    load_parallel(const std::vector<std::string>& files, Delivery& delivery,
-                  const LoadSummary& summary)
+    void load_parallel(const std::vector<std::string>& files, Delivery& delivery,
+                       const LoadSummary& summary)
     {
         const auto tasks = plan_tasks(files, rules, options, k_part_size);
         ingest::load_parallel(tasks, rules, options, delivery,
@@ -113,8 +110,7 @@ struct Loader::Impl {
                               });
     }
 
-    void
-    measure(const std::vector<std::string>& files)
+    void measure(const std::vector<std::string>& files)
     {
         progress = LoadProgress{};
         progress.files_total = files.size();

@@ -41,8 +41,7 @@ struct FormatTrace {
     bool touched = false;                // the kept format was set or reset
     std::optional<model::ApiFormat> end; // the kept format at the end, when touched
 
-    [[nodiscard]] bool
-    holds_after(const std::optional<model::ApiFormat>& inherited) const
+    [[nodiscard]] bool holds_after(const std::optional<model::ApiFormat>& inherited) const
     {
         return need == Need::nothing || !inherited ||
                (need == Need::format && *inherited == format);
@@ -78,19 +77,11 @@ public:
     // that is not JSON at all is read as exchange and not_json() says what
     // it looks like.
     InputFormat detect(LineReader& reader, LoadCounts& counts);
-    [[nodiscard]] const std::string&
-    not_json() const
-    {
-        return m_not_json;
-    }
+    [[nodiscard]] const std::string& not_json() const { return m_not_json; }
 
     // Called every few thousand lines with the bytes read of the current
     // file, for a progress line.
-    void
-    set_tick(std::function<void(std::uint64_t)> tick)
-    {
-        m_tick = std::move(tick);
-    }
+    void set_tick(std::function<void(std::uint64_t)> tick) { m_tick = std::move(tick); }
     // Where rendered segment bytes go (LoadOptions::text_store).
     void set_text_store(model::TextStore* store);
 

@@ -53,31 +53,17 @@ public:
     virtual ~RecordSink() = default;
     virtual void put(RecordEvent&& event) = 0;
 
-    void
-    request(model::Request&& request)
-    {
-        put(std::move(request));
-    }
-    void
-    transcript_request(std::string id, model::Request&& request)
+    void request(model::Request&& request) { put(std::move(request)); }
+    void transcript_request(std::string id, model::Request&& request)
     {
         put(TranscriptRequest{std::move(id), std::move(request)});
     }
-    void
-    error(InputError&& error)
-    {
-        put(std::move(error));
-    }
-    void
-    cache_created(std::string name, std::vector<model::Segment> segments)
+    void error(InputError&& error) { put(std::move(error)); }
+    void cache_created(std::string name, std::vector<model::Segment> segments)
     {
         put(CreatedCache{std::move(name), std::move(segments)});
     }
-    void
-    progress_call(ClaudeCodeReader::ProgressCall&& call)
-    {
-        put(std::move(call));
-    }
+    void progress_call(ClaudeCodeReader::ProgressCall&& call) { put(std::move(call)); }
     // A record that could not be used, its strings made safe to print.
     void error(const std::string& file, std::uint64_t line, std::string_view field,
                std::string_view reason);

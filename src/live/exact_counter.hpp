@@ -40,21 +40,9 @@ public:
                                              const model::Request& request,
                                              std::size_t segment) override;
 
-    [[nodiscard]] std::size_t
-    prefixes() const
-    {
-        return m_prefixes;
-    }
-    [[nodiscard]] std::size_t
-    calls() const
-    {
-        return m_calls;
-    }
-    [[nodiscard]] std::size_t
-    cached() const
-    {
-        return m_cached;
-    }
+    [[nodiscard]] std::size_t prefixes() const { return m_prefixes; }
+    [[nodiscard]] std::size_t calls() const { return m_calls; }
+    [[nodiscard]] std::size_t cached() const { return m_cached; }
 
 private:
     std::int64_t counted(const std::string& key, const Endpoint& endpoint, const std::string& body);

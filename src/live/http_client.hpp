@@ -58,11 +58,7 @@ public:
     Expected<HttpResponse, HttpError> post(const HttpRequest& request);
 
     // Connections opened so far (a reused one is not counted again).
-    [[nodiscard]] long
-    connections_opened() const
-    {
-        return m_connections;
-    }
+    [[nodiscard]] long connections_opened() const { return m_connections; }
 
 private:
     struct Handle;

@@ -87,19 +87,16 @@ struct Request {
     // usually means the usage belongs to another request.
     double token_scale = 1.0;
 
-    [[nodiscard]] std::int64_t
-    prompt_tokens() const
+    [[nodiscard]] std::int64_t prompt_tokens() const
     {
         return segments.empty() ? 0 : segments.back().cumulative_tokens;
     }
     // The model that was billed: the served one when the response names it.
-    [[nodiscard]] const std::string&
-    billed_model() const
+    [[nodiscard]] const std::string& billed_model() const
     {
         return served_model.empty() ? model : served_model;
     }
-    [[nodiscard]] const Param*
-    param(std::string_view name) const
+    [[nodiscard]] const Param* param(std::string_view name) const
     {
         for (const auto& p : params) {
             if (p.name == name) {

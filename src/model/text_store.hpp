@@ -49,21 +49,18 @@ public:
     // or was put before a tagger was set.
     [[nodiscard]] std::optional<std::uint8_t> tags(const Hash128& content) const;
 
-    [[nodiscard]] std::size_t
-    size() const
+    [[nodiscard]] std::size_t size() const
     {
         const std::lock_guard lock(m_mutex);
         return m_texts.size() + m_spilled.size();
     }
-    [[nodiscard]] std::size_t
-    bytes() const
+    [[nodiscard]] std::size_t bytes() const
     {
         const std::lock_guard lock(m_mutex);
         return m_bytes;
     }
     // Of bytes(), those in the temporary file.
-    [[nodiscard]] std::size_t
-    spilled_bytes() const
+    [[nodiscard]] std::size_t spilled_bytes() const
     {
         const std::lock_guard lock(m_mutex);
         return m_file_size;

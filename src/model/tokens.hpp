@@ -19,38 +19,16 @@ public:
     // Tokens of UTF-8 text, before the model multiplier.
     [[nodiscard]] double text(std::string_view utf8) const;
 
-    [[nodiscard]] double
-    block_overhead() const
-    {
-        return m_block;
-    }
-    [[nodiscard]] double
-    message_overhead() const
-    {
-        return m_message;
-    }
-    [[nodiscard]] double
-    tool_overhead() const
-    {
-        return m_tool;
-    }
-    [[nodiscard]] double
-    image() const
-    {
-        return m_image;
-    }
-    [[nodiscard]] double
-    document(std::size_t base64_bytes) const
+    [[nodiscard]] double block_overhead() const { return m_block; }
+    [[nodiscard]] double message_overhead() const { return m_message; }
+    [[nodiscard]] double tool_overhead() const { return m_tool; }
+    [[nodiscard]] double image() const { return m_image; }
+    [[nodiscard]] double document(std::size_t base64_bytes) const
     {
         return static_cast<double>(base64_bytes) / m_document_bytes_per_token;
     }
-    [[nodiscard]] double
-    error_band() const
-    {
-        return m_error_band;
-    } // fraction, e.g. 0.2
-    [[nodiscard]] double
-    multiplier_for(std::string_view model) const
+    [[nodiscard]] double error_band() const { return m_error_band; } // fraction, e.g. 0.2
+    [[nodiscard]] double multiplier_for(std::string_view model) const
     {
         return m_rules->multiplier_for(model);
     }

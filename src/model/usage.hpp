@@ -55,8 +55,7 @@ struct Usage {
 
     // The prompt's total input; nullopt when the schema's total is missing. A
     // missing cache field counts as 0 (old responses omit them).
-    [[nodiscard]] std::optional<std::int64_t>
-    total_input() const
+    [[nodiscard]] std::optional<std::int64_t> total_input() const
     {
         if (schema == UsageSchema::inclusive) {
             if (prompt_tokens) {
@@ -73,8 +72,7 @@ struct Usage {
         return *input_tokens + cache_read.value_or(0) + cache_write_total();
     }
     // The write count without double counting its 5m/1h split.
-    [[nodiscard]] std::int64_t
-    cache_write_total() const
+    [[nodiscard]] std::int64_t cache_write_total() const
     {
         if (cache_write) {
             return *cache_write;

@@ -40,11 +40,7 @@ public:
     // (DeepSeek) they are full-rank stand-ins, and the rates still count the
     // model's own FLOPs.
     [[nodiscard]] std::vector<Gemm> projection_gemms() const;
-    [[nodiscard]] double
-    saved(double cached_tokens) const
-    {
-        return flops(cached_tokens);
-    }
+    [[nodiscard]] double saved(double cached_tokens) const { return flops(cached_tokens); }
 
     // KV bytes per cached token of a full-attention layer stack:
     // 2·L·n_kv·d_head·bytes (MLA: L·(kv_lora_rank + rope dims)·bytes).
@@ -53,11 +49,7 @@ public:
     // their window.
     [[nodiscard]] double kv_bytes(double tokens, int bytes_per_element = 2) const;
 
-    [[nodiscard]] const ruleset::ModelShape&
-    shape() const
-    {
-        return *m_shape;
-    }
+    [[nodiscard]] const ruleset::ModelShape& shape() const { return *m_shape; }
 
 private:
     [[nodiscard]] double kv_bytes_per_token_per_layer(int bytes_per_element) const;

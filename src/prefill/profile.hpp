@@ -37,8 +37,7 @@ struct Profile {
     // Fits the curve to the points (needs at least one).
     void fit();
     [[nodiscard]] double seconds_per_layer(double tokens) const;
-    [[nodiscard]] double
-    seconds(double tokens) const
+    [[nodiscard]] double seconds(double tokens) const
     {
         return seconds_per_layer(tokens) * model_layers;
     }

@@ -54,8 +54,8 @@ class TextChainPrinter final : public ChainPrinter {
 public:
     explicit TextChainPrinter(std::ostream& out) : m_out(out) {}
 
-    void
-    request(const model::Request& r, const std::optional<account::ReportedSplit>& reported) override
+    void request(const model::Request& r,
+                 const std::optional<account::ReportedSplit>& reported) override
     {
         if (m_count++ > 0) {
             fmt::print(m_out, "\n");
@@ -104,8 +104,7 @@ public:
         }
     }
 
-    void
-    finish(const ingest::LoadSummary& s) override
+    void finish(const ingest::LoadSummary& s) override
     {
         if (m_count > 0) {
             fmt::print(m_out, "\n");
@@ -121,8 +120,7 @@ public:
 
 private:
     // One row per segment: what it is, its tokens and its identity chain.
-    void
-    segment_table(const model::Request& r, const std::optional<std::size_t>& automatic)
+    void segment_table(const model::Request& r, const std::optional<std::size_t>& automatic)
     {
         // Every column as wide as its longest cell (a long path, a kind such
         // as server_tool_result, a five-digit index): the rows stay aligned.
@@ -173,15 +171,13 @@ public:
         m_out << "{\n  \"schema_version\": 1,\n  \"requests\": [";
     }
 
-    void
-    request(const model::Request& r, const std::optional<account::ReportedSplit>&) override
+    void request(const model::Request& r, const std::optional<account::ReportedSplit>&) override
     {
         m_out << (m_count++ > 0 ? ",\n" : "\n");
         write_indented(request_to_json(r), "    ");
     }
 
-    void
-    finish(const ingest::LoadSummary& s) override
+    void finish(const ingest::LoadSummary& s) override
     {
         m_out << (m_count > 0 ? "\n  ],\n" : "],\n");
         m_out << "  \"errors\": [";
@@ -197,13 +193,11 @@ public:
     }
 
 private:
-    void
-    write_indented(const Json& j, std::string_view indent)
+    void write_indented(const Json& j, std::string_view indent)
     {
         write_lines(j.dump(2, ' ', false, Json::error_handler_t::replace), indent, true);
     }
-    void
-    write_lines(const std::string& text, std::string_view indent, bool indent_first)
+    void write_lines(const std::string& text, std::string_view indent, bool indent_first)
     {
         std::size_t begin = 0;
         bool first = true;

@@ -21,11 +21,7 @@ public:
     // "ids relative to /work/logs/run-7/", or "" when the ids share no folder.
     std::string note() const;
 
-    const std::string&
-    folder() const
-    {
-        return m_folder;
-    }
+    const std::string& folder() const { return m_folder; }
 
 private:
     std::string m_folder; // ends in '/', or empty

@@ -220,48 +220,31 @@ public:
         : m_file(std::move(file)), m_node(node), m_check(check), m_path(std::move(path))
     {}
 
-    [[noreturn]] void
-    fail(const std::string& key, const std::string& what) const
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const
     {
         throw Error(fmt::format("rules file {}: {}: {}", m_file, join(key), what));
     }
 
-    [[nodiscard]] Reader
-    child(const std::string& key) const
+    [[nodiscard]] Reader child(const std::string& key) const
     {
         if (!m_node.is_object() || !m_node.contains(key)) {
             fail(key, "missing");
         }
         return Reader(m_file, m_node.at(key), m_check, join(key));
     }
-    [[nodiscard]] Reader
-    at(std::size_t i) const
+    [[nodiscard]] Reader at(std::size_t i) const
     {
         return Reader(m_file, m_node.at(i), m_check, fmt::format("{}[{}]", m_path, i));
     }
-    [[nodiscard]] bool
-    has(const std::string& key) const
+    [[nodiscard]] bool has(const std::string& key) const
     {
         return m_node.is_object() && m_node.contains(key) && !m_node.at(key).is_null();
     }
-    [[nodiscard]] const json&
-    node() const
-    {
-        return m_node;
-    }
-    [[nodiscard]] const std::string&
-    file() const
-    {
-        return m_file;
-    }
-    [[nodiscard]] bool
-    verifies() const
-    {
-        return m_check == Check::full;
-    }
+    [[nodiscard]] const json& node() const { return m_node; }
+    [[nodiscard]] const std::string& file() const { return m_file; }
+    [[nodiscard]] bool verifies() const { return m_check == Check::full; }
 
-    [[nodiscard]] double
-    number(const std::string& key) const
+    [[nodiscard]] double number(const std::string& key) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_number()) {
@@ -269,8 +252,7 @@ public:
         }
         return v.get<double>();
     }
-    [[nodiscard]] double
-    non_negative(const std::string& key) const
+    [[nodiscard]] double non_negative(const std::string& key) const
     {
         const double v = number(key);
         if (v < 0) {
@@ -278,8 +260,7 @@ public:
         }
         return v;
     }
-    [[nodiscard]] std::int64_t
-    integer(const std::string& key, std::int64_t min) const
+    [[nodiscard]] std::int64_t integer(const std::string& key, std::int64_t min) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_number_integer() || v.get<std::int64_t>() < min) {
@@ -287,8 +268,7 @@ public:
         }
         return v.get<std::int64_t>();
     }
-    [[nodiscard]] std::string
-    string(const std::string& key) const
+    [[nodiscard]] std::string string(const std::string& key) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_string() || v.get<std::string>().empty()) {
@@ -296,8 +276,7 @@ public:
         }
         return v.get<std::string>();
     }
-    [[nodiscard]] bool
-    boolean(const std::string& key) const
+    [[nodiscard]] bool boolean(const std::string& key) const
     {
         const auto& v = child(key).m_node;
         if (!v.is_boolean()) {
@@ -305,8 +284,7 @@ public:
         }
         return v.get<bool>();
     }
-    [[nodiscard]] Reader
-    array(const std::string& key) const
+    [[nodiscard]] Reader array(const std::string& key) const
     {
         auto r = child(key);
         if (!r.m_node.is_array()) {
@@ -315,9 +293,7 @@ public:
         return r;
     }
     // Calls f with a Reader of each element of the array under `key`.
-    template <class F>
-    void
-    each(const std::string& key, F&& f) const
+    template <class F> void each(const std::string& key, F&& f) const
     {
         const Reader list = array(key);
         for (std::size_t i = 0; i < list.m_node.size(); ++i) {
@@ -327,8 +303,7 @@ public:
 
     // Every fact carries "source" and "as_of" (YYYY-MM-DD); "confidence" is
     // "documented" (default) or "second-hand".
-    [[nodiscard]] Provenance
-    provenance() const
+    [[nodiscard]] Provenance provenance() const
     {
         Provenance p;
         p.source = string("source");
@@ -343,8 +318,7 @@ public:
         }
         return p;
     }
-    [[nodiscard]] std::string
-    date(const std::string& key) const
+    [[nodiscard]] std::string date(const std::string& key) const
     {
         std::string d = string(key);
         static const re2::RE2 k_date(R"(\d{4}-\d{2}-\d{2})");
@@ -354,9 +328,7 @@ public:
         return d;
     }
 
-    template <typename T>
-    Sourced<T>
-    sourced(const std::string& key) const
+    template <typename T> Sourced<T> sourced(const std::string& key) const
     {
         const Reader r = child(key);
         Sourced<T> s;
@@ -371,8 +343,7 @@ public:
         return s;
     }
 
-    [[nodiscard]] ModelPattern
-    pattern(const std::string& key) const
+    [[nodiscard]] ModelPattern pattern(const std::string& key) const
     {
         ModelPattern p(string(key));
         if (verifies() && !p.ok()) {
@@ -381,8 +352,7 @@ public:
         return p;
     }
 
-    [[nodiscard]] std::string
-    join(const std::string& key) const
+    [[nodiscard]] std::string join(const std::string& key) const
     {
         return m_path.empty() ? key : m_path + "." + key;
     }

@@ -37,11 +37,7 @@ public:
     [[nodiscard]] bool ok() const;
     [[nodiscard]] std::string error() const;
     [[nodiscard]] bool matches(std::string_view normalized_model) const;
-    [[nodiscard]] const std::string&
-    text() const
-    {
-        return m_text;
-    }
+    [[nodiscard]] const std::string& text() const { return m_text; }
 
 private:
     struct Compiled;
@@ -80,8 +76,7 @@ struct MinimumLookup {
 
     // A listed model whose minimum is documented or measured exactly, not
     // assumed, second-hand or a bound.
-    [[nodiscard]] bool
-    certain() const
+    [[nodiscard]] bool certain() const
     {
         return known_model && (provenance == nullptr || provenance->certain);
     }
@@ -113,25 +108,21 @@ struct ProviderRules {
     std::vector<MinimumRule> minimums;
     std::vector<InvalidationRule> invalidation;
 
-    [[nodiscard]] bool
-    has(std::string_view fact_name) const
+    [[nodiscard]] bool has(std::string_view fact_name) const
     {
         return facts.find(fact_name) != facts.end();
     }
     // Throws Error naming the file when the fact is missing.
     [[nodiscard]] const Sourced<double>& fact(std::string_view fact_name) const;
-    [[nodiscard]] std::int64_t
-    integer(std::string_view fact_name) const
+    [[nodiscard]] std::int64_t integer(std::string_view fact_name) const
     {
         return static_cast<std::int64_t>(fact(fact_name).value);
     }
-    [[nodiscard]] double
-    ttl_seconds(std::string_view ttl) const
+    [[nodiscard]] double ttl_seconds(std::string_view ttl) const
     {
         return fact(std::string("ttl_seconds.") + std::string(ttl)).value;
     }
-    [[nodiscard]] double
-    multiplier(std::string_view kind) const
+    [[nodiscard]] double multiplier(std::string_view kind) const
     {
         return fact(std::string("price_multipliers.") + std::string(kind)).value;
     }

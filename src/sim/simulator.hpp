@@ -96,8 +96,7 @@ struct EntryKey {
     friend bool operator==(const EntryKey&, const EntryKey&) = default;
 };
 struct EntryKeyHash {
-    std::size_t
-    operator()(const EntryKey& k) const noexcept
+    std::size_t operator()(const EntryKey& k) const noexcept
     {
         return Hash128Hasher{}(k.chain) ^ std::hash<std::string>{}(k.scope);
     }
@@ -115,11 +114,7 @@ public:
     CacheSimulator& operator=(const CacheSimulator&) = delete;
     virtual SimResult simulate(const model::Request& request, std::size_t index) = 0;
     // Every billed write, with its reads; call after the last request.
-    [[nodiscard]] virtual std::vector<WriteReport>
-    writes() const
-    {
-        return {};
-    }
+    [[nodiscard]] virtual std::vector<WriteReport> writes() const { return {}; }
 
 protected:
     // What every model reads: its provider's rules and the user's options.

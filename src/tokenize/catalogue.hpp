@@ -49,11 +49,7 @@ public:
     [[nodiscard]] const TokenizerEntry* find(std::string_view name) const;
     // The tokenizer a model uses, by the manifest's prefix table.
     [[nodiscard]] const TokenizerEntry* for_model(std::string_view model) const;
-    [[nodiscard]] const std::vector<TokenizerEntry>&
-    entries() const
-    {
-        return m_entries;
-    }
+    [[nodiscard]] const std::vector<TokenizerEntry>& entries() const { return m_entries; }
     [[nodiscard]] const ChatTemplate* chat_template(std::string_view tokenizer) const;
     // Loads (once) and checks the SHA-256 of a vocabulary file.
     Expected<const Tokenizer*> tokenizer(const TokenizerEntry& entry);
@@ -61,11 +57,7 @@ public:
     // none (not shipped and no --tokenizer-dir, or not in it): the one
     // failure that is not the file's fault.
     [[nodiscard]] Expected<std::string> locate(const TokenizerEntry& entry) const;
-    [[nodiscard]] const std::optional<std::string>&
-    user_dir() const
-    {
-        return m_user_dir;
-    }
+    [[nodiscard]] const std::optional<std::string>& user_dir() const { return m_user_dir; }
 
 private:
     std::string m_dir;

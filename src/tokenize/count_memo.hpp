@@ -18,11 +18,7 @@ public:
     [[nodiscard]] std::optional<std::int64_t> find(const Hash128& key) const;
     // `count` >= 0; a key already held keeps its count.
     void add(const Hash128& key, std::int64_t count);
-    [[nodiscard]] std::size_t
-    size() const
-    {
-        return m_used;
-    }
+    [[nodiscard]] std::size_t size() const { return m_used; }
 
 private:
     struct Slot {

@@ -42,39 +42,15 @@ public:
     // a vocabulary that is there (checksum, format) are thrown (Error), once.
     bool apply(model::Request& request, const model::TextStore& store);
 
-    [[nodiscard]] std::uint64_t
-    segments_counted() const
-    {
-        return m_counted;
-    }
-    [[nodiscard]] std::uint64_t
-    segments_memoised() const
-    {
-        return m_memo_hits;
-    }
+    [[nodiscard]] std::uint64_t segments_counted() const { return m_counted; }
+    [[nodiscard]] std::uint64_t segments_memoised() const { return m_memo_hits; }
     // Bytes of text tokenised (memo hits excluded).
-    [[nodiscard]] std::uint64_t
-    bytes_counted() const
-    {
-        return m_bytes;
-    }
-    [[nodiscard]] std::uint64_t
-    requests_counted() const
-    {
-        return m_requests;
-    }
+    [[nodiscard]] std::uint64_t bytes_counted() const { return m_bytes; }
+    [[nodiscard]] std::uint64_t requests_counted() const { return m_requests; }
     // The tokenizer of the last request apply() counted.
-    [[nodiscard]] const std::string&
-    last_tokenizer() const
-    {
-        return m_last;
-    }
+    [[nodiscard]] const std::string& last_tokenizer() const { return m_last; }
     // The tokenizers of the requests counted, by name.
-    [[nodiscard]] const std::set<std::string>&
-    tokenizers_used() const
-    {
-        return m_used;
-    }
+    [[nodiscard]] const std::set<std::string>& tokenizers_used() const { return m_used; }
     // One line per vocabulary that was wanted and not found: which, why,
     // and how many requests of which models keep estimated counts.
     [[nodiscard]] std::vector<std::string> missing_notes() const;

@@ -20,8 +20,7 @@ public:
     MappedFile& operator=(const MappedFile&) = delete;
     ~MappedFile();
 
-    [[nodiscard]] std::string_view
-    bytes() const
+    [[nodiscard]] std::string_view bytes() const
     {
         return m_map != nullptr ? std::string_view(static_cast<const char*>(m_map), m_size)
                                 : std::string_view(m_copy);

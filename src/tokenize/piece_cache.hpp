@@ -37,8 +37,7 @@ public:
     // The key of `piece`, a view into a text that ends at `text_end`: a
     // short piece is read as two words straight from the text when 16
     // bytes remain in it.
-    [[nodiscard]] static Key
-    key(std::string_view piece, const char* text_end)
+    [[nodiscard]] static Key key(std::string_view piece, const char* text_end)
     {
         Key k{{0, 0}, 0};
         if (piece.size() > k_head || static_cast<std::size_t>(text_end - piece.data()) < k_head) {
@@ -59,16 +58,14 @@ public:
     void add(std::string_view piece, const Key& key, std::span<const TokenId> tokens);
     // Starts reading the slot where `key` would be: a tokenizer that knows
     // its next pieces asks for them ahead, so that the misses overlap.
-    void
-    prefetch(const Key& key) const
+    void prefetch(const Key& key) const
     {
         __builtin_prefetch(&m_slots[key.hash & (m_slots.size() - 1)]);
     }
 
 private:
     // A mask of a word's first `n` bytes (all of them from 8 on).
-    static std::uint64_t
-    byte_mask(std::size_t n)
+    static std::uint64_t byte_mask(std::size_t n)
     {
         if constexpr (std::endian::native == std::endian::little) {
             return n >= 8 ? ~std::uint64_t{0} : ~(~std::uint64_t{0} << (8 * n));
@@ -76,8 +73,7 @@ private:
             return n >= 8 ? ~std::uint64_t{0} : ~(~std::uint64_t{0} >> (8 * n));
         }
     }
-    static std::uint64_t
-    mix(std::uint64_t a, std::uint64_t b, std::uint64_t n)
+    static std::uint64_t mix(std::uint64_t a, std::uint64_t b, std::uint64_t n)
     {
         std::uint64_t h = (a ^ 0x9E3779B97F4A7C15ULL) * 0xBF58476D1CE4E5B9ULL;
         h ^= (b + n) * 0x94D049BB133111EBULL;

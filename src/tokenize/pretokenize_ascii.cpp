@@ -21,31 +21,17 @@ public:
         : m_b(reinterpret_cast<const unsigned char*>(text.data())), m_n(text.size())
     {}
 
-    [[nodiscard]] std::size_t
-    size() const
-    {
-        return m_n;
-    }
-    [[nodiscard]] unsigned char
-    at(std::size_t p) const
-    {
-        return m_b[p];
-    }
+    [[nodiscard]] std::size_t size() const { return m_n; }
+    [[nodiscard]] unsigned char at(std::size_t p) const { return m_b[p]; }
     // True when `p` is in the text and holds a byte that is not ASCII.
-    [[nodiscard]] bool
-    high(std::size_t p) const
-    {
-        return p < m_n && m_b[p] >= 0x80;
-    }
-    [[nodiscard]] std::uint16_t
-    cls(std::size_t p) const
+    [[nodiscard]] bool high(std::size_t p) const { return p < m_n && m_b[p] >= 0x80; }
+    [[nodiscard]] std::uint16_t cls(std::size_t p) const
     {
         return p < m_n && m_b[p] < 0x80 ? k_ascii_classes[m_b[p]] : 0;
     }
     // The end of the run of ASCII bytes from `p` whose class has a bit of
     // `mask`.
-    [[nodiscard]] std::size_t
-    run(std::size_t p, std::uint16_t mask) const
+    [[nodiscard]] std::size_t run(std::size_t p, std::uint16_t mask) const
     {
         while (p < m_n && m_b[p] < 0x80 && (k_ascii_classes[m_b[p]] & mask) != 0) {
             ++p;

@@ -51,14 +51,9 @@ public:
         : m_begin(reinterpret_cast<const unsigned char*>(text.data())), m_size(text.size())
     {}
 
-    [[nodiscard]] std::size_t
-    size() const
-    {
-        return m_size;
-    }
+    [[nodiscard]] std::size_t size() const { return m_size; }
 
-    [[nodiscard]] Char
-    at(std::size_t i) const
+    [[nodiscard]] Char at(std::size_t i) const
     {
         const unsigned char c = m_begin[i];
         if (c < 0x80) {
@@ -69,9 +64,7 @@ public:
     }
 
     // The end of the run of characters from `i` whose class satisfies `pred`.
-    template <typename Pred>
-    [[nodiscard]] std::size_t
-    run(std::size_t i, Pred pred) const
+    template <typename Pred> [[nodiscard]] std::size_t run(std::size_t i, Pred pred) const
     {
         while (i < m_size) {
             const Char c = at(i);
@@ -84,8 +77,7 @@ public:
     }
 
     // The byte offset of the last character that starts before `end`.
-    [[nodiscard]] std::size_t
-    last_start(std::size_t end) const
+    [[nodiscard]] std::size_t last_start(std::size_t end) const
     {
         std::size_t i = end - 1;
         while (i > 0 && (m_begin[i] & 0xC0U) == 0x80U) {
@@ -95,11 +87,7 @@ public:
     }
 
 private:
-    static const std::array<std::uint16_t, 128>&
-    ascii_classes()
-    {
-        return k_ascii_classes;
-    }
+    static const std::array<std::uint16_t, 128>& ascii_classes() { return k_ascii_classes; }
 
     const unsigned char* m_begin;
     std::size_t m_size;

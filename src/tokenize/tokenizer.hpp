@@ -43,16 +43,8 @@ public:
     [[nodiscard]] std::string_view token_bytes(TokenId id) const;
     [[nodiscard]] std::optional<TokenId> special(std::string_view text) const;
 
-    [[nodiscard]] const TokenizerTraits&
-    traits() const
-    {
-        return m_traits;
-    }
-    [[nodiscard]] const Vocabulary&
-    vocabulary() const
-    {
-        return m_vocab;
-    }
+    [[nodiscard]] const TokenizerTraits& traits() const { return m_traits; }
+    [[nodiscard]] const Vocabulary& vocabulary() const { return m_vocab; }
 
 private:
     // The tokens of one piece: from the piece cache, the whole piece when

@@ -44,8 +44,7 @@ public:
         }
     }
 
-    [[nodiscard]] std::uint16_t
-    get(char32_t cp) const
+    [[nodiscard]] std::uint16_t get(char32_t cp) const
     {
         if (cp > k_last_code_point) {
             return 0;

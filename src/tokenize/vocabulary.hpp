@@ -36,23 +36,14 @@ public:
     [[nodiscard]] std::optional<TokenId> find(std::string_view bytes) const;
     [[nodiscard]] std::optional<Merge> find_merge(TokenId left, TokenId right) const;
     // The token of a single byte; every byte-level vocabulary has all 256.
-    [[nodiscard]] std::optional<TokenId>
-    byte_token(unsigned char b) const
+    [[nodiscard]] std::optional<TokenId> byte_token(unsigned char b) const
     {
         const TokenId t = m_byte_tokens[b];
         return t == k_none ? std::nullopt : std::optional<TokenId>(t);
     }
     [[nodiscard]] std::string_view bytes_of(TokenId id) const;
-    [[nodiscard]] std::size_t
-    size() const
-    {
-        return m_count;
-    }
-    [[nodiscard]] std::size_t
-    merge_count() const
-    {
-        return m_merge_count;
-    }
+    [[nodiscard]] std::size_t size() const { return m_count; }
+    [[nodiscard]] std::size_t merge_count() const { return m_merge_count; }
     // Bytes held by the tables, for the memory figure of `tokens --stats`.
     [[nodiscard]] std::size_t memory_bytes() const;
 

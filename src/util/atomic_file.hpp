@@ -22,16 +22,8 @@ public:
     ~AtomicFile();
 
     // The temporary's descriptor, for output redirected into it.
-    [[nodiscard]] int
-    fd() const
-    {
-        return m_fd;
-    }
-    [[nodiscard]] const std::string&
-    path() const
-    {
-        return m_path;
-    }
+    [[nodiscard]] int fd() const { return m_fd; }
+    [[nodiscard]] const std::string& path() const { return m_path; }
 
     Expected<bool> write(std::string_view bytes);
     // Syncs, closes and renames over the target; the error names the target.

@@ -61,8 +61,7 @@ public:
     constexpr explicit EnumNames(const std::array<std::string_view, N>& names) : m_names(names) {}
 
     // The name of value; "?" for a value outside the enum (a cast number).
-    [[nodiscard]] constexpr std::string_view
-    operator[](E value) const
+    [[nodiscard]] constexpr std::string_view operator[](E value) const
     {
         const auto i = static_cast<std::size_t>(value);
         return i < N ? m_names[i] : std::string_view("?");

@@ -22,11 +22,7 @@ public:
         : std::runtime_error(message), m_code(code)
     {}
 
-    [[nodiscard]] ExitCode
-    code() const noexcept
-    {
-        return m_code;
-    }
+    [[nodiscard]] ExitCode code() const noexcept { return m_code; }
 
 private:
     ExitCode m_code;

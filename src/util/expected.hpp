@@ -29,62 +29,36 @@ public:
     Expected(Unexpected<U> error) : m_state(std::in_place_index<1>, std::move(error.error))
     {}
 
-    [[nodiscard]] bool
-    has_value() const noexcept
-    {
-        return m_state.index() == 0;
-    }
+    [[nodiscard]] bool has_value() const noexcept { return m_state.index() == 0; }
     explicit operator bool() const noexcept { return has_value(); }
 
-    T&
-    value() &
+    T& value() &
     {
         assert(has_value());
         return std::get<0>(m_state);
     }
-    const T&
-    value() const&
+    const T& value() const&
     {
         assert(has_value());
         return std::get<0>(m_state);
     }
-    T&&
-    value() &&
+    T&& value() &&
     {
         assert(has_value());
         return std::get<0>(std::move(m_state));
     }
-    T&
-    operator*() &
-    {
-        return value();
-    }
-    const T&
-    operator*() const&
-    {
-        return value();
-    }
-    T*
-    operator->()
-    {
-        return &value();
-    }
-    const T*
-    operator->() const
-    {
-        return &value();
-    }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
 
-    const E&
-    error() const
+    const E& error() const
     {
         assert(!has_value());
         return std::get<1>(m_state);
     }
 
-    template <typename U>
-    T
-    value_or(U&& fallback) const&
+    template <typename U> T value_or(U&& fallback) const&
     {
         return has_value() ? value() : static_cast<T>(std::forward<U>(fallback));
     }

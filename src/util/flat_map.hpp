@@ -17,28 +17,21 @@ namespace cachewise {
 // the next insert that grows it or the next erase.
 template <typename Key, typename Value, typename Hasher> class FlatMap {
 public:
-    [[nodiscard]] std::size_t
-    size() const
-    {
-        return m_size;
-    }
+    [[nodiscard]] std::size_t size() const { return m_size; }
 
-    [[nodiscard]] Value*
-    find(const Key& key)
+    [[nodiscard]] Value* find(const Key& key)
     {
         const std::size_t at = slot_of(key);
         return at == k_missing ? nullptr : &m_slots[at].second;
     }
-    [[nodiscard]] const Value*
-    find(const Key& key) const
+    [[nodiscard]] const Value* find(const Key& key) const
     {
         const std::size_t at = slot_of(key);
         return at == k_missing ? nullptr : &m_slots[at].second;
     }
 
     // The value of `key`, which must be there (std::out_of_range otherwise).
-    [[nodiscard]] const Value&
-    at(const Key& key) const
+    [[nodiscard]] const Value& at(const Key& key) const
     {
         const Value* found = find(key);
         if (found == nullptr) {
@@ -48,8 +41,7 @@ public:
     }
 
     // The value of `key`, value-initialised when it is new; whether it is.
-    std::pair<Value*, bool>
-    try_emplace(const Key& key)
+    std::pair<Value*, bool> try_emplace(const Key& key)
     {
         if ((m_size + 1) * 10 > m_slots.size() * 7) { // at most 70% full
             grow();
@@ -67,16 +59,11 @@ public:
         return {&m_slots[at].second, true};
     }
 
-    Value&
-    operator[](const Key& key)
-    {
-        return *try_emplace(key).first;
-    }
+    Value& operator[](const Key& key) { return *try_emplace(key).first; }
 
     // Removes `key`; later entries of its probe run move back into the gap,
     // so lookups never need tombstones.
-    bool
-    erase(const Key& key)
+    bool erase(const Key& key)
     {
         std::size_t gap = slot_of(key);
         if (gap == k_missing) {
@@ -96,8 +83,7 @@ public:
         return true;
     }
 
-    void
-    clear()
+    void clear()
     {
         m_slots.clear();
         m_used.clear();
@@ -106,9 +92,7 @@ public:
     }
 
     // Calls f(key, value) for every entry, in slot order.
-    template <typename F>
-    void
-    for_each(F&& f) const
+    template <typename F> void for_each(F&& f) const
     {
         for (std::size_t at = 0; at < m_slots.size(); ++at) {
             if (m_used[at] != 0) {
@@ -120,16 +104,14 @@ public:
 private:
     static constexpr std::size_t k_missing = SIZE_MAX;
 
-    [[nodiscard]] std::size_t
-    home(const Key& key) const
+    [[nodiscard]] std::size_t home(const Key& key) const
     {
         // Fibonacci hashing spreads whatever bits the hasher leaves.
         const std::uint64_t h = static_cast<std::uint64_t>(Hasher{}(key)) * 0x9E3779B97F4A7C15ULL;
         return static_cast<std::size_t>(h >> 32) & m_mask;
     }
 
-    [[nodiscard]] std::size_t
-    slot_of(const Key& key) const
+    [[nodiscard]] std::size_t slot_of(const Key& key) const
     {
         if (m_size == 0) {
             return k_missing;
@@ -142,8 +124,7 @@ private:
         return k_missing;
     }
 
-    void
-    grow()
+    void grow()
     {
         std::vector<std::pair<Key, Value>> slots(m_slots.empty() ? 16 : m_slots.size() * 2);
         std::vector<std::uint8_t> used(slots.size(), 0);

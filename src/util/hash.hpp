@@ -17,11 +17,7 @@ struct Hash128 {
     friend bool operator==(const Hash128&, const Hash128&) = default;
     friend auto operator<=>(const Hash128&, const Hash128&) = default;
 
-    [[nodiscard]] bool
-    is_zero() const
-    {
-        return low == 0 && high == 0;
-    }
+    [[nodiscard]] bool is_zero() const { return low == 0 && high == 0; }
     // 32 lower-case hex digits, high word first (XXH128's canonical order).
     [[nodiscard]] std::string hex() const;
     // The first `digits` hex digits, for tables.
@@ -51,8 +47,7 @@ private:
 };
 
 struct Hash128Hasher {
-    std::size_t
-    operator()(const Hash128& h) const noexcept
+    std::size_t operator()(const Hash128& h) const noexcept
     {
         return static_cast<std::size_t>(h.low ^ (h.high * 0x9E3779B97F4A7C15ULL));
     }

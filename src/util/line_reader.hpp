@@ -47,11 +47,7 @@ public:
     Expected<bool> next(Line& line);
 
     // Makes the next call to next() (or rest()) return the last line again.
-    void
-    unread()
-    {
-        m_replay = true;
-    }
+    void unread() { m_replay = true; }
 
     // Marks the start of the last line returned; rewind() goes back to it,
     // so that a format can be decided on more than one line. Until then
@@ -64,22 +60,10 @@ public:
     Expected<std::string_view> rest();
 
     // Bytes read from the file (for a part in memory: the part's size).
-    [[nodiscard]] std::uint64_t
-    bytes_read() const
-    {
-        return m_file_offset;
-    }
+    [[nodiscard]] std::uint64_t bytes_read() const { return m_file_offset; }
     // The file offset just past the furthest line returned so far.
-    [[nodiscard]] std::uint64_t
-    lines_end() const
-    {
-        return m_lines_end;
-    }
-    [[nodiscard]] const std::string&
-    path() const
-    {
-        return m_path;
-    }
+    [[nodiscard]] std::uint64_t lines_end() const { return m_lines_end; }
+    [[nodiscard]] const std::string& path() const { return m_path; }
 
 private:
     LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line, std::size_t capacity);
@@ -93,8 +77,7 @@ private:
     void shift(std::size_t by); // the buffer's bytes moved `by` to the front
     void take_line(Line& line, std::size_t stop, std::size_t next, bool too_long,
                    std::uint64_t offset);
-    [[nodiscard]] std::size_t
-    keep_from() const
+    [[nodiscard]] std::size_t keep_from() const
     {
         return m_marked ? std::min(m_mark_begin, m_begin) : m_begin;
     }

@@ -10,8 +10,7 @@ class SplitMix64 {
 public:
     explicit SplitMix64(std::uint64_t seed) : m_state(seed) {}
 
-    std::uint64_t
-    next()
+    std::uint64_t next()
     {
         std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -19,11 +18,7 @@ public:
         return z ^ (z >> 31);
     }
     // Uniform in [0, n); the modulo bias is irrelevant for n far below 2^64.
-    std::uint64_t
-    below(std::uint64_t n)
-    {
-        return n == 0 ? 0 : next() % n;
-    }
+    std::uint64_t below(std::uint64_t n) { return n == 0 ? 0 : next() % n; }
 
 private:
     std::uint64_t m_state;

@@ -52,8 +52,7 @@ class Cursor {
 public:
     explicit Cursor(std::string_view text) : m_text(text) {}
 
-    bool
-    digits(std::size_t count, unsigned& out)
+    bool digits(std::size_t count, unsigned& out)
     {
         out = 0;
         for (std::size_t i = 0; i < count; ++i) {
@@ -64,8 +63,7 @@ public:
         }
         return true;
     }
-    bool
-    literal(char c)
+    bool literal(char c)
     {
         if (m_pos < m_text.size() && m_text[m_pos] == c) {
             ++m_pos;
@@ -73,21 +71,9 @@ public:
         }
         return false;
     }
-    [[nodiscard]] char
-    peek() const
-    {
-        return m_pos < m_text.size() ? m_text[m_pos] : '\0';
-    }
-    void
-    skip()
-    {
-        ++m_pos;
-    }
-    [[nodiscard]] bool
-    done() const
-    {
-        return m_pos == m_text.size();
-    }
+    [[nodiscard]] char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
+    void skip() { ++m_pos; }
+    [[nodiscard]] bool done() const { return m_pos == m_text.size(); }
 
 private:
     std::string_view m_text;

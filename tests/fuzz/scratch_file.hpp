@@ -36,18 +36,13 @@ public:
     ScratchFile& operator=(const ScratchFile&) = delete;
 
     // Writes the input over what the last one left.
-    const std::filesystem::path&
-    write(const std::uint8_t* data, std::size_t size) const
+    const std::filesystem::path& write(const std::uint8_t* data, std::size_t size) const
     {
         std::ofstream out(m_path, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
         return m_path;
     }
-    [[nodiscard]] const std::filesystem::path&
-    folder_or_file() const
-    {
-        return m_remove;
-    }
+    [[nodiscard]] const std::filesystem::path& folder_or_file() const { return m_remove; }
 
 private:
     std::filesystem::path m_path;

@@ -53,11 +53,7 @@ public:
     FakeProvider(const FakeProvider&) = delete;
     FakeProvider& operator=(const FakeProvider&) = delete;
 
-    [[nodiscard]] int
-    port() const
-    {
-        return m_port;
-    }
+    [[nodiscard]] int port() const { return m_port; }
     [[nodiscard]] std::string base_url() const;
 
     // The next calls (any path) meet these, one fault per call, in order.
@@ -66,11 +62,7 @@ public:
     void advance_clock(double seconds);
     [[nodiscard]] std::vector<SeenRequest> seen() const;
     [[nodiscard]] std::size_t calls(const std::string& path) const;
-    [[nodiscard]] std::size_t
-    connections() const
-    {
-        return m_connections;
-    }
+    [[nodiscard]] std::size_t connections() const { return m_connections; }
 
 private:
     struct Entry {

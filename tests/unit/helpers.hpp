@@ -37,24 +37,15 @@ public:
     TempFile(const TempFile&) = delete;
     TempFile& operator=(const TempFile&) = delete;
 
-    static void
-    write(const std::string& path, const std::string& content)
+    static void write(const std::string& path, const std::string& content)
     {
         std::filesystem::create_directories(std::filesystem::path(path).parent_path());
         std::ofstream out(path, std::ios::binary);
         out << content;
     }
 
-    [[nodiscard]] const std::string&
-    path() const
-    {
-        return m_path;
-    }
-    [[nodiscard]] std::string
-    dir() const
-    {
-        return m_dir.string();
-    }
+    [[nodiscard]] const std::string& path() const { return m_path; }
+    [[nodiscard]] std::string dir() const { return m_dir.string(); }
 
 private:
     std::filesystem::path m_dir;

@@ -150,8 +150,8 @@ TEST_SUITE("live::exact_counter")
         // breakpoint), the whole prompt.
         struct Known : advise::PrefixCounter {
             std::vector<std::size_t> asked;
-            std::optional<std::int64_t>
-            count_prefix(const std::string&, const model::Request& r, std::size_t k) override
+            std::optional<std::int64_t> count_prefix(const std::string&, const model::Request& r,
+                                                     std::size_t k) override
             {
                 asked.push_back(k);
                 const auto path = r.segments[k].path.str();

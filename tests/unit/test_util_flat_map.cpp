@@ -13,11 +13,7 @@ namespace {
 
 // Every key in one probe run: erase must shift the run back correctly.
 struct Clash {
-    std::size_t
-    operator()(std::uint64_t key) const
-    {
-        return key % 3;
-    }
+    std::size_t operator()(std::uint64_t key) const { return key % 3; }
 };
 
 template <typename Hasher>
