@@ -1,5 +1,7 @@
 #include "analysis/segment_text.hpp"
 
+#include "util/escape.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -128,28 +130,14 @@ utf8_floor(std::string_view text, std::size_t pos)
 std::string
 printable(std::string_view text)
 {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-        case '\n':
-            out += "\\n";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-            } else {
-                out.push_back(c);
-            }
+    static constexpr ByteEscape k_escapes[] = {{'\n', "\\n"}, {'\t', "\\t"}, {'\r', "\\r"}};
+    return escape_bytes(text, k_escapes, [](std::string& out, char c) {
+        if (static_cast<unsigned char>(c) < 0x20) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+            out.push_back(c);
         }
-    }
-    return out;
+    });
 }
 
 } // namespace cachewise::analysis

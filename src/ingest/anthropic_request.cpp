@@ -1,5 +1,6 @@
 #include "ingest/anthropic_request.hpp"
 
+#include "ingest/block_kinds.hpp"
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
 #include "model/chain.hpp"
@@ -9,27 +10,6 @@
 namespace cachewise::ingest {
 
 namespace {
-
-SegmentKind
-kind_of_block(std::string_view type)
-{
-    static constexpr std::array<KindName, 10> k_kinds = {{
-        {"text", SegmentKind::text},
-        {"tool_use", SegmentKind::tool_use},
-        {"tool_result", SegmentKind::tool_result},
-        {"image", SegmentKind::image},
-        {"document", SegmentKind::document},
-        {"thinking", SegmentKind::thinking},
-        {"redacted_thinking", SegmentKind::redacted_thinking},
-        {"server_tool_use", SegmentKind::server_tool_use},
-        {"mcp_tool_use", SegmentKind::server_tool_use},
-        {"search_result", SegmentKind::search_result},
-    }};
-    if (type.size() > 12 && type.substr(type.size() - 12) == "_tool_result") {
-        return SegmentKind::server_tool_result; // web_search_tool_result, mcp_tool_result, ...
-    }
-    return kind_named(type, k_kinds);
-}
 
 Role
 parse_role(std::string_view role)
@@ -71,15 +51,11 @@ AnthropicRequestParser::body_member(std::string_view key, od::value value)
         m_speed = {std::string(within("speed", [&] { return get_string(value); })), true};
     } else if (key == "output_config") {
         within("output_config", [&] {
-            if (type_of(value) != od::json_type::object) {
-                wrong_type("an object", type_of(value));
-            }
-            for (auto field : get(value.get_object(), "an object")) {
-                if (key_of(field) == "effort") {
-                    od::value v = get(field.value(), "a value");
+            for_each_member(value, "an object", [&](std::string_view k, od::value& v) {
+                if (k == "effort") {
                     m_effort = {std::string(within("effort", [&] { return get_string(v); })), true};
                 }
-            }
+            });
         });
     } else if (key == "cache_control") {
         // The top-level automatic breakpoint; same shape as a block's.
@@ -141,8 +117,9 @@ AnthropicRequestParser::system(od::value value)
                 throw FieldError("type", "missing (expected \"text\")");
             }
             segments(model::Level::system)
-                .push_back(make_segment(rendered, SegmentPath{model::Level::system, -1, i},
-                                        Role::none, false, kind_of_block(rendered.stats.type)));
+                .push_back(make_segment(
+                    rendered, SegmentPath{model::Level::system, -1, i}, Role::none, false,
+                    kind_named(BlockVocabulary::anthropic_block, rendered.stats.type)));
         });
 }
 
@@ -176,7 +153,8 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
                 m_citations = true;
             }
             out.push_back(make_segment(rendered, SegmentPath{model::Level::messages, message, i},
-                                       role, i == 0, kind_of_block(stats.type)));
+                                       role, i == 0,
+                                       kind_named(BlockVocabulary::anthropic_block, stats.type)));
         });
 }
 

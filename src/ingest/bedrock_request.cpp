@@ -1,5 +1,6 @@
 #include "ingest/bedrock_request.hpp"
 
+#include "ingest/block_kinds.hpp"
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
 
@@ -15,15 +16,7 @@ kind_of_block(const RenderStats& stats, Level level)
     if (level == Level::tools) {
         return SegmentKind::tool;
     }
-    static constexpr std::array<KindName, 6> k_kinds = {{
-        {"text", SegmentKind::text},
-        {"toolUse", SegmentKind::tool_use},
-        {"toolResult", SegmentKind::tool_result},
-        {"image", SegmentKind::image},
-        {"document", SegmentKind::document},
-        {"reasoningContent", SegmentKind::thinking},
-    }};
-    return kind_named(stats.tag, k_kinds);
+    return kind_named(BlockVocabulary::bedrock_block, stats.tag);
 }
 
 } // namespace
@@ -102,12 +95,7 @@ BedrockConverseParser::blocks(od::value value, Level level, PathRoot root, int m
 void
 BedrockConverseParser::tool_config(od::value value)
 {
-    if (type_of(value) != od::json_type::object) {
-        wrong_type("an object", type_of(value));
-    }
-    for (auto field : get(value.get_object(), "an object")) {
-        const auto key = key_of(field);
-        od::value v = get(field.value(), "a value");
+    for_each_member(value, "an object", [&](std::string_view key, od::value& v) {
         if (key == "tools") {
             within("tools",
                    [&] { blocks(v, Level::tools, PathRoot::tool_config, -1, Role::none); });
@@ -115,7 +103,7 @@ BedrockConverseParser::tool_config(od::value value)
             m_tool_choice = {within("toolChoice", [&] { return m_renderer.render_param(v); }),
                              true};
         }
-    }
+    });
 }
 
 void

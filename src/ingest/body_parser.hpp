@@ -25,26 +25,6 @@ using model::Segment;
 using model::SegmentKind;
 using model::SegmentPath;
 
-// A block or part type as an API spells it, and the kind of segment it makes.
-struct KindName {
-    std::string_view name;
-    SegmentKind kind;
-};
-
-// The kind `type` names in `table`, or `other`: a table per reader instead
-// of a chain of comparisons in each.
-template <std::size_t N>
-constexpr SegmentKind
-kind_named(std::string_view type, const std::array<KindName, N>& table)
-{
-    for (const auto& entry : table) {
-        if (entry.name == type) {
-            return entry.kind;
-        }
-    }
-    return SegmentKind::other;
-}
-
 // What the parsers of every API format share: memoised block rendering,
 // segment construction, the provider's render order and the identity chain.
 // A body is consumed one top-level member at a time, so that a record that

@@ -37,6 +37,17 @@ struct RecordContext {
     std::optional<double> cost; // LiteLLM's cost or response_cost
 };
 
+// The time `parsed` holds, or its error as the field's.
+template <typename Parsed>
+Timestamp
+time_or_throw(Parsed parsed)
+{
+    if (!parsed) {
+        throw FieldError("", parsed.error());
+    }
+    return *parsed;
+}
+
 Timestamp
 time_value(od::value v)
 {
@@ -49,22 +60,14 @@ time_value(od::value v)
         if (v.get_string().get(s) != simdjson::SUCCESS) {
             throw FieldError("", "expected a time");
         }
-        auto parsed = parse_rfc3339(s);
-        if (!parsed) {
-            throw FieldError("", parsed.error());
-        }
-        return *parsed;
+        return time_or_throw(parse_rfc3339(s));
     }
     if (t == od::json_type::number) {
         double d = 0;
         if (v.get_double().get(d) != simdjson::SUCCESS) {
             throw FieldError("", "expected epoch seconds");
         }
-        auto parsed = from_epoch_seconds(d);
-        if (!parsed) {
-            throw FieldError("", parsed.error());
-        }
-        return *parsed;
+        return time_or_throw(from_epoch_seconds(d));
     }
     throw FieldError(
         "", fmt::format("expected an RFC 3339 string or epoch seconds, found {}", describe(t)));

@@ -1,12 +1,12 @@
 #include "ingest/gemini_request.hpp"
 
+#include "ingest/block_kinds.hpp"
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
 #include "util/time.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
 
 namespace cachewise::ingest {
@@ -16,20 +16,7 @@ namespace {
 SegmentKind
 kind_of_part(const RenderStats& stats)
 {
-    static constexpr std::array<KindName, 11> k_kinds = {{
-        {"text", SegmentKind::text},
-        {"functionCall", SegmentKind::tool_use},
-        {"function_call", SegmentKind::tool_use},
-        {"executableCode", SegmentKind::tool_use},
-        {"functionResponse", SegmentKind::tool_result},
-        {"function_response", SegmentKind::tool_result},
-        {"codeExecutionResult", SegmentKind::tool_result},
-        {"inlineData", SegmentKind::document},
-        {"inline_data", SegmentKind::document},
-        {"fileData", SegmentKind::document},
-        {"file_data", SegmentKind::document},
-    }};
-    const SegmentKind kind = kind_named(stats.tag, k_kinds);
+    const SegmentKind kind = kind_named(BlockVocabulary::gemini_part, stats.tag);
     if (kind == SegmentKind::text && stats.thought) {
         return SegmentKind::thinking;
     }
@@ -270,8 +257,7 @@ GeminiRequestParser::finish_body()
         hidden.content = hash_bytes("cachedContent:" + r.cached_content);
         hidden.cache_control_allowed = false;
         auto& system = segments(Level::system);
-        system.push_back(hidden); // then moved to the front
-        std::rotate(system.begin(), system.end() - 1, system.end());
+        system.insert(system.begin(), hidden); // before what the body holds
         r.notes.push_back(fmt::format("reads the explicit cache {}: its content is not in this "
                                       "body (tokens inferred from usage)",
                                       r.cached_content));

@@ -1,25 +1,19 @@
 #include "ingest/ondemand.hpp"
 
+#include <array>
+
 namespace cachewise::ingest {
 
 std::string_view
 describe(od::json_type type)
 {
-    switch (type) {
-    case od::json_type::array:
-        return "an array";
-    case od::json_type::object:
-        return "an object";
-    case od::json_type::number:
-        return "a number";
-    case od::json_type::string:
-        return "a string";
-    case od::json_type::boolean:
-        return "a boolean";
-    case od::json_type::null:
-        return "null";
-    }
-    return "a value";
+    // simdjson counts its types from array = 1 (ondemand/json_type.h).
+    static_assert(static_cast<int>(od::json_type::array) == 1 &&
+                  static_cast<int>(od::json_type::null) == 6);
+    static constexpr std::array<std::string_view, 7> k_names = {
+        "a value", "an array", "an object", "a number", "a string", "a boolean", "null"};
+    const auto i = static_cast<std::size_t>(type);
+    return i < k_names.size() ? k_names[i] : k_names[0];
 }
 
 simdjson::simdjson_result<od::document>

@@ -30,16 +30,28 @@ simdjson::simdjson_result<od::document> iterate_twice_room(od::parser& parser, c
 simdjson::simdjson_result<od::document> iterate_twice_room(od::parser& parser,
                                                            const simdjson::padded_string& text);
 
+namespace detail {
+
+// The value `result` holds, or a FieldError "`lead``what`: simdjson's message"
+// (two views, so that nothing is formatted unless there is an error).
+template <typename T>
+T
+checked(simdjson::simdjson_result<T> result, std::string_view lead, std::string_view what)
+{
+    T out{};
+    if (const auto error = std::move(result).get(out); error) {
+        throw FieldError("", fmt::format("{}{}: {}", lead, what, simdjson::error_message(error)));
+    }
+    return out;
+}
+
+} // namespace detail
+
 template <typename T>
 T
 get(simdjson::simdjson_result<T> result, std::string_view expected)
 {
-    T out{};
-    if (const auto error = std::move(result).get(out); error) {
-        throw FieldError("",
-                         fmt::format("expected {}: {}", expected, simdjson::error_message(error)));
-    }
-    return out;
+    return detail::checked(std::move(result), "expected ", expected);
 }
 
 inline od::json_type
@@ -59,11 +71,7 @@ template <typename Field>
 std::string_view
 key_of(Field& field)
 {
-    std::string_view key;
-    if (const auto error = field.unescaped_key().get(key); error) {
-        throw FieldError("", fmt::format("invalid object key: {}", simdjson::error_message(error)));
-    }
-    return key;
+    return detail::checked(field.unescaped_key(), "invalid ", "object key");
 }
 
 // Calls f(element, index) for each element of an array value; an error
@@ -84,15 +92,27 @@ for_each_element(od::value& value, std::string_view expected, std::string_view e
     }
 }
 
+// Calls f(key, value) for each member of an object value. `expected` names
+// the object for the error when the value is something else.
+template <typename F>
+void
+for_each_member(od::value& value, std::string_view expected, F&& f)
+{
+    if (type_of(value) != od::json_type::object) {
+        wrong_type(expected, type_of(value));
+    }
+    for (auto field : get(value.get_object(), "an object")) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        f(key, v);
+    }
+}
+
 template <typename Field>
 od::value
 value_of(Field& field)
 {
-    od::value v;
-    if (const auto error = field.value().get(v); error) {
-        throw FieldError("", fmt::format("invalid value: {}", simdjson::error_message(error)));
-    }
-    return v;
+    return detail::checked(field.value(), "invalid ", "value");
 }
 
 // The value of an object's first member named `key`, or nullopt; reading

@@ -1,5 +1,6 @@
 #include "ingest/openai_chat_request.hpp"
 
+#include "ingest/block_kinds.hpp"
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
 #include "model/chain.hpp"
@@ -37,17 +38,7 @@ kind_of_part(std::string_view type, bool tool_message)
     if (tool_message) {
         return SegmentKind::tool_result;
     }
-    static constexpr std::array<KindName, 8> k_kinds = {{
-        {"text", SegmentKind::text},
-        {"input_text", SegmentKind::text},
-        {"output_text", SegmentKind::text},
-        {"refusal", SegmentKind::text},
-        {"image_url", SegmentKind::image},
-        {"input_image", SegmentKind::image},
-        {"file", SegmentKind::document},
-        {"input_file", SegmentKind::document},
-    }};
-    return kind_named(type, k_kinds);
+    return kind_named(BlockVocabulary::openai_chat_part, type);
 }
 
 } // namespace
@@ -71,18 +62,13 @@ openai_cache_member(std::string_view key, od::value value, model::Request& r)
         }
     } else if (key == "prompt_cache_options") {
         within("prompt_cache_options", [&] {
-            if (type_of(value) != od::json_type::object) {
-                wrong_type("an object", type_of(value));
-            }
-            for (auto field : get(value.get_object(), "an object")) {
-                const auto k = key_of(field);
-                od::value v = get(field.value(), "a value");
+            for_each_member(value, "an object", [&](std::string_view k, od::value& v) {
                 if (k == "mode") {
                     r.explicit_mode = within("mode", [&] { return get_string(v); }) == "explicit";
                 } else if (k == "ttl") {
                     r.retention = std::string(within("ttl", [&] { return get_string(v); }));
                 }
-            }
+            });
         });
     } else {
         return false;

@@ -1,53 +1,13 @@
 #include "ingest/openai_responses_request.hpp"
 
+#include "ingest/block_kinds.hpp"
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
 #include "ingest/openai_chat_request.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace cachewise::ingest {
-
-namespace {
-
-SegmentKind
-kind_of_item(std::string_view type)
-{
-    static constexpr std::array<KindName, 6> k_kinds = {{
-        {"function_call", SegmentKind::tool_use},
-        {"custom_tool_call", SegmentKind::tool_use},
-        {"local_shell_call", SegmentKind::tool_use},
-        {"computer_call", SegmentKind::tool_use},
-        {"mcp_call", SegmentKind::tool_use},
-        {"reasoning", SegmentKind::thinking},
-    }};
-    if (type.size() > 7 && type.substr(type.size() - 7) == "_output") {
-        return SegmentKind::tool_result; // function_call_output, computer_call_output, ...
-    }
-    const SegmentKind kind = kind_named(type, k_kinds);
-    if (kind == SegmentKind::other && type.size() > 5 && type.substr(type.size() - 5) == "_call") {
-        return SegmentKind::server_tool_use; // web_search_call, file_search_call, ...
-    }
-    return kind;
-}
-
-SegmentKind
-kind_of_part(std::string_view type)
-{
-    static constexpr std::array<KindName, 6> k_kinds = {{
-        {"input_text", SegmentKind::text},
-        {"output_text", SegmentKind::text},
-        {"text", SegmentKind::text},
-        {"refusal", SegmentKind::text},
-        {"input_image", SegmentKind::image},
-        {"input_file", SegmentKind::document},
-    }};
-    return kind_named(type, k_kinds);
-}
-
-} // namespace
 
 OpenAIResponsesParser::OpenAIResponsesParser(const ruleset::Rules& rules,
                                              const model::TokenEstimator& estimator)
@@ -137,7 +97,8 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run,
                                      "\"function_call_output\", \"reasoning\", ...)");
         }
         SegmentPath path{Level::messages, index, 0, true, PathRoot::input, PathPart::none};
-        const SegmentKind kind = kind_of_item(rendered.stats.type);
+        const SegmentKind kind =
+            kind_named(BlockVocabulary::openai_responses_item, rendered.stats.type);
         target(Level::messages)
             .push_back(make_segment(rendered, path,
                                     kind == SegmentKind::tool_result ? Role::user : Role::assistant,
@@ -164,14 +125,16 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run,
                                            *role, true, SegmentKind::text));
                 return;
             }
-            for_each_element(v, "a string or an array of content parts", "a content part",
-                             [&](od::value& part, int i) {
-                                 const Rendered& rendered = render(part);
-                                 m_images = m_images || rendered.stats.images > 0;
-                                 out.push_back(make_segment(
-                                     rendered, SegmentPath{level, index, i, false, PathRoot::input},
-                                     *role, i == 0, kind_of_part(rendered.stats.type)));
-                             });
+            for_each_element(
+                v, "a string or an array of content parts", "a content part",
+                [&](od::value& part, int i) {
+                    const Rendered& rendered = render(part);
+                    m_images = m_images || rendered.stats.images > 0;
+                    out.push_back(make_segment(
+                        rendered, SegmentPath{level, index, i, false, PathRoot::input}, *role,
+                        i == 0,
+                        kind_named(BlockVocabulary::openai_responses_part, rendered.stats.type)));
+                });
         });
     }
     if (out.size() == first) {
@@ -225,8 +188,7 @@ OpenAIResponsesParser::finish_body()
         hidden.content = hash_bytes("previous_response_id:" + m_previous_response);
         hidden.cache_control_allowed = false;
         auto& messages = segments(Level::messages);
-        messages.push_back(hidden); // then moved to the front
-        std::rotate(messages.begin(), messages.end() - 1, messages.end());
+        messages.insert(messages.begin(), hidden); // before what the body holds
         r.notes.push_back(fmt::format("continues stored response {}: its conversation is not in "
                                       "the log (tokens inferred from usage)",
                                       m_previous_response));

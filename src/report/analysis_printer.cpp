@@ -78,14 +78,8 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
 {
     if (!r.causes.empty()) {
         fmt::print(out, "\nBreaks by cause\n");
-        using Align = TextTable::Align;
-        TextTable table({{5, Align::left, ""},
-                         {20, Align::left, " "},
-                         {10, Align::right, " "},
-                         {12, Align::right, "  "},
-                         {0, Align::left, " "},
-                         {0, Align::right, "  "}, // money: as wide as the widest amount
-                         {0, Align::left, "  "}});
+        // The money column (>0) is as wide as the widest amount.
+        TextTable table("<5 <20 >10  >12 <0  >0  <0");
         for (const auto& c : r.causes) {
             std::string places;
             for (const auto& [path, n] : c.top_locations) {
@@ -165,13 +159,7 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
         const std::string note = ids.note();
         fmt::print(out, "\nHottest shared prefixes (requests × tokens{})\n",
                    note.empty() ? "" : "; " + note);
-        using Align = TextTable::Align;
-        TextTable table({{8, Align::right, ""},
-                         {7, Align::right, "  "},
-                         {8, Align::right, "  "},
-                         {9, Align::right, "  "},
-                         {28, Align::left, "  "},
-                         {0, Align::left, "  "}});
+        TextTable table(">8  >7  >8  >9  <28  <0");
         table.add_row({"requests", "streams", "segments", "tokens", "ends at", "example"});
         for (const auto& h : r.hot_prefixes) {
             table.add_row({group_count(h.requests), group_count(h.streams), group_count(h.segments),

@@ -97,14 +97,7 @@ cost_rows(const AuditResult& r, std::ostream& out, bool markdown)
     const std::string expected = r.policy.empty() ? std::string("expected (documented cache)")
                                                   : fmt::format("expected ({}'s cache)", r.policy);
     // Amounts of $10,000 and more widen their column rather than shift the row.
-    using Align = TextTable::Align;
-    TextTable table({{27, Align::left, ""},
-                     {12, Align::right, " "},
-                     {11, Align::right, " "},
-                     {11, Align::right, " "},
-                     {11, Align::right, " "},
-                     {11, Align::right, " "},
-                     {11, Align::right, " "}});
+    TextTable table("<27 >12 >11 >11 >11 >11 >11");
     const auto row = [&](std::string_view name, const Money& m) {
         if (markdown) {
             fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", name, usd(m.total()),
@@ -256,11 +249,7 @@ text_findings(const AuditResult& r, const IdKey& ids, std::ostream& out)
 {
     const std::string note = ids.note();
     fmt::print(out, "\nFindings{}\n", note.empty() ? "" : " (" + note + ")");
-    using Align = TextTable::Align;
-    TextTable table({{5, Align::left, ""},
-                     {19, Align::left, " "},
-                     {10, Align::left, " "},
-                     {0, Align::left, " "}});
+    TextTable table("<5 <19 <10 <0");
     for (const auto& f : r.findings) {
         table.add_row(
             {f.rule, f.name, std::string(ids.shorten(f.request)),
@@ -275,13 +264,7 @@ void
 text_by(const AuditResult& r, const std::string& by, std::ostream& out)
 {
     fmt::print(out, "\nBy {}\n", by);
-    using Align = TextTable::Align;
-    TextTable table({{40, Align::left, ""},
-                     {8, Align::right, " "},
-                     {9, Align::right, " "},
-                     {12, Align::right, " "},
-                     {12, Align::right, " "},
-                     {12, Align::right, " "}});
+    TextTable table("<40 >8 >9 >12 >12 >12");
     table.add_row({by, "requests", "hit rate", "actual USD", "no-cache USD", "saved USD"});
     for (const auto& [key, g] : r.by(by)) {
         // An unpriced group is "unpriced", never 0.000000.
@@ -301,14 +284,7 @@ text_details(const AuditResult& r, const IdKey& ids, std::ostream& out)
     fmt::print(out, "\nRequests (read/write 5m/write 1h/fresh{})\n",
                note.empty() ? "" : "; " + note);
     // Every column is as wide as its longest cell: the columns stay aligned.
-    using Align = TextTable::Align;
-    TextTable table({{28, Align::left, ""},
-                     {24, Align::left, " "},
-                     {17, Align::left, " "},
-                     {26, Align::right, " "},
-                     {26, Align::right, " "},
-                     {11, Align::right, " "},
-                     {0, Align::left, "  "}});
+    TextTable table("<28 <24 <17 >26 >26 >11  <0");
     table.add_row({"id", "started", "status", "reported", "expected", "actual USD", "findings"});
     for (const auto& a : r.requests) {
         std::string rules;

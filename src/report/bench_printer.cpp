@@ -26,15 +26,7 @@ print_text(const prefill::BenchResult& result, std::ostream& out)
                count_noun(static_cast<std::uint64_t>(p.model_layers), "layer"), p.gpu,
                p.driver.empty() ? "" : " (driver " + p.driver + ")");
     // 4M tokens ("4,194,304") is wider than the heading: the columns widen.
-    using Align = TextTable::Align;
-    TextTable table({{8, Align::right, ""},
-                     {12, Align::right, "  "},
-                     {12, Align::right, "  "},
-                     {12, Align::right, "  "},
-                     {12, Align::right, "  "},
-                     {10, Align::right, "  "},
-                     {8, Align::right, "  "},
-                     {12, Align::right, "  "}});
+    TextTable table(">8  >12  >12  >12  >12  >10  >8  >12");
     table.add_row({"tokens", "s/layer", "s/model", "proj s/layer", "attn s/layer", "TFLOP/s",
                    "of peak", "TFLOP/model"});
     for (std::size_t i = 0; i < p.points.size(); ++i) {

@@ -124,17 +124,7 @@ private:
     {
         // Every column as wide as its longest cell (a long path, a kind such
         // as server_tool_result, a five-digit index): the rows stay aligned.
-        using Align = TextTable::Align;
-        TextTable table({{4, Align::right, ""},
-                         {4, Align::left, "  "},
-                         {17, Align::left, "  "},
-                         {9, Align::left, "  "},
-                         {8, Align::right, "  "},
-                         {9, Align::right, "  "},
-                         {3, Align::left, "  "},
-                         {5, Align::left, "  "},
-                         {3, Align::right, "  "},
-                         {0, Align::left, "  "}});
+        TextTable table(">4  <4  <17  <9  >8  >9  <3  <5  >3  <0");
         table.add_row(
             {"#", "path", "kind", "role", "tokens", "cumul", "src", "cache", "pos", "chain"});
         for (std::size_t i = 0; i < r.segments.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include "analysis/rule_catalogue.hpp"
 #include "util/enum_names.hpp"
+#include "util/escape.hpp"
 #include "util/hash.hpp"
 
 #include <fmt/format.h>
@@ -55,29 +56,10 @@ relative_to(const std::string& file, const std::string& base)
 std::string
 escape(std::string_view text, bool property)
 {
-    std::string out;
-    for (const char c : text) {
-        switch (c) {
-        case '%':
-            out += "%25";
-            break;
-        case '\r':
-            out += "%0D";
-            break;
-        case '\n':
-            out += "%0A";
-            break;
-        case ':':
-            out += property ? "%3A" : ":";
-            break;
-        case ',':
-            out += property ? "%2C" : ",";
-            break;
-        default:
-            out.push_back(c);
-        }
-    }
-    return out;
+    static constexpr ByteEscape k_property[] = {
+        {'%', "%25"}, {'\r', "%0D"}, {'\n', "%0A"}, {':', "%3A"}, {',', "%2C"}};
+    const std::span<const ByteEscape> escapes(k_property, property ? 5 : 3);
+    return escape_bytes(text, escapes, [](std::string& out, char c) { out.push_back(c); });
 }
 
 } // namespace

@@ -1,38 +1,21 @@
 #include "report/html_escape.hpp"
 
+#include "util/escape.hpp"
+
 namespace cachewise::report {
 
 std::string
 html_escape(std::string_view text)
 {
-    std::string out;
-    out.reserve(text.size() + text.size() / 8);
-    for (const char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-                out += "\xEF\xBF\xBD"; // U+FFFD
-            } else {
-                out += c;
-            }
+    static constexpr ByteEscape k_entities[] = {
+        {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}};
+    return escape_bytes(text, k_entities, [](std::string& out, char c) {
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+            out += "\xEF\xBF\xBD"; // U+FFFD
+        } else {
+            out += c;
         }
-    }
-    return out;
+    });
 }
 
 std::string

@@ -1,6 +1,9 @@
 #include "report/text_table.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 
 namespace cachewise::report {
 
@@ -15,6 +18,47 @@ display_width(const std::string& text)
 
 TextTable::TextTable(std::vector<Column> columns, std::string indent)
     : m_columns(std::move(columns)), m_indent(std::move(indent))
+{}
+
+namespace {
+
+std::vector<TextTable::Column>
+parse_layout(std::string_view layout)
+{
+    if (layout.empty()) {
+        throw std::invalid_argument("text table layout: empty");
+    }
+    std::vector<TextTable::Column> columns;
+    std::size_t i = 0;
+    while (i < layout.size()) {
+        const std::size_t gap = layout.find_first_not_of(' ', i);
+        if (gap == std::string_view::npos || (layout[gap] != '<' && layout[gap] != '>')) {
+            throw std::invalid_argument(
+                fmt::format("text table layout \"{}\": expected < or > at {}", layout,
+                            gap == std::string_view::npos ? layout.size() : gap));
+        }
+        TextTable::Column column;
+        column.separator = std::string(layout.substr(i, gap - i));
+        column.align = layout[gap] == '<' ? TextTable::Align::left : TextTable::Align::right;
+        i = gap + 1;
+        const std::size_t digits =
+            std::min(layout.find_first_not_of("0123456789", i), layout.size());
+        if (digits == i) {
+            throw std::invalid_argument(
+                fmt::format("text table layout \"{}\": expected a width at {}", layout, i));
+        }
+        for (; i < digits; ++i) {
+            column.min_width = column.min_width * 10 + static_cast<std::size_t>(layout[i] - '0');
+        }
+        columns.push_back(std::move(column));
+    }
+    return columns;
+}
+
+} // namespace
+
+TextTable::TextTable(std::string_view layout, std::string indent)
+    : TextTable(parse_layout(layout), std::move(indent))
 {}
 
 void

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cachewise::report {
@@ -23,6 +24,12 @@ public:
 
     // `indent` starts every line.
     TextTable(std::vector<Column> columns, std::string indent = "  ");
+    // The columns drawn as a row: `<` left, `>` right, then the usual width,
+    // and the spaces written between two columns are their separator. So
+    // ">8  <28 <0" is a right column of 8, two spaces, a left one of 28, one
+    // space and a left one as wide as its longest cell. A layout that is not
+    // of that form is a programming error (std::invalid_argument).
+    explicit TextTable(std::string_view layout, std::string indent = "  ");
 
     // A row has one cell per column (missing cells are empty).
     void add_row(std::vector<std::string> cells);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,32 @@ std::string safe_text(std::string_view text);
 // safe_text of each line, the line ends kept: for multi-line output that
 // quotes an input, such as a diff.
 std::string safe_lines(std::string_view text);
+
+// A byte and what an escaper writes in its place.
+struct ByteEscape {
+    char byte;
+    std::string_view with;
+};
+
+// `text` with each byte that `escapes` names written as its replacement and
+// every other byte as `other(out, byte)` appends it: the loop every escaper
+// (HTML, workflow commands, excerpts) shares, its table its own.
+template <class Other>
+std::string
+escape_bytes(std::string_view text, std::span<const ByteEscape> escapes, Other other)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto found = std::ranges::find(escapes, c, &ByteEscape::byte);
+        if (found != escapes.end()) {
+            out += found->with;
+        } else {
+            other(out, c);
+        }
+    }
+    return out;
+}
 
 // JSON's two-character escape of a byte (RFC 8259: \" \\ \n \r \t \b \f),
 // empty for a byte that has none (other control bytes take \u00XX).
