@@ -222,9 +222,7 @@ ClaudeCodeReader::message(od::value v, Entry& e)
     }
     bool has_content = false;
     std::string role;
-    for (auto f : get(v.get_object(), "an object")) {
-        const auto k = key_of(f);
-        od::value mv = get(f.value(), "a value");
+    for_each_member(v, [&](std::string_view k, od::value& mv) {
         if (k == "role") {
             role = string_member(mv, "role");
         } else if (k == "model") {
@@ -236,7 +234,7 @@ ClaudeCodeReader::message(od::value v, Entry& e)
                    [&] { m_parser->message_content(mv, Role::none, 0, e.segments, e.images); });
             has_content = true;
         }
-    }
+    });
     if (role == "user") {
         e.role = Role::user;
     } else if (role == "assistant") {
@@ -301,18 +299,14 @@ ClaudeCodeReader::progress(od::value data)
     ProgressCall call;
     std::string kind;
     std::string message_type;
-    for (auto field : get(data.get_object(), "an object")) {
-        const auto key = key_of(field);
-        od::value v = get(field.value(), "a value");
+    for_each_member(data, [&](std::string_view key, od::value& v) {
         if (key == "type") {
             kind = string_member(v, "type");
         } else if (key == "agentId") {
             call.agent = string_member(v, "agentId");
         } else if (key == "message" && get(v.type(), "a value") == od::json_type::object) {
             within("message", [&] {
-                for (auto f : get(v.get_object(), "an object")) {
-                    const auto k = key_of(f);
-                    od::value mv = get(f.value(), "a value");
+                for_each_member(v, [&](std::string_view k, od::value& mv) {
                     if (k == "type") {
                         message_type = string_member(mv, "type");
                     } else if (k == "requestId") {
@@ -325,10 +319,10 @@ ClaudeCodeReader::progress(od::value data)
                                get(mv.type(), "a value") == od::json_type::object) {
                         within("message", [&] { inner_message(mv, call); });
                     }
-                }
+                });
             });
         }
-    }
+    });
     if (kind != "agent_progress" || message_type != "assistant" || !call.usage ||
         call.request_id.empty() || call.model == "<synthetic>") {
         return std::nullopt;

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 
 namespace cachewise::ingest {
 
@@ -92,8 +93,21 @@ for_each_element(od::value& value, std::string_view expected, std::string_view e
     }
 }
 
-// Calls f(key, value) for each member of an object value. `expected` names
-// the object for the error when the value is something else.
+// Calls f(key, value) for each member of an object value (one the caller
+// has seen to be an object).
+template <typename F>
+void
+for_each_member(od::value& value, F&& f)
+{
+    for (auto field : get(value.get_object(), "an object")) {
+        const auto key = key_of(field);
+        od::value v = get(field.value(), "a value");
+        f(key, v);
+    }
+}
+
+// The same for a value that may be anything: `expected` names the object
+// for the error when it is something else.
 template <typename F>
 void
 for_each_member(od::value& value, std::string_view expected, F&& f)
@@ -101,11 +115,7 @@ for_each_member(od::value& value, std::string_view expected, F&& f)
     if (type_of(value) != od::json_type::object) {
         wrong_type(expected, type_of(value));
     }
-    for (auto field : get(value.get_object(), "an object")) {
-        const auto key = key_of(field);
-        od::value v = get(field.value(), "a value");
-        f(key, v);
-    }
+    for_each_member(value, std::forward<F>(f));
 }
 
 template <typename Field>

@@ -292,8 +292,8 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
     Json requests = Json::array();
     for (const auto& o : r.outcomes) {
         requests.push_back({{"id", o.id},
-                            {"stream", o.stream.empty() ? Json(nullptr) : Json(o.stream)},
-                            {"partner", o.partner.empty() ? Json(nullptr) : Json(o.partner)},
+                            {"stream", or_null(o.stream)},
+                            {"partner", or_null(o.partner)},
                             {"status", std::string(analysis::to_string(o.status))},
                             {"prompt_tokens", o.prompt_tokens},
                             {"shared_tokens", o.shared_tokens},

@@ -403,7 +403,7 @@ request_row(const account::RequestAudit& a)
     x["model"] = a.model;
     x["started_at"] = a.started_at ? Json(format_rfc3339(*a.started_at)) : Json(nullptr);
     x["status"] = std::string(analysis::to_string(a.status));
-    x["partner"] = a.partner.empty() ? Json(nullptr) : Json(a.partner);
+    x["partner"] = or_null(a.partner);
     x["new_or_expired"] = a.new_or_expired;
     x["prompt_tokens"] = a.prompt_tokens;
     x["shared_tokens"] = a.shared_tokens;
@@ -412,7 +412,7 @@ request_row(const account::RequestAudit& a)
     x["reported"] = a.reported ? split_json(*a.reported) : Json(nullptr);
     x["write_ttl_assumed"] = a.write_ttl_assumed;
     x["expected"] = a.simulated ? split_json(a.expected) : Json(nullptr);
-    x["policy"] = a.policy.empty() ? Json(nullptr) : Json(a.policy);
+    x["policy"] = or_null(a.policy);
     x["compared"] = a.compared;
     x["lost_to_granularity"] = a.lost_to_granularity;
     x["lost_to_eviction"] = a.lost_to_eviction;
@@ -470,7 +470,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
      std::ostream& out)
 {
     Json j = json_document("audit", 2); // 2: "cold" became "new_or_expired"
-    j["policy"] = r.policy.empty() ? Json(nullptr) : Json(r.policy);
+    j["policy"] = or_null(r.policy);
     j["policies"] = r.policies;
     j["totals"] = totals_json(r.totals);
     j["new_or_expired"] = totals_json(r.new_or_expired);
@@ -495,11 +495,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
                         {"live_kv_bytes", c.live_kv_bytes}};
     }
     j["assumed_breakpoints"] = r.assumed_breakpoints;
-    Json findings = Json::array();
-    for (const auto& f : r.findings) {
-        findings.push_back(finding_to_json(f));
-    }
-    j["findings"] = findings;
+    j["findings"] = json_array(r.findings, finding_to_json);
     j["requests"] = Json::array(); // streamed: see dump_streaming_requests
     if (o.by) {
         Json groups = Json::object();

@@ -18,11 +18,7 @@ print_json(const LintReport& report, std::ostream& out)
     const auto& result = report.result;
     Json j = json_document("lint");
     j["files"] = result.files;
-    Json findings = Json::array();
-    for (const auto& f : result.findings) {
-        findings.push_back(finding_to_json(f));
-    }
-    j["findings"] = findings;
+    j["findings"] = json_array(result.findings, finding_to_json);
     if (result.files_exact > 0) {
         j["exact_token_counts"] = {{"files", result.files_exact},
                                    {"tokenizers", result.tokenizers}};

@@ -156,16 +156,8 @@ probe_to_json(const live::ProbeResult& r)
         calls.push_back(std::move(call));
     }
     j["calls"] = calls;
-    Json predicted = Json::array();
-    for (const auto& p : r.predicted) {
-        predicted.push_back(split_json(p));
-    }
-    j["predicted"] = predicted;
-    Json findings = Json::array();
-    for (const auto& f : r.findings) {
-        findings.push_back(finding_to_json(f));
-    }
-    j["findings"] = findings;
+    j["predicted"] = json_array(r.predicted, split_json);
+    j["findings"] = json_array(r.findings, finding_to_json);
     return j;
 }
 

@@ -53,16 +53,16 @@ request_to_json(const model::Request& r)
 {
     Json j;
     j["id"] = r.id;
-    j["stream"] = r.stream.empty() ? Json(nullptr) : Json(r.stream);
+    j["stream"] = or_null(r.stream);
     j["file"] = r.file;
     j["line"] = r.line;
     j["provider"] = r.provider;
     j["format"] = std::string(model::to_string(r.format));
     j["model"] = r.model;
-    j["served_model"] = r.served_model.empty() ? Json(nullptr) : Json(r.served_model);
-    j["route"] = r.route.empty() ? Json(nullptr) : Json(r.route);
-    j["prompt_cache_key"] = r.cache_key.empty() ? Json(nullptr) : Json(r.cache_key);
-    j["retention"] = r.retention.empty() ? Json(nullptr) : Json(r.retention);
+    j["served_model"] = or_null(r.served_model);
+    j["route"] = or_null(r.route);
+    j["prompt_cache_key"] = or_null(r.cache_key);
+    j["retention"] = or_null(r.retention);
     j["started_at"] = optional_time(r.started_at);
     j["first_token_at"] = optional_time(r.first_token_at);
     j["ended_at"] = optional_time(r.ended_at);
@@ -114,8 +114,8 @@ error_to_json(const ingest::InputError& e)
 {
     Json j;
     j["file"] = e.file;
-    j["line"] = e.line == 0 ? Json(nullptr) : Json(e.line);
-    j["field"] = e.field.empty() ? Json(nullptr) : Json(e.field);
+    j["line"] = or_null(e.line);
+    j["field"] = or_null(e.field);
     j["reason"] = e.reason;
     return j;
 }

@@ -16,6 +16,31 @@ Json request_to_json(const model::Request& request);
 Json error_to_json(const ingest::InputError& error);
 Json summary_to_json(const ingest::LoadSummary& summary);
 
+// `value`, or null where it is empty (a string, a list) or 0 (a line or
+// column number): what was not known is null, never "" or 0.
+template <typename T>
+Json
+or_null(const T& value)
+{
+    if constexpr (requires { value.empty(); }) {
+        return value.empty() ? Json(nullptr) : Json(value);
+    } else {
+        return value == 0 ? Json(nullptr) : Json(value);
+    }
+}
+
+// A JSON array of to_json(item) for each item.
+template <typename Items, typename ToJson>
+Json
+json_array(const Items& items, ToJson to_json)
+{
+    Json out = Json::array();
+    for (const auto& item : items) {
+        out.push_back(to_json(item));
+    }
+    return out;
+}
+
 // A command's JSON document, opened with its schema_version and command.
 Json json_document(std::string_view command, int schema_version = 1);
 // Adds "errors" (the broken records) and "load" (the summary) to a command's

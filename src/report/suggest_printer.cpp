@@ -30,7 +30,7 @@ family_json(const advise::FamilyAdvice& f)
             {"suggested",
              {{"placement", f.suggested.describe()}, {"replay", replay_json(f.suggested_replay)}}},
             {"keeps_current", f.keeps_current},
-            {"note", f.note.empty() ? Json(nullptr) : Json(f.note)},
+            {"note", or_null(f.note)},
             {"ideal_cost_usd", f.ideal_cost_usd}};
 }
 
@@ -40,11 +40,7 @@ print_json(const SuggestReport& report, std::ostream& out)
     const auto& suggestion = report.suggestion;
     Json j = json_document("suggest");
     j["mode"] = report.single ? "request" : "log";
-    Json families = Json::array();
-    for (const auto& f : suggestion.families) {
-        families.push_back(family_json(f));
-    }
-    j["families"] = families;
+    j["families"] = json_array(suggestion.families, family_json);
     Json marks = Json::object();
     for (const auto& r : suggestion.requests) {
         Json list = Json::array();
