@@ -84,21 +84,25 @@ private:
             return false;
         }
         out.assign(m_text.substr(begin, m_pos - 1 - begin));
+        return skip(':');
+    }
+
+    // Past `c` and the blanks before it, where it comes next.
+    bool skip(char c)
+    {
         space();
-        if (m_pos >= m_text.size() || m_text[m_pos] != ':') {
-            return false;
+        if (m_pos < m_text.size() && m_text[m_pos] == c) {
+            ++m_pos;
+            return true;
         }
-        ++m_pos;
-        return true;
+        return false;
     }
 
     bool object(const std::string& path, int depth)
     {
-        ++m_pos;
-        space();
-        if (m_pos < m_text.size() && m_text[m_pos] == '}') {
-            ++m_pos;
-            return true;
+        ++m_pos; // the opening bracket
+        if (skip('}')) {
+            return true; // empty
         }
         std::string k;
         for (;;) {
@@ -113,11 +117,9 @@ private:
 
     bool array(const std::string& path, int depth)
     {
-        ++m_pos;
-        space();
-        if (m_pos < m_text.size() && m_text[m_pos] == ']') {
-            ++m_pos;
-            return true;
+        ++m_pos; // the opening bracket
+        if (skip(']')) {
+            return true; // empty
         }
         for (std::size_t i = 0;; ++i) {
             if (!value(fmt::format("{}[{}]", path, i), depth + 1)) {

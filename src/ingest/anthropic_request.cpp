@@ -95,16 +95,8 @@ AnthropicRequestParser::on_tool(const RenderStats& stats)
 void
 AnthropicRequestParser::system(od::value value)
 {
-    const auto t = type_of(value);
-    if (t == od::json_type::null) {
-        return;
-    }
-    if (t == od::json_type::string) {
-        // "A string system is one text block."
-        const Rendered& rendered = render_text(get(value.get_string(), "a string"));
-        SegmentPath path{model::Level::system, -1, 0, true};
-        segments(model::Level::system)
-            .push_back(make_segment(rendered, path, Role::none, false, SegmentKind::text));
+    // "A string system is one text block."
+    if (plain_system(value, SegmentPath{model::Level::system, -1, 0, true}, Role::none)) {
         return;
     }
     for_each_element(

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace cachewise::ingest {
@@ -140,6 +141,32 @@ BodyParser::make_segment(const Rendered& rendered, SegmentPath path, Role role, 
                               !(kind == SegmentKind::text && stats.text_empty);
     s.cache_control = stats.cache_control ? stats.cache_control : stats.nested_cache_control;
     return s;
+}
+
+void
+BodyParser::put_first(model::Level level, const model::Segment& segment)
+{
+    // push_back and rotate, not insert at begin(): g++ 12 reads a possible
+    // null dereference into the latter (-Wnull-dereference).
+    auto& out = segments(level);
+    out.push_back(segment);
+    std::rotate(out.begin(), out.end() - 1, out.end());
+}
+
+bool
+BodyParser::plain_system(od::value& value, const model::SegmentPath& path, model::Role role)
+{
+    const auto t = type_of(value);
+    if (t == od::json_type::null) {
+        return true;
+    }
+    if (t != od::json_type::string) {
+        return false;
+    }
+    const Rendered& rendered = render_text(get_string(value));
+    segments(model::Level::system)
+        .push_back(make_segment(rendered, path, role, false, model::SegmentKind::text));
+    return true;
 }
 
 void

@@ -94,6 +94,13 @@ protected:
     model::Segment make_segment(const Rendered& rendered, model::SegmentPath path, model::Role role,
                                 bool message_start, model::SegmentKind kind);
 
+    // Puts `segment` before the segments of `level` (content the body only
+    // refers to, such as an explicit cache or a stored response).
+    void put_first(model::Level level, const model::Segment& segment);
+    // A system prompt given as null (none) or as a plain string (one text
+    // segment at `path`): true when it was one of those, else the caller
+    // reads it.
+    bool plain_system(od::value& value, const model::SegmentPath& path, model::Role role);
     // Appends one tool segment per element of a `tools` array (null: none),
     // with paths under `root` (tools[i], toolConfig.tools[i]).
     void append_tools(od::value value, model::PathRoot root);

@@ -166,7 +166,7 @@ read_provider(RecordContext& c, std::string_view key, od::value v)
                 // cache serves the request.
     }
     c.provider = string_member(v, key);
-    if (!c.rules.providers.count(c.provider)) {
+    if (!c.rules.providers.contains(c.provider)) {
         throw FieldError("provider", fmt::format("unknown provider \"{}\" (expected one of "
                                                  "anthropic, bedrock, openai, deepseek, gemini, "
                                                  "vllm, sglang)",
@@ -396,7 +396,7 @@ RecordReader::apply_response(const ResponseInfo& response, std::optional<double>
     request.provider_miss_reason = response.cache_miss_reason;
     request.route = response.route;
     if (response.usage && response.usage->summed_from_iterations) {
-        request.notes.push_back("usage summed from usage.iterations[] (a compaction response)");
+        request.notes.emplace_back("usage summed from usage.iterations[] (a compaction response)");
     }
     if (!request.started_at && response.created) {
         if (auto t = from_epoch_seconds(*response.created)) {

@@ -68,12 +68,22 @@ RecordReader::undecided_line(const LineReader::Line& line, std::vector<std::uint
     return true;
 }
 
-void
-RecordReader::document_file(LineReader& reader, const std::string& file)
+std::optional<std::string_view>
+RecordReader::rest_of(LineReader& reader, const std::string& file)
 {
     auto text = reader.rest();
     if (!text) {
         error(file, 0, "", text.error());
+        return std::nullopt;
+    }
+    return *text;
+}
+
+void
+RecordReader::document_file(LineReader& reader, const std::string& file)
+{
+    const auto text = rest_of(reader, file);
+    if (!text) {
         return;
     }
     json_line(*text, file, 1);
@@ -162,9 +172,8 @@ RecordReader::claude_code_file(LineReader& reader, const std::string& file)
 void
 RecordReader::cassette_file(LineReader& reader, const std::string& file)
 {
-    auto text = reader.rest();
+    const auto text = rest_of(reader, file);
     if (!text) {
-        error(file, 0, "", text.error());
         return;
     }
     const auto problem = CassetteReader::read(

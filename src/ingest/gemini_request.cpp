@@ -124,31 +124,22 @@ GeminiRequestParser::parts(od::value value, Level level, PathRoot root, int inde
 void
 GeminiRequestParser::system_instruction(od::value value)
 {
-    const auto t = type_of(value);
-    if (t == od::json_type::null) {
+    // The Python SDK accepts a plain string.
+    const SegmentPath path{Level::system, -1, 0, true, PathRoot::system_instruction,
+                           PathPart::none};
+    if (plain_system(value, path, Role::system)) {
         return;
-    }
-    if (t == od::json_type::string) {
-        // The Python SDK accepts a plain string.
-        const Rendered& rendered = render_text(get_string(value));
-        SegmentPath path{Level::system, -1, 0, true, PathRoot::system_instruction, PathPart::none};
-        segments(Level::system)
-            .push_back(make_segment(rendered, path, Role::system, false, SegmentKind::text));
-        return;
-    }
-    if (t != od::json_type::object) {
-        wrong_type("a content object {\"parts\": [...]}", t);
     }
     bool has_parts = false;
-    for (auto field : get(value.get_object(), "an object")) {
-        if (key_of(field) == "parts") {
-            od::value v = get(field.value(), "a value");
-            within("parts", [&] {
-                parts(v, Level::system, PathRoot::system_instruction, -1, Role::system);
-            });
-            has_parts = true;
-        }
-    }
+    for_each_member(
+        value, "a content object {\"parts\": [...]}", [&](std::string_view key, od::value& v) {
+            if (key == "parts") {
+                within("parts", [&] {
+                    parts(v, Level::system, PathRoot::system_instruction, -1, Role::system);
+                });
+                has_parts = true;
+            }
+        });
     if (!has_parts) {
         throw FieldError("parts", "missing");
     }
@@ -256,8 +247,7 @@ GeminiRequestParser::finish_body()
             SegmentPath{Level::system, -1, 0, true, PathRoot::system_instruction, PathPart::none};
         hidden.content = hash_bytes("cachedContent:" + r.cached_content);
         hidden.cache_control_allowed = false;
-        auto& system = segments(Level::system);
-        system.insert(system.begin(), hidden); // before what the body holds
+        put_first(Level::system, hidden);
         r.notes.push_back(fmt::format("reads the explicit cache {}: its content is not in this "
                                       "body (tokens inferred from usage)",
                                       r.cached_content));

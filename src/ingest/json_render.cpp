@@ -201,14 +201,8 @@ parse_breakpoint_marker(od::value v)
 std::optional<model::CacheControl>
 parse_cache_control(od::value v)
 {
-    const auto type = get(v.type(), "a value");
-    if (type == od::json_type::null) {
+    if (!present(v, od::json_type::object, "an object such as {\"type\": \"ephemeral\"}")) {
         return std::nullopt;
-    }
-    if (type != od::json_type::object) {
-        throw FieldError(
-            "", fmt::format("expected an object such as {{\"type\": \"ephemeral\"}}, found {}",
-                            describe(type)));
     }
     model::CacheControl cc;
     bool has_type = false;

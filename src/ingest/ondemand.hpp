@@ -67,6 +67,21 @@ wrong_type(std::string_view expected, od::json_type found)
     throw FieldError("", fmt::format("expected {}, found {}", expected, describe(found)));
 }
 
+// False where `v` is null (an optional member given as null); throws
+// wrong_type(expected) unless it is of type `want`.
+inline bool
+present(od::value& v, od::json_type want, std::string_view expected)
+{
+    const auto t = type_of(v);
+    if (t == od::json_type::null) {
+        return false;
+    }
+    if (t != want) {
+        wrong_type(expected, t);
+    }
+    return true;
+}
+
 // The unescaped key of an object member (consumes it: call once per member).
 template <typename Field>
 std::string_view

@@ -187,8 +187,7 @@ OpenAIResponsesParser::finish_body()
         hidden.path = SegmentPath{Level::messages, -1, 0, true, PathRoot::input, PathPart::none};
         hidden.content = hash_bytes("previous_response_id:" + m_previous_response);
         hidden.cache_control_allowed = false;
-        auto& messages = segments(Level::messages);
-        messages.insert(messages.begin(), hidden); // before what the body holds
+        put_first(Level::messages, hidden);
         r.notes.push_back(fmt::format("continues stored response {}: its conversation is not in "
                                       "the log (tokens inferred from usage)",
                                       m_previous_response));

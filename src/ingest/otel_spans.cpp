@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -346,6 +347,27 @@ span_usage(const Attrs& attrs, std::optional<std::int64_t> input)
     return u;
 }
 
+// Calls f(element, index) for each element of the array that each member of
+// `object` named in `keys` holds (an old export's name may be listed beside
+// the current one). `array` and `element` name them in errors.
+template <typename F>
+void
+each_listed(od::object object, std::initializer_list<std::string_view> keys, std::string_view array,
+            std::string_view element, F&& f)
+{
+    for (auto field : object) {
+        if (std::find(keys.begin(), keys.end(), key_of(field)) == keys.end()) {
+            continue;
+        }
+        od::value list = value_of(field);
+        std::size_t i = 0;
+        for (auto item : get(list.get_array(), array)) {
+            od::value v = get(item, element);
+            f(v, i++);
+        }
+    }
+}
+
 } // namespace
 
 void
@@ -415,51 +437,31 @@ OtelSpanReader::read_export(od::object document, const std::string& file, std::u
                             const Deliver& deliver, const Skip& skip, const Fail& fail)
 {
     // resourceSpans[].scopeSpans[].spans[] (instrumentationLibrarySpans in old exports).
-    for (auto field : document) {
-        if (key_of(field) != "resourceSpans") {
-            continue;
-        }
-        od::value resources = value_of(field);
-        std::size_t r = 0;
-        for (auto res : get(resources.get_array(), "an array of resource spans")) {
-            od::value resource = get(res, "a resource span");
-            within("resourceSpans", r++, [&] {
-                for (auto rf : get(resource.get_object(), "an object")) {
-                    const auto key = key_of(rf);
-                    if (key != "scopeSpans" && key != "instrumentationLibrarySpans") {
-                        continue;
-                    }
-                    od::value scopes = value_of(rf);
-                    std::size_t s = 0;
-                    for (auto sc : get(scopes.get_array(), "an array of scope spans")) {
-                        od::value scope = get(sc, "a scope span");
-                        within("scopeSpans", s++, [&] {
-                            for (auto sf : get(scope.get_object(), "an object")) {
-                                if (key_of(sf) != "spans") {
-                                    continue;
-                                }
-                                od::value spans = value_of(sf);
-                                std::size_t k = 0;
-                                for (auto sp : get(spans.get_array(), "an array of spans")) {
-                                    od::value span = get(sp, "a span");
-                                    try {
-                                        within("spans", k++, [&] {
-                                            read_span(get(span.get_object(), "a span object"), file,
-                                                      line, deliver, skip);
-                                        });
-                                    } catch (FieldError& e) {
-                                        e.prefix(fmt::format("resourceSpans[{}].scopeSpans[{}]",
-                                                             r - 1, s - 1));
-                                        fail(e);
-                                    }
-                                }
-                            }
-                        });
-                    }
-                }
-            });
-        }
-    }
+    const auto spans = [&](od::value& scope, std::size_t r, std::size_t s) {
+        each_listed(get(scope.get_object(), "an object"), {"spans"}, "an array of spans", "a span",
+                    [&](od::value& span, std::size_t k) {
+                        try {
+                            within("spans", k, [&] {
+                                read_span(get(span.get_object(), "a span object"), file, line,
+                                          deliver, skip);
+                            });
+                        } catch (FieldError& e) {
+                            e.prefix(fmt::format("resourceSpans[{}].scopeSpans[{}]", r, s));
+                            fail(e);
+                        }
+                    });
+    };
+    each_listed(document, {"resourceSpans"}, "an array of resource spans", "a resource span",
+                [&](od::value& resource, std::size_t r) {
+                    within("resourceSpans", r, [&] {
+                        each_listed(get(resource.get_object(), "an object"),
+                                    {"scopeSpans", "instrumentationLibrarySpans"},
+                                    "an array of scope spans", "a scope span",
+                                    [&](od::value& scope, std::size_t s) {
+                                        within("scopeSpans", s, [&] { spans(scope, r, s); });
+                                    });
+                    });
+                });
 }
 
 } // namespace cachewise::ingest

@@ -93,6 +93,8 @@ private:
     void exchange_file(LineReader& reader, const std::string& file);
     bool undecided_line(const LineReader::Line& line, std::vector<std::uint64_t>& leading,
                         const std::string& file);
+    // The rest of a file read whole, or nullopt once its error is reported.
+    std::optional<std::string_view> rest_of(LineReader& reader, const std::string& file);
     void document_file(LineReader& reader, const std::string& file);
     void sse_file(LineReader& reader, const std::string& file);
     void claude_code_file(LineReader& reader, const std::string& file);

@@ -35,13 +35,8 @@ checked_count(std::int64_t n)
 std::optional<std::int64_t>
 count(od::value v)
 {
-    const auto t = get(v.type(), "a token count");
-    if (t == od::json_type::null) {
+    if (!present(v, od::json_type::number, "a token count (an integer)")) {
         return std::nullopt;
-    }
-    if (t != od::json_type::number) {
-        throw FieldError("",
-                         fmt::format("expected a token count (an integer), found {}", describe(t)));
     }
     std::int64_t n = 0;
     if (v.get_int64().get(n) != simdjson::SUCCESS) {
