@@ -18,9 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 namespace cachewise::cli {
@@ -320,33 +322,22 @@ add_commands(CLI::App& app, CommandLine& line)
 int
 dispatch(const CLI::App& app, const Settings& settings, const CommandLine& line)
 {
-    const std::string& command = settings.command;
-    if (command == "config") {
-        return run_config_show(settings);
-    }
-    if (command == "lint") {
-        return run_lint(settings, line.lint);
-    }
-    if (command == "suggest") {
-        return run_suggest(settings, line.suggest);
-    }
-    if (command == "bench") {
-        return run_bench_prefill(settings, line.bench);
-    }
-    if (command == "tokens") {
-        return run_tokens(settings, line.tokens);
-    }
-    if (command == "chain") {
-        return run_chain(settings, line.chain);
-    }
-    if (command == "analyze") {
-        return run_analyze(settings, line.analyze);
-    }
-    if (command == "audit") {
-        return run_audit(settings, line.audit);
-    }
-    if (command == "probe") {
-        return run_probe(settings, line.probe);
+    using Run = std::function<int()>;
+    const std::array<std::pair<std::string_view, Run>, 9> commands = {{
+        {"config", [&] { return run_config_show(settings); }},
+        {"lint", [&] { return run_lint(settings, line.lint); }},
+        {"suggest", [&] { return run_suggest(settings, line.suggest); }},
+        {"bench", [&] { return run_bench_prefill(settings, line.bench); }},
+        {"tokens", [&] { return run_tokens(settings, line.tokens); }},
+        {"chain", [&] { return run_chain(settings, line.chain); }},
+        {"analyze", [&] { return run_analyze(settings, line.analyze); }},
+        {"audit", [&] { return run_audit(settings, line.audit); }},
+        {"probe", [&] { return run_probe(settings, line.probe); }},
+    }};
+    for (const auto& [name, run] : commands) {
+        if (name == settings.command) {
+            return run();
+        }
     }
     std::cout << app.help();
     return static_cast<int>(ExitCode::usage);

@@ -19,9 +19,7 @@ add_analyze_command(CLI::App& app, AnalyzeOptions& options, FlagValues& flags)
 {
     auto* cmd = app.add_subcommand("analyze", "Find, for every request, where it parts from the "
                                               "earlier request it should have reused, and why");
-    cmd->add_option("LOG", options.inputs,
-                    "Log files or directories (walked recursively); - reads standard input")
-        ->required();
+    add_log_argument(*cmd, options.inputs);
     cmd->add_option("--top", options.top, "Rows in each top list (default 10)")
         ->type_name("N")
         ->check(at_least(1));

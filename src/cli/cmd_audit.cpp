@@ -95,9 +95,7 @@ add_audit_command(CLI::App& app, AuditOptions& options, FlagValues& flags)
     auto* cmd = app.add_subcommand(
         "audit",
         "Simulate the provider's cache request by request, check the reported usage and price it");
-    cmd->add_option("LOG", options.inputs,
-                    "Log files or directories (walked recursively); - reads standard input")
-        ->required();
+    add_log_argument(*cmd, options.inputs);
     cmd->add_option("--since", options.since,
                     "Only requests started at or after T (RFC 3339 or YYYY-MM-DD)")
         ->type_name("T");

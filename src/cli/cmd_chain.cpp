@@ -1,5 +1,6 @@
 #include "analysis/analyzer.hpp"
 #include "cli/options.hpp"
+#include "cli/setting_options.hpp"
 #include "live/exact_pin.hpp"
 #include "report/chain_printer.hpp"
 #include "util/error.hpp"
@@ -21,9 +22,7 @@ add_chain_command(CLI::App& app, ChainOptions& options)
         "chain", "Print each request's segments in render order with tokens, breakpoints and "
                  "identity chain; requests in start order, a prefix shared with an earlier "
                  "request at the same token positions as there (as analyze and audit count)");
-    cmd->add_option("LOG", options.inputs,
-                    "Log files or directories (walked recursively); - reads standard input")
-        ->required();
+    add_log_argument(*cmd, options.inputs);
     cmd->add_option("--request", options.request,
                     "Only the request with this id, or the N-th in start order (1-based)")
         ->type_name("ID|N");

@@ -41,4 +41,13 @@ add_setting_option(CLI::App& command, Key key, FlagValues& flags, std::string_vi
         ->type_name(std::string(info.type_name));
 }
 
+void
+add_log_argument(CLI::App& command, std::vector<std::string>& inputs)
+{
+    command
+        .add_option("LOG", inputs,
+                    "Log files or directories (walked recursively); - reads standard input")
+        ->required();
+}
+
 } // namespace cachewise::cli

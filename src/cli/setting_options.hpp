@@ -2,7 +2,10 @@
 
 #include "cli/settings.hpp"
 
-namespace CLI {
+#include <string>
+#include <vector>
+
+namespace CLI { // NOLINT(readability-identifier-naming): CLI11's namespace
 class App;
 class Option;
 } // namespace CLI
@@ -14,5 +17,8 @@ namespace cachewise::cli {
 // table's help where a command says more.
 CLI::Option* add_setting_option(CLI::App& command, Key key, FlagValues& flags,
                                 std::string_view help = {});
+
+// The LOG argument of the commands that read logs (analyze, audit, chain).
+void add_log_argument(CLI::App& command, std::vector<std::string>& inputs);
 
 } // namespace cachewise::cli

@@ -29,6 +29,24 @@ truncate(Json& array, std::size_t n)
     }
 }
 
+// `out` with the conversation member `key` of `body` cut after the segment at
+// `path` (its message, then its content block), as JSON; nullopt where the
+// body has no such list.
+std::optional<std::string>
+with_conversation(Json out, const Json& body, const char* key, const model::SegmentPath& path)
+{
+    if (!body.contains(key) || !body[key].is_array() || path.message < 0) {
+        return std::nullopt;
+    }
+    Json conversation = body[key];
+    truncate(conversation, static_cast<std::size_t>(path.message) + 1);
+    if (!path.whole_content && conversation.back().contains("content")) {
+        truncate(conversation.back()["content"], static_cast<std::size_t>(path.index) + 1);
+    }
+    out[key] = std::move(conversation);
+    return out.dump();
+}
+
 std::optional<std::string>
 anthropic_prefix(const Json& body, const model::SegmentPath& path, bool& needs_baseline)
 {
@@ -49,16 +67,7 @@ anthropic_prefix(const Json& body, const model::SegmentPath& path, bool& needs_b
         out["messages"] = Json::array({k_dot_message});
         return out.dump();
     }
-    if (!body.contains("messages") || !body["messages"].is_array() || path.message < 0) {
-        return std::nullopt;
-    }
-    Json messages = body["messages"];
-    truncate(messages, static_cast<std::size_t>(path.message) + 1);
-    if (!path.whole_content && messages.back().contains("content")) {
-        truncate(messages.back()["content"], static_cast<std::size_t>(path.index) + 1);
-    }
-    out["messages"] = messages;
-    return out.dump();
+    return with_conversation(std::move(out), body, "messages", path);
 }
 
 std::optional<std::string>
@@ -75,16 +84,7 @@ responses_prefix(const Json& body, const model::SegmentPath& path, bool& needs_b
         out["input"] = ".";
         return out.dump();
     }
-    if (!body.contains("input") || !body["input"].is_array() || path.message < 0) {
-        return std::nullopt;
-    }
-    Json input = body["input"];
-    truncate(input, static_cast<std::size_t>(path.message) + 1);
-    if (!path.whole_content && input.back().contains("content")) {
-        truncate(input.back()["content"], static_cast<std::size_t>(path.index) + 1);
-    }
-    out["input"] = input;
-    return out.dump();
+    return with_conversation(std::move(out), body, "input", path);
 }
 
 std::string

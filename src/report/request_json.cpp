@@ -48,6 +48,30 @@ usage_to_json(const model::Usage& u)
     return j;
 }
 
+// One segment of a request: where it is, what it holds, its tokens and marker.
+Json
+segment_to_json(const model::Segment& s)
+{
+    Json seg;
+    seg["path"] = s.path.str();
+    seg["kind"] = std::string(model::to_string(s.kind));
+    seg["role"] =
+        s.role == model::Role::none ? Json(nullptr) : Json(std::string(model::to_string(s.role)));
+    seg["tokens"] = s.tokens;
+    seg["cumulative_tokens"] = s.cumulative_tokens;
+    seg["token_source"] = std::string(model::to_string(s.token_source));
+    seg["cache_control"] = s.cache_control
+                               ? Json{{"type", "ephemeral"},
+                                      {"ttl", std::string(model::to_string(s.cache_control->ttl))}}
+                               : Json(nullptr);
+    seg["cache_control_allowed"] = s.cache_control_allowed;
+    seg["lookback_position"] = s.lookback_position;
+    seg["bytes"] = s.bytes;
+    seg["content_hash"] = s.content.hex();
+    seg["chain"] = s.chain.hex();
+    return seg;
+}
+
 Json
 request_to_json(const model::Request& r)
 {
@@ -81,28 +105,7 @@ request_to_json(const model::Request& r)
     } else {
         j["automatic_cache_control"] = nullptr;
     }
-    Json segments = Json::array();
-    for (const auto& s : r.segments) {
-        Json seg;
-        seg["path"] = s.path.str();
-        seg["kind"] = std::string(model::to_string(s.kind));
-        seg["role"] = s.role == model::Role::none ? Json(nullptr)
-                                                  : Json(std::string(model::to_string(s.role)));
-        seg["tokens"] = s.tokens;
-        seg["cumulative_tokens"] = s.cumulative_tokens;
-        seg["token_source"] = std::string(model::to_string(s.token_source));
-        seg["cache_control"] =
-            s.cache_control ? Json{{"type", "ephemeral"},
-                                   {"ttl", std::string(model::to_string(s.cache_control->ttl))}}
-                            : Json(nullptr);
-        seg["cache_control_allowed"] = s.cache_control_allowed;
-        seg["lookback_position"] = s.lookback_position;
-        seg["bytes"] = s.bytes;
-        seg["content_hash"] = s.content.hex();
-        seg["chain"] = s.chain.hex();
-        segments.push_back(std::move(seg));
-    }
-    j["segments"] = std::move(segments);
+    j["segments"] = json_array(r.segments, segment_to_json);
     j["prompt_tokens"] = r.prompt_tokens();
     j["usage"] = r.usage ? usage_to_json(*r.usage) : Json(nullptr);
     j["notes"] = r.notes;
@@ -132,11 +135,7 @@ json_document(std::string_view command, int schema_version)
 void
 add_load_json(Json& document, const ingest::LoadSummary& summary)
 {
-    Json errors = Json::array();
-    for (const auto& e : summary.errors) {
-        errors.push_back(error_to_json(e));
-    }
-    document["errors"] = std::move(errors);
+    document["errors"] = json_array(summary.errors, error_to_json);
     document["load"] = summary_to_json(summary);
 }
 

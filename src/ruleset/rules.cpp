@@ -388,6 +388,17 @@ check_schema(const Reader& r)
     }
 }
 
+// A rules file's struct, begun: its schema checked and its file named.
+template <typename T>
+T
+opened(const Reader& r)
+{
+    check_schema(r);
+    T t;
+    t.file = r.file();
+    return t;
+}
+
 // The facts each provider's simulator and checks read; a rules file that
 // lacks one fails at load time, not in the middle of an audit.
 std::vector<std::string_view>
@@ -541,9 +552,7 @@ parse_provider_tables(const Reader& r, ProviderRules& p)
 ProviderRules
 parse_provider(const Reader& r, std::string_view expected_name)
 {
-    check_schema(r);
-    ProviderRules p;
-    p.file = r.file();
+    auto p = opened<ProviderRules>(r);
     p.name = r.string("provider");
     if (p.name != expected_name) {
         r.fail("provider", fmt::format("expected \"{}\" (the file's name)", expected_name));
@@ -574,9 +583,7 @@ parse_prices(const Reader& r)
 Pricing
 parse_pricing(const Reader& r)
 {
-    check_schema(r);
-    Pricing pricing;
-    pricing.file = r.file();
+    auto pricing = opened<Pricing>(r);
     pricing.currency = r.string("currency");
     r.each("models", [&](const Reader& m) {
         ModelPricing mp{m.string("name"), m.pattern("pattern"), {}};
@@ -625,9 +632,7 @@ parse_pricing(const Reader& r)
 TokenRules
 parse_tokens(const Reader& r)
 {
-    check_schema(r);
-    TokenRules t;
-    t.file = r.file();
+    auto t = opened<TokenRules>(r);
     const Reader e = r.child("estimator");
     t.letters_free = e.sourced<double>("letters_free");
     t.letters_per_extra_token = e.sourced<double>("letters_per_extra_token");

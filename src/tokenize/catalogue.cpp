@@ -3,6 +3,7 @@
 #include "tokenize/loaders.hpp"
 #include "tokenize/mapped_file.hpp"
 #include "util/file.hpp"
+#include "util/find_by.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -163,23 +164,13 @@ Catalogue::load(const std::string& manifest_dir, std::optional<std::string> user
 const ChatTemplate*
 Catalogue::chat_template(std::string_view tokenizer) const
 {
-    for (const auto& t : m_templates) {
-        if (t.tokenizer == tokenizer) {
-            return &t;
-        }
-    }
-    return nullptr;
+    return util::find_by(m_templates, &ChatTemplate::tokenizer, tokenizer);
 }
 
 const TokenizerEntry*
 Catalogue::find(std::string_view name) const
 {
-    for (const auto& e : m_entries) {
-        if (e.name == name) {
-            return &e;
-        }
-    }
-    return nullptr;
+    return util::find_by(m_entries, &TokenizerEntry::name, name);
 }
 
 const TokenizerEntry*
