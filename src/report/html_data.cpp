@@ -131,7 +131,7 @@ causes_of(const std::vector<Finding>& findings, const std::vector<BreakView>& sh
         row.count += f.occurrences;
         row.tokens_lost += f.tokens_lost;
         if (f.cost_usd) {
-            row.usd = row.usd.value_or(0) + *f.cost_usd;
+            row.cost_usd = row.cost_usd.value_or(0) + *f.cost_usd;
         }
     }
     std::vector<CauseRow> out;
@@ -146,8 +146,8 @@ causes_of(const std::vector<Finding>& findings, const std::vector<BreakView>& sh
         out.push_back(std::move(row));
     }
     std::stable_sort(out.begin(), out.end(), [](const CauseRow& a, const CauseRow& b) {
-        if (a.usd.value_or(0) != b.usd.value_or(0)) {
-            return a.usd.value_or(0) > b.usd.value_or(0);
+        if (a.cost_usd.value_or(0) != b.cost_usd.value_or(0)) {
+            return a.cost_usd.value_or(0) > b.cost_usd.value_or(0);
         }
         return a.tokens_lost > b.tokens_lost;
     });
@@ -676,7 +676,7 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
     report.findings = top_findings(findings, "f", limits.findings);
     report.findings_total = findings.size();
     for (const auto& c : r.causes) {
-        CauseRow row{c.rule, c.name, c.count, c.tokens_lost, c.cost_usd, "", rule_fix(c.rule)};
+        CauseRow row{c, "", rule_fix(c.rule)};
         for (const auto& b : report.findings) {
             if (b.rule == c.rule && row.first_anchor.empty()) {
                 row.first_anchor = b.anchor;

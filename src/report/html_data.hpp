@@ -74,12 +74,9 @@ struct HitSeries {
     std::vector<HitBucket> buckets;
 };
 
-struct CauseRow {
-    std::string rule;
-    std::string name;
-    std::size_t count = 0;
-    std::int64_t tokens_lost = 0;
-    std::optional<double> usd;
+// A cause as analyze sums it (for audit: summed from its findings), and
+// where the page shows it.
+struct CauseRow : analysis::CauseSummary {
     std::string first_anchor; // the first of its findings shown on the page
     std::string fix;
 };

@@ -456,7 +456,7 @@ causes_chart(std::ostream& out, const HtmlReport& r)
                         fmt::format("{}: {} tokens lost", name, tokens(c.tokens_lost)));
         out << svg_text(left + w + 6, y + 15,
                         fmt::format("{} tokens{}", tokens(c.tokens_lost),
-                                    c.usd ? " · " + format_usd(*c.usd) + " USD" : ""));
+                                    c.cost_usd ? " · " + format_usd(*c.cost_usd) + " USD" : ""));
     }
     out << "</svg>\n";
 }
@@ -486,7 +486,7 @@ causes_view(std::ostream& out, const HtmlReport& r)
                        : fmt::format("<a href=\"#{}\">{}</a>", esc(c.first_anchor), esc(c.rule)),
                    esc(c.name), number_cell(group_count(c.count), static_cast<double>(c.count)),
                    number_cell(tokens(c.tokens_lost), static_cast<double>(c.tokens_lost)),
-                   number_cell(usd_or_dash(c.usd), c.usd.value_or(0)), esc(c.fix));
+                   number_cell(usd_or_dash(c.cost_usd), c.cost_usd.value_or(0)), esc(c.fix));
     }
     fmt::print(out, "</tbody></table>\n</section>\n");
 }
