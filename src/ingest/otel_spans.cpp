@@ -232,6 +232,23 @@ parse_attr_json(const Attr* a, std::string_view name)
     }
 }
 
+// Runs the conversion of an attribute's JSON: a value of another type than
+// the semantic conventions give (a number where they give text, a string
+// where they give an object) is an error of that attribute, so of this
+// record alone, never an exception that ends the load.
+template <typename F>
+void
+converting(std::string_view attribute, F&& f)
+{
+    try {
+        f();
+    } catch (const json::exception& e) {
+        throw FieldError(
+            std::string(attribute),
+            fmt::format("not the shape the GenAI semantic conventions give: {}", e.what()));
+    }
+}
+
 // The prompt as a Chat Completions body; null when the span holds none.
 json
 body_of(const Attrs& a)
@@ -240,9 +257,11 @@ body_of(const Attrs& a)
     if (const Attr* s = find(a, {"gen_ai.system_instructions"})) {
         const json parts = parse_attr_json(s, "gen_ai.system_instructions");
         std::string text;
-        for (const auto& p : parts.is_array() ? parts : json::array({parts})) {
-            text += p.is_string() ? p.get<std::string>() : p.value("content", "");
-        }
+        converting("gen_ai.system_instructions", [&] {
+            for (const auto& p : parts.is_array() ? parts : json::array({parts})) {
+                text += p.is_string() ? p.get<std::string>() : p.value("content", "");
+            }
+        });
         messages.push_back({{"role", "system"}, {"content", text}});
     }
     if (const Attr* m = find(a, {"gen_ai.input.messages"})) {
@@ -250,9 +269,11 @@ body_of(const Attrs& a)
         if (!list.is_array()) {
             throw FieldError("gen_ai.input.messages", "expected a JSON array of messages");
         }
-        for (const auto& message : list) {
-            convert_message(message, messages);
-        }
+        converting("gen_ai.input.messages", [&] {
+            for (const auto& message : list) {
+                convert_message(message, messages);
+            }
+        });
     } else {
         // Older instrumentations: gen_ai.prompt.<i>.role / .content.
         for (int i = 0;; ++i) {
@@ -271,15 +292,17 @@ body_of(const Attrs& a)
     json body = {{"messages", messages}};
     if (const Attr* t = find(a, {"gen_ai.tool.definitions"})) {
         json tools = json::array();
-        for (const auto& def : parse_attr_json(t, "gen_ai.tool.definitions")) {
-            if (def.contains("function")) {
-                tools.push_back(def);
-            } else {
-                json fn = def;
-                fn.erase("type");
-                tools.push_back({{"type", "function"}, {"function", fn}});
+        converting("gen_ai.tool.definitions", [&] {
+            for (const auto& def : parse_attr_json(t, "gen_ai.tool.definitions")) {
+                if (def.contains("function")) {
+                    tools.push_back(def);
+                } else {
+                    json fn = def;
+                    fn.erase("type");
+                    tools.push_back({{"type", "function"}, {"function", fn}});
+                }
             }
-        }
+        });
         body["tools"] = tools;
     }
     return body;

@@ -79,6 +79,37 @@ TEST_SUITE("ingest: hostile counts")
         REQUIRE(loaded.summary.errors.size() == 1);
         CHECK(loaded.summary.errors[0].field == "attributes.gen_ai.usage.input_tokens");
     }
+
+    TEST_CASE("GenAI attributes whose JSON has other types than the conventions give are broken "
+              "spans; the others load")
+    {
+        // Found by fuzz_loader_request (2026-12-03): a number where the
+        // conventions give text escaped as a JSON library exception and
+        // ended the whole load.
+        const auto span = [](const std::string& id, const std::string& attributes) {
+            return R"({"traceId":"t","spanId":")" + id + R"(","attributes":[)" +
+                   R"({"key":"gen_ai.request.model","value":{"stringValue":"gpt-4o"}},)" +
+                   attributes + "]}\n";
+        };
+        const std::string hi = R"({"key":"gen_ai.input.messages","value":{"stringValue":)"
+                               R"("[{\"role\":\"user\",\"content\":\"hi\"}]"}})";
+        const auto loaded = test::load_text(
+            span("s1", R"({"key":"gen_ai.system_instructions","value":0e300})") +
+            span("s2", R"({"key":"gen_ai.input.messages","value":{"stringValue":"[1]"}})") +
+            span("s3",
+                 R"({"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":5}]"}})") +
+            span("s4",
+                 hi + R"(,{"key":"gen_ai.tool.definitions","value":{"stringValue":"[\"f\"]"}})") +
+            span("s5", hi));
+        REQUIRE(loaded.requests.size() == 1);
+        CHECK(loaded.requests[0].id == "s5");
+        REQUIRE(loaded.summary.errors.size() == 4);
+        CHECK(loaded.summary.errors[0].field == "gen_ai.system_instructions");
+        CHECK(loaded.summary.errors[1].field == "gen_ai.input.messages");
+        CHECK(loaded.summary.errors[2].field == "gen_ai.input.messages");
+        CHECK(loaded.summary.errors[3].field == "gen_ai.tool.definitions");
+        CHECK(loaded.summary.errors[0].reason.find("not the shape") != std::string::npos);
+    }
 }
 
 TEST_SUITE("ingest: hostile layout")
