@@ -282,6 +282,12 @@ named_at(std::string_view text, std::size_t j)
     if (auto shape = shape_at(text, p, word_end)) {
         return shape;
     }
+    // A value that opens a PEM header is judged by the PEM shape alone: a
+    // private key is masked by it (above); what is left is a public block or
+    // the header a mask keeps, which a second pass must leave as it is.
+    if (starts_with(text.substr(p), "-----BEGIN")) {
+        return std::nullopt;
+    }
     if (entropy(text.substr(p, end - p)) < 3.0) {
         return std::nullopt;
     }
@@ -350,7 +356,14 @@ find_secrets(std::string_view text)
 std::string
 mask(std::string_view text, const SecretMatch& m)
 {
-    const std::size_t tail = std::min<std::size_t>(2, m.length - m.keep);
+    std::size_t tail = std::min<std::size_t>(2, m.length - m.keep);
+    // The tail starts on a character, never inside one (a secret cut short
+    // by the end of the text may end in a multi-byte one): a mask is valid
+    // UTF-8.
+    while (tail > 0 &&
+           (static_cast<unsigned char>(text[m.offset + m.length - tail]) & 0xC0) == 0x80) {
+        --tail;
+    }
     std::string out(text.substr(m.offset, m.keep));
     out += "…";
     out += text.substr(m.offset + m.length - tail, tail);

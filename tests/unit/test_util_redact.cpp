@@ -73,6 +73,23 @@ TEST_SUITE("util::redact")
         CHECK(redact(once) == once);
     }
 
+    TEST_CASE("a masked PEM header after a secret's name is not masked again; a mask is valid "
+              "UTF-8")
+    {
+        // Found by fuzz_redact (2026-12-03): the header a mask keeps read as
+        // a named secret's value in a second pass, and the mask's last two
+        // bytes were the middle of U+202E.
+        const std::string text = "x-key:-----BEGINPRIVATE KEY----- m \u202e";
+        const std::string once = redact(text);
+        CHECK(once == "x-key:-----BEGINPRIVATE KEY…");
+        CHECK(redact(once) == once);
+        CHECK(redact("-----BEGIN PRIVATE KEY-----\nMIIé") == "-----BEGIN PRIVATE KEY…é");
+        CHECK(redact("-----BEGIN PRIVATE KEY-----\nMI€") == "-----BEGIN PRIVATE KEY…");
+        // A public block after a secret's name stays.
+        CHECK(redact("secret: -----BEGINCERTIFICATE----- x") ==
+              "secret: -----BEGINCERTIFICATE----- x");
+    }
+
     TEST_CASE("high-entropy values after a secret's name; ordinary words stay")
     {
         CHECK(redact(R"({"api_key": "f8Kd93LmQz7Xw2Pn"})") == R"({"api_key": "…Pn"})");
