@@ -227,7 +227,7 @@ parse_attr_json(const Attr* a, std::string_view name)
 {
     try {
         return json::parse(a->text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) { // parse_error, or out_of_range for 4e340
         throw FieldError(std::string(name), fmt::format("expected a JSON string: {}", e.what()));
     }
 }

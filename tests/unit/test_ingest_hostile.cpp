@@ -100,10 +100,12 @@ TEST_SUITE("ingest: hostile counts")
                  R"({"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":5}]"}})") +
             span("s4",
                  hi + R"(,{"key":"gen_ai.tool.definitions","value":{"stringValue":"[\"f\"]"}})") +
-            span("s5", hi));
+            span("s6", R"({"key":"gen_ai.system_instructions","value":4e340})") + span("s5", hi));
         REQUIRE(loaded.requests.size() == 1);
         CHECK(loaded.requests[0].id == "s5");
-        REQUIRE(loaded.summary.errors.size() == 4);
+        REQUIRE(loaded.summary.errors.size() == 5);
+        // A number beyond a double in the attribute's JSON (found the same way).
+        CHECK(loaded.summary.errors[4].field == "gen_ai.system_instructions");
         CHECK(loaded.summary.errors[0].field == "gen_ai.system_instructions");
         CHECK(loaded.summary.errors[1].field == "gen_ai.input.messages");
         CHECK(loaded.summary.errors[2].field == "gen_ai.input.messages");
