@@ -1,6 +1,7 @@
 #include "ingest/block_kinds.hpp"
 
 #include <array>
+#include <optional>
 
 namespace cachewise::ingest {
 
@@ -77,19 +78,22 @@ constexpr std::array k_kinds = {
 model::SegmentKind
 kind_named(BlockVocabulary vocabulary, std::string_view type)
 {
+    // One pass: an exact type returns at once, the first family is kept.
+    std::optional<K> family;
     for (const auto& entry : k_kinds) {
-        if (entry.vocabulary == vocabulary && entry.type == type) {
+        if (entry.vocabulary != vocabulary) {
+            continue;
+        }
+        if (entry.type == type) {
             return entry.kind;
         }
-    }
-    for (const auto& entry : k_kinds) {
         const std::string_view ending = entry.type.substr(1);
-        if (entry.vocabulary == vocabulary && entry.type.starts_with('*') &&
-            type.size() > ending.size() && type.ends_with(ending)) {
-            return entry.kind;
+        if (!family && entry.type.starts_with('*') && type.size() > ending.size() &&
+            type.ends_with(ending)) {
+            family = entry.kind;
         }
     }
-    return K::other;
+    return family.value_or(K::other);
 }
 
 } // namespace cachewise::ingest

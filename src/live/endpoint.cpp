@@ -1,6 +1,7 @@
 #include "live/endpoint.hpp"
 
 #include "util/error.hpp"
+#include "util/find_by.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -33,12 +34,7 @@ constexpr std::string_view k_chat_completions = "/v1/chat/completions";
 const ApiPaths*
 paths_of(model::ApiFormat api)
 {
-    for (const auto& paths : k_api_paths) {
-        if (paths.api == api) {
-            return &paths;
-        }
-    }
-    return nullptr;
+    return util::find_by(k_api_paths, &ApiPaths::api, api);
 }
 
 } // namespace

@@ -56,9 +56,12 @@ relative_to(const std::string& file, const std::string& base)
 std::string
 escape(std::string_view text, bool property)
 {
+    // Data's three first, then the two a property adds.
     static constexpr ByteEscape k_property[] = {
         {'%', "%25"}, {'\r', "%0D"}, {'\n', "%0A"}, {':', "%3A"}, {',', "%2C"}};
-    const std::span<const ByteEscape> escapes(k_property, property ? 5 : 3);
+    constexpr std::size_t k_data = 3;
+    const std::span<const ByteEscape> escapes(k_property,
+                                              property ? std::size(k_property) : k_data);
     return escape_bytes(text, escapes, [](std::string& out, char c) { out.push_back(c); });
 }
 

@@ -4,6 +4,7 @@
 #include "util/enum_names.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
+#include "util/find_by.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -148,12 +149,7 @@ Rules::provider(std::string_view name) const
 const InvalidationRule*
 ProviderRules::invalidation_for(std::string_view param) const
 {
-    for (const auto& rule : invalidation) {
-        if (rule.param == param) {
-            return &rule;
-        }
-    }
-    return nullptr;
+    return util::find_by(invalidation, &InvalidationRule::param, param);
 }
 
 const PricePeriod*
