@@ -121,7 +121,7 @@ AnthropicRequestParser::message_content(od::value content, Role role, int messag
 {
     const auto t = type_of(content);
     if (t == od::json_type::string) {
-        const Rendered& rendered = render_text(get(content.get_string(), "a string"));
+        const Rendered& rendered = render_text(content);
         SegmentPath path{model::Level::messages, message, 0, true};
         out.push_back(make_segment(rendered, path, role, true, SegmentKind::text));
         return;

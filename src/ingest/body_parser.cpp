@@ -52,25 +52,21 @@ BodyParser::render(od::value block, std::initializer_list<std::string_view> skip
     return render(get(block.get_object(), "an object"), skip);
 }
 
-const BodyParser::Rendered&
-BodyParser::render(od::object object, std::initializer_list<std::string_view> skip)
+BodyParser::MemoSlot&
+BodyParser::memo_slot(const Hash128& key)
 {
-    Hash128 key = hash_bytes(get(object.raw_json(), "an object"));
-    for (const auto name : skip) {
-        key.low ^= hash_bytes(name).low; // a different rendering of the same bytes
-    }
     if (m_memo.empty()) {
         m_memo.resize(k_memo_entries);
     }
-    MemoSlot& slot = m_memo[key.low & (k_memo_entries - 1)];
-    if (slot.used && slot.key == key) {
-        return slot.value;
-    }
-    (void)get(object.reset(), "an object");
-    slot.used = false; // until the rendering succeeds
+    return m_memo[key.low & (k_memo_entries - 1)];
+}
+
+const BodyParser::Rendered&
+BodyParser::fill(MemoSlot& slot, const Hash128& key, std::string_view rendered,
+                 const RenderStats& stats)
+{
     Rendered& r = slot.value;
-    r.stats = RenderStats{};
-    const std::string_view rendered = m_renderer.render_object(object, r.stats, skip);
+    r.stats = stats;
     r.content = hash_bytes(rendered);
     r.bytes = static_cast<std::uint32_t>(rendered.size());
     if (m_store != nullptr) {
@@ -82,15 +78,21 @@ BodyParser::render(od::object object, std::initializer_list<std::string_view> sk
 }
 
 const BodyParser::Rendered&
-BodyParser::remember(std::string_view rendered, const RenderStats& stats)
+BodyParser::render(od::object object, std::initializer_list<std::string_view> skip)
 {
-    m_scratch.stats = stats;
-    m_scratch.content = hash_bytes(rendered);
-    m_scratch.bytes = static_cast<std::uint32_t>(rendered.size());
-    if (m_store != nullptr) {
-        m_store->put(m_scratch.content, rendered);
+    Hash128 key = hash_bytes(get(object.raw_json(), "an object"));
+    for (const auto name : skip) {
+        key.low ^= hash_bytes(name).low; // a different rendering of the same bytes
     }
-    return m_scratch;
+    MemoSlot& slot = memo_slot(key);
+    if (slot.used && slot.key == key) {
+        return slot.value;
+    }
+    (void)get(object.reset(), "an object");
+    slot.used = false; // until the rendering succeeds
+    RenderStats stats;
+    const std::string_view rendered = m_renderer.render_object(object, stats, skip);
+    return fill(slot, key, rendered, stats);
 }
 
 void
@@ -105,11 +107,23 @@ BodyParser::alias_text(const Hash128& from, const Hash128& to)
 }
 
 const BodyParser::Rendered&
-BodyParser::render_text(std::string_view text)
+BodyParser::render_text(od::value& value)
 {
+    // Memoised like blocks, by the string's raw JSON: agent logs resend every
+    // message's string content each turn, and unescaping it and estimating
+    // its tokens is most of what reading it costs. The tag keeps a string's
+    // key apart from an object's by design.
+    const std::string_view raw = value.raw_json_token();
+    Hash128 key = hash_bytes(raw);
+    key.high ^= k_text_key_tag;
+    MemoSlot& slot = memo_slot(key);
+    if (slot.used && slot.key == key && !raw.empty() && raw.front() == '"') {
+        return slot.value;
+    }
+    const std::string_view text = get_string(value);
     RenderStats stats;
     const std::string_view rendered = m_renderer.render_text_string(text, stats);
-    return remember(rendered, stats);
+    return fill(slot, key, rendered, stats);
 }
 
 Segment
@@ -163,7 +177,7 @@ BodyParser::plain_system(od::value& value, const model::SegmentPath& path, model
     if (t != od::json_type::string) {
         return false;
     }
-    const Rendered& rendered = render_text(get_string(value));
+    const Rendered& rendered = render_text(value);
     segments(model::Level::system)
         .push_back(make_segment(rendered, path, role, false, model::SegmentKind::text));
     return true;

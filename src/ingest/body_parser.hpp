@@ -85,12 +85,11 @@ protected:
     // The result is valid until the next render: use it at once.
     const Rendered& render(od::value block, std::initializer_list<std::string_view> skip = {});
     const Rendered& render(od::object object, std::initializer_list<std::string_view> skip = {});
-    const Rendered& remember(std::string_view rendered, const RenderStats& stats);
     // Files the text kept under `from` also under `to` (a block whose identity
     // was extended, e.g. by a message header), so counts can find it.
     void alias_text(const Hash128& from, const Hash128& to);
-    // A plain string as the text block the API turns it into.
-    const Rendered& render_text(std::string_view text);
+    // A JSON string (`value`) as the text block the API turns it into.
+    const Rendered& render_text(od::value& value);
     model::Segment make_segment(const Rendered& rendered, model::SegmentPath path, model::Role role,
                                 bool message_start, model::SegmentKind kind);
 
@@ -180,8 +179,11 @@ private:
         Rendered value;
     };
     static constexpr std::size_t k_memo_entries = std::size_t{1} << 15;
+    static constexpr std::uint64_t k_text_key_tag = 0x7465787420737472; // "text str"
+    MemoSlot& memo_slot(const Hash128& key);
+    const Rendered& fill(MemoSlot& slot, const Hash128& key, std::string_view rendered,
+                         const RenderStats& stats);
     std::vector<MemoSlot> m_memo;
-    Rendered m_scratch; // renderings that are not memoised (string content)
     model::Request* m_request = nullptr;
     std::array<std::vector<model::Segment>, 3> m_levels;
     od::parser m_continuation_parser;

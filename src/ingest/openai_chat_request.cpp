@@ -129,7 +129,7 @@ OpenAIChatParser::content_segments(od::value v, int index, std::vector<Segment>&
         return;
     }
     if (t == od::json_type::string) {
-        const Rendered& rendered = render_text(get(v.get_string(), "a string"));
+        const Rendered& rendered = render_text(v);
         out.push_back(make_segment(rendered,
                                    SegmentPath{Level::messages, index, 0, true, PathRoot::messages},
                                    Role::none, false, SegmentKind::text));

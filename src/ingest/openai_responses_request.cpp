@@ -34,7 +34,7 @@ OpenAIResponsesParser::body_member(std::string_view key, od::value value)
             if (type_of(value) == od::json_type::null) {
                 return;
             }
-            const Rendered& rendered = render_text(get_string(value));
+            const Rendered& rendered = render_text(value);
             SegmentPath path{Level::system, -1, 0, true, PathRoot::instructions, PathPart::none};
             segments(Level::system)
                 .push_back(make_segment(rendered, path, Role::system, false, SegmentKind::text));
@@ -119,7 +119,7 @@ OpenAIResponsesParser::item(od::value value, int index, bool& system_run,
         od::value v = get(field.value(), "a value");
         within("content", [&] {
             if (type_of(v) == od::json_type::string) {
-                const Rendered& rendered = render_text(get(v.get_string(), "a string"));
+                const Rendered& rendered = render_text(v);
                 out.push_back(make_segment(rendered,
                                            SegmentPath{level, index, 0, true, PathRoot::input},
                                            *role, true, SegmentKind::text));
@@ -147,7 +147,7 @@ OpenAIResponsesParser::conversation(od::value value)
 {
     const auto t = type_of(value);
     if (t == od::json_type::string) {
-        const Rendered& rendered = render_text(get_string(value));
+        const Rendered& rendered = render_text(value);
         SegmentPath path{Level::messages, -1, 0, true, PathRoot::input, PathPart::none};
         segments(Level::messages)
             .push_back(make_segment(rendered, path, Role::user, true, SegmentKind::text));
