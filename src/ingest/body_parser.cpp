@@ -101,9 +101,7 @@ BodyParser::alias_text(const Hash128& from, const Hash128& to)
     if (m_store == nullptr) {
         return;
     }
-    if (const auto text = m_store->get(from)) {
-        m_store->put(to, std::string(*text));
-    }
+    m_store->alias(from, to);
 }
 
 const BodyParser::Rendered&

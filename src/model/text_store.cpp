@@ -124,6 +124,20 @@ TextStore::put(const Hash128& content, std::string_view bytes)
 }
 
 void
+TextStore::alias(const Hash128& from, const Hash128& to)
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (kept(to)) {
+            return;
+        }
+    }
+    if (const auto text = get(from)) {
+        put(to, *text);
+    }
+}
+
+void
 TextStore::set_tagger(Tagger tagger)
 {
     const std::lock_guard lock(m_mutex);

@@ -42,6 +42,11 @@ public:
 
     void put(const Hash128& content, std::string_view bytes);
     [[nodiscard]] std::optional<std::string> get(const Hash128& content) const;
+    // Keeps the text of `from` under `to` as well (a block whose identity a
+    // message header extended). A log that resends its history aliases every
+    // message again each turn, and `to` is kept already: then nothing is read
+    // back or copied.
+    void alias(const Hash128& from, const Hash128& to);
 
     // Texts put from now on are tagged by `tagger`.
     void set_tagger(Tagger tagger);

@@ -30,6 +30,28 @@ TEST_SUITE("model::TextStore")
         CHECK_FALSE(store.get(hash_bytes("absent")).has_value());
     }
 
+    TEST_CASE("an alias keeps the text under a second key, once, from memory or the file")
+    {
+        model::TextStore store(8);
+        const std::string a = "short";
+        const std::string b = "longer than the budget";
+        store.put(hash_bytes(a), a);
+        store.put(hash_bytes(b), b); // spilled
+        store.alias(hash_bytes(a), hash_bytes("a2"));
+        store.alias(hash_bytes(b), hash_bytes("b2"));
+        CHECK(store.get(hash_bytes("a2")) == a);
+        CHECK(store.get(hash_bytes("b2")) == b);
+        const auto size = store.size();
+        const auto bytes = store.bytes();
+        store.alias(hash_bytes(a), hash_bytes("a2")); // kept already: nothing copied
+        store.alias(hash_bytes(b), hash_bytes("a2")); // the first text stays
+        store.alias(hash_bytes("absent"), hash_bytes("c2"));
+        CHECK(store.size() == size);
+        CHECK(store.bytes() == bytes);
+        CHECK(store.get(hash_bytes("a2")) == a);
+        CHECK_FALSE(store.get(hash_bytes("c2")).has_value());
+    }
+
     TEST_CASE("a moved store keeps its file")
     {
         model::TextStore store(0);
