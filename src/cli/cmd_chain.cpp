@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <charconv>
 #include <iostream>
+#include <set>
+#include <string_view>
 
 namespace cachewise::cli {
 
@@ -24,7 +26,8 @@ add_chain_command(CLI::App& app, ChainOptions& options)
                  "request at the same token positions as there (as analyze and audit count)");
     add_log_argument(*cmd, options.inputs);
     cmd->add_option("--request", options.request,
-                    "Only the request with this id, or the N-th in start order (1-based)")
+                    "Only the request with this id (as analyze and audit print it will do), or "
+                    "the N-th in start order (1-based)")
         ->type_name("ID|N");
     add_exact_token_options(*cmd, options.exact);
 }
@@ -50,6 +53,45 @@ request_number(const std::optional<std::string>& request)
 
 } // namespace
 
+// An id as a text report prints it (relative to the folder its key names)
+// ends the full id after a '/'.
+bool
+shortened_id_of(std::string_view full, std::string_view shown)
+{
+    return full.size() > shown.size() && full.ends_with(shown) &&
+           full[full.size() - shown.size() - 1] == '/';
+}
+
+// The requests --request names: the one whose id it is, the N-th, or else
+// the one whose id it ends as analyze and audit print it; an id that ends
+// several is an error naming two of them.
+std::set<std::size_t>
+wanted_requests(const analysis::RequestStore& requests, const std::optional<std::string>& request)
+{
+    std::set<std::size_t> exact;
+    std::set<std::size_t> shortened;
+    if (!request) {
+        return exact;
+    }
+    const auto number = request_number(request);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const std::string& id = requests.head(i).id;
+        if (id == *request || (number && *number == i + 1)) {
+            exact.insert(i);
+        } else if (shortened_id_of(id, *request)) {
+            shortened.insert(i);
+        }
+    }
+    if (!exact.empty() || shortened.size() < 2) {
+        return exact.empty() ? shortened : exact;
+    }
+    const auto second = std::next(shortened.begin());
+    throw Error(fmt::format("--request {}: {} requests have ids that end so ({}, {}{}): give more "
+                            "of the path",
+                            *request, shortened.size(), requests.head(*shortened.begin()).id,
+                            requests.head(*second).id, shortened.size() > 2 ? ", ..." : ""));
+}
+
 // The requests go through the analyzer first, as in analyze and audit: in
 // start order, side calls on their own sub-stream, and the token positions
 // of a prefix shared with the partner taken from the partner's counts, so
@@ -70,14 +112,13 @@ run_chain(const Settings& global, const ChainOptions& options)
     }
     (void)analyzer.finish();
 
-    const auto number = request_number(options.request);
+    const auto& requests = analyzer.requests();
+    const auto wanted = wanted_requests(requests, options.request);
     live::HttpClient client;
     auto counter = make_exact_counter(options.exact, client, "chain");
-    const auto& requests = analyzer.requests();
     std::uint64_t printed = 0;
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (options.request && requests.head(i).id != *options.request &&
-            (!number || *number != i + 1)) {
+        if (options.request && !wanted.contains(i)) {
             continue;
         }
         model::Request request = requests.get(i);
