@@ -18,7 +18,7 @@ run_config_show(const Settings& settings)
                                  std::string(key.name), value_text(settings, key.key)});
         }
     }
-    report::print_config(view, std::cout);
+    report::print_config(view, settings.format.value, std::cout);
     return 0;
 }
 

@@ -464,8 +464,9 @@ const std::vector<KeyInfo> k_key_table = {
      .help = "The checkout's root, that GitHub annotations name files from"},
 };
 
-// The output formats each command renders; config show has one.
+// The output formats each command renders.
 const std::map<std::string, std::vector<report::Format>, std::less<>> k_command_formats = {
+    {"config", {report::Format::text, report::Format::json}},
     {"analyze",
      {report::Format::text, report::Format::json, report::Format::markdown, report::Format::sarif,
       report::Format::github, report::Format::html}},

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "report/format.hpp"
+
 #include <optional>
 #include <ostream>
 #include <string>
@@ -19,7 +21,9 @@ struct ConfigView {
     std::vector<Row> rows;
 };
 
-// "(origin) key = value", one per line, after "config file: ...".
-void print_config(const ConfigView& view, std::ostream& out);
+// Text: "(origin) key = value", one per line, after "config file: ...".
+// JSON: {"schema_version", "command": "config", "file", "settings": [{"key",
+// "value", "origin"}]}. Values are redacted in both.
+void print_config(const ConfigView& view, Format format, std::ostream& out);
 
 } // namespace cachewise::report
