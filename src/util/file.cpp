@@ -4,10 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <optional>
-#include <sstream>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace cachewise {
@@ -23,31 +23,39 @@ kept_stdin()
     return kept;
 }
 
+// Everything `fd` holds, to its end; the error names `name` and the reason.
 Expected<std::string>
-read_stdin()
+read_all(int fd, std::string_view name)
 {
-    auto& kept = kept_stdin();
-    if (kept) {
-        return *kept;
-    }
     std::string text;
     char buffer[1 << 16];
     for (;;) {
-        const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n < 0) {
-            return unexpected(
-                fmt::format("standard input: cannot be read: {}", std::strerror(errno)));
+            return unexpected(fmt::format("{}: cannot be read: {}", name, std::strerror(errno)));
         }
         if (n == 0) {
-            break;
+            return text;
         }
         text.append(buffer, static_cast<std::size_t>(n));
     }
-    kept = text;
-    return text;
+}
+
+Expected<std::string>
+read_stdin()
+{
+    auto& kept = kept_stdin();
+    if (!kept) {
+        auto text = read_all(STDIN_FILENO, "standard input");
+        if (!text) {
+            return text;
+        }
+        kept = std::move(*text);
+    }
+    return *kept;
 }
 
 } // namespace
@@ -58,13 +66,19 @@ read_file(const std::string& path)
     if (path == "-") {
         return read_stdin();
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return unexpected(fmt::format("{}: cannot be read", path));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return unexpected(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    // A folder opens and reads as nothing: said, not taken for an empty file.
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return unexpected(fmt::format("{}: cannot be read: a folder, not a file", path));
+    }
+    auto text = read_all(fd, path);
+    ::close(fd);
+    return text;
 }
 
 int
