@@ -3,11 +3,13 @@
 #include "analysis/rule_catalogue.hpp"
 #include "util/enum_names.hpp"
 #include "util/escape.hpp"
+#include "util/format.hpp"
 #include "util/hash.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <filesystem>
 
 #ifndef CACHEWISE_VERSION
@@ -164,6 +166,18 @@ print_github(const std::vector<Finding>& findings, std::ostream& out, const std:
         out << "::" << command << " " << properties
             << "::" << escape(fmt::format("{}: {}", f.location.path, f.message), false) << "\n";
     }
+    // A last plain log line (no workflow command), so that a clean run says
+    // so rather than printing nothing.
+    std::array<std::size_t, 3> by_severity{}; // error, warning, notice
+    for (const auto& f : findings) {
+        ++by_severity[f.severity == Severity::error ? 0 : f.severity == Severity::warning ? 1 : 2];
+    }
+    out << (findings.empty() ? std::string("cachewise: no findings\n")
+                             : fmt::format("cachewise: {} ({}, {}, {})\n",
+                                           count_noun(findings.size(), "finding"),
+                                           count_noun(by_severity[0], "error"),
+                                           count_noun(by_severity[1], "warning"),
+                                           count_noun(by_severity[2], "notice")));
 }
 
 } // namespace cachewise::report
