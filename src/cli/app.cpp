@@ -71,13 +71,19 @@ report_load_errors(const Settings& global, const ingest::LoadSummary& summary)
 }
 
 int
-load_exit_status(const Settings& global, const ingest::LoadSummary& summary)
+load_exit_status(const Settings& global, const std::vector<std::string>& inputs,
+                 const ingest::LoadSummary& summary)
 {
     if (summary.requests == 0) {
-        fmt::print(stderr, "cachewise: error: no usable request in the input{}\n",
-                   summary.error_count > 0
-                       ? fmt::format(" ({})", count_noun(summary.error_count, "broken record"))
-                       : "");
+        // Named, with what was read: an empty file, lines of another kind,
+        // or only broken records are three different mistakes.
+        const std::string what = inputs.size() == 1 && inputs.front() == "-" ? "standard input"
+                                 : inputs.size() == 1                        ? inputs.front()
+                                                                             : "the inputs";
+        fmt::print(stderr, "cachewise: error: no usable request in {} ({}, {}, {}, {})\n", what,
+                   count_noun(summary.files, "file"), human_bytes(summary.bytes),
+                   count_noun(summary.skipped, "non-request line"),
+                   count_noun(summary.error_count, "broken record"));
         return static_cast<int>(ExitCode::usage);
     }
     if (global.strict && summary.error_count > 0) {
@@ -156,7 +162,7 @@ load_log(const Settings& global, const ruleset::Rules& rules,
         out.status = -1;
         return out;
     }
-    out.status = load_exit_status(global, out.summary);
+    out.status = load_exit_status(global, inputs, out.summary);
     return out;
 }
 

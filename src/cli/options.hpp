@@ -57,7 +57,8 @@ int run_audit(const Settings& global, const AuditOptions& options);
 // Prints the load errors to stderr (text) and decides the exit status shared
 // by every command that reads logs: 2 when nothing usable was read, or when
 // --strict and any record was broken.
-int load_exit_status(const Settings& global, const ingest::LoadSummary& summary);
+int load_exit_status(const Settings& global, const std::vector<std::string>& inputs,
+                     const ingest::LoadSummary& summary);
 
 // Reads the logs a command was given (the global --input-format applies),
 // reports broken records and returns the summary with the exit status the

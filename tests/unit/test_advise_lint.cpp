@@ -220,7 +220,8 @@ TEST_SUITE("advise::lint")
         std::ostringstream out;
         report::print_github({f}, out);
         CHECK(out.str() == "::warning file=a%2Cb.json,line=3,col=7,title=CW012 "
-                           "below-minimum::system[0]: 50%25 below%0Athe minimum\n");
+                           "below-minimum::system[0]: 50%25 below%0Athe minimum\n"
+                           "cachewise: 1 finding (0 errors, 1 warning, 0 notices)\n");
     }
 
     TEST_CASE("providers: Anthropic's breakpoint rules only where they apply")
