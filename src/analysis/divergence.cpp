@@ -51,6 +51,11 @@ message_count(const Request& r)
     return n;
 }
 
+// What a rewritten history costs, and what it would cost where nothing was
+// cached (find_latent).
+constexpr std::string_view k_history_lost = "the cache of everything after it is lost";
+constexpr std::string_view k_history_would_be_lost = "a cache of everything after it would be lost";
+
 // The changed range of two texts: common head and tail peeled off.
 struct Change {
     std::size_t head = 0;    // bytes shared at the start
@@ -471,9 +476,8 @@ private:
                 } else if (now_messages < was_messages) {
                     how = "truncated";
                 }
-                f.message = fmt::format("message {} of {} was {} (history rewritten): the cache of "
-                                        "everything after it is lost",
-                                        message, was_messages, how);
+                f.message = fmt::format("message {} of {} was {} (history rewritten): {}", message,
+                                        was_messages, how, k_history_lost);
             } else {
                 f.kind = "message";
                 f.message = fmt::format("the latest message ({}) changed", f.location.path);
@@ -506,6 +510,21 @@ tokens_lost(const Request& partner, std::size_t k)
     return partner.prompt_tokens() - before;
 }
 
+// The partner's provider caches only at breakpoints (Anthropic, Bedrock:
+// "Prompt caching" needs cache_control) and its logged body had none, not
+// even an automatic one: nothing of it was cached, so a divergence lost
+// nothing.
+bool
+cached_nothing(const Request& partner, const DivergenceContext& context)
+{
+    // A log that drops cache_control (Claude Code) says nothing of its marks.
+    if (!partner.breakpoints_logged || last_breakpoint(partner)) {
+        return false;
+    }
+    const auto it = context.rules.providers.find(partner.provider);
+    return it != context.rules.providers.end() && it->second.uses_breakpoints(partner.model);
+}
+
 std::optional<Finding>
 find_divergence(const Request& request, const Request& partner, const DivergenceContext& context)
 {
@@ -517,6 +536,9 @@ find_divergence(const Request& request, const Request& partner, const Divergence
     if (last && *last < k && request.model == partner.model) {
         return std::nullopt; // they part after everything the partner had cached
     }
+    if (cached_nothing(partner, context)) {
+        return std::nullopt; // the partner cached nothing: find_latent says what would break
+    }
     return Classifier(request, partner, k, context).run();
 }
 
@@ -525,22 +547,33 @@ find_latent(const Request& request, const Request& partner, const DivergenceCont
 {
     const std::size_t k = model::shared_prefix(request, partner);
     const auto last = last_breakpoint(partner);
-    if (k >= partner.segments.size() || k >= request.segments.size() || !last || *last >= k ||
-        request.model != partner.model) {
+    const bool uncached = cached_nothing(partner, context);
+    if (k >= partner.segments.size() || k >= request.segments.size() ||
+        (!uncached && (!last || *last >= k)) || request.model != partner.model) {
         return std::nullopt;
     }
     Finding f = Classifier(request, partner, k, context).run();
-    if (f.rule != rule::k_tools_reordered && f.rule != rule::k_serialization_drift &&
+    // After the last breakpoint, edits of the history are ordinary growth;
+    // without any, the whole prompt is what a breakpoint would cache.
+    if (!uncached && f.rule != rule::k_tools_reordered && f.rule != rule::k_serialization_drift &&
         f.rule != rule::k_dynamic_field) {
-        return std::nullopt; // ordinary growth or edits after the cached part
+        return std::nullopt;
     }
     f.severity = Severity::info;
     f.kind = f.kind.empty() ? "latent" : "latent-" + f.kind;
     f.tokens_lost = 0;
     f.cost_usd.reset();
-    f.message += fmt::format(" — latent: it lies after the last breakpoint ({}), so nothing cached "
-                             "was lost, but a breakpoint placed after it would miss every time",
-                             partner.segments[*last].path.str());
+    if (const auto at = f.message.find(k_history_lost); uncached && at != std::string::npos) {
+        f.message.replace(at, k_history_lost.size(), k_history_would_be_lost);
+    }
+    f.message += uncached
+                     ? fmt::format(" — latent: {} has no cache_control, so nothing was cached and "
+                                   "nothing lost, but a breakpoint after it would miss every time",
+                                   partner.id)
+                     : fmt::format(" — latent: it lies after the last breakpoint ({}), so nothing "
+                                   "cached was lost, but a breakpoint placed after it would miss "
+                                   "every time",
+                                   partner.segments[*last].path.str());
     return f;
 }
 

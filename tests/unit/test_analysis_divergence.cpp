@@ -1,8 +1,10 @@
 // Fixtures for every cause of analyze, each asserting the rule, the path and
 // the character offset of the earliest divergence.
 
+#include "analysis/divergence.hpp"
 #include "analysis/rule_catalogue.hpp"
 #include "analysis_helpers.hpp"
+#include "request_builder.hpp"
 
 #include <doctest/doctest.h>
 
@@ -315,6 +317,58 @@ TEST_SUITE("analysis::divergence")
         const std::int64_t tools_tokens = f.location.token.value_or(0) - 0;
         CHECK(f.tokens_lost <= partner.prompt_tokens);
         CHECK(f.tokens_lost >= partner.prompt_tokens - tools_tokens - 50);
+    }
+
+    TEST_CASE("without any cache_control an Anthropic prompt cached nothing: an edit is latent")
+    {
+        // "Prompt caching" writes only at breakpoints (rules/providers/
+        // anthropic.json breakpoint_models): no tokens were lost, and the
+        // rewrite is named for the day a breakpoint is added.
+        const auto no_marks = [](std::string b) {
+            return replace(replace(b, R"(,"cache_control":{"type":"ephemeral"})", ""),
+                           R"(,"cache_control":{"type":"ephemeral"})", "");
+        };
+        const std::string edited =
+            replace(k_history, "Reading the file first.", "Reading the file now.");
+        const auto a = analyse({record("r1", "s", 0, no_marks(body(k_system, k_history))),
+                                record("r2", "s", 20, no_marks(body(k_system, edited)))});
+        CHECK(a.result.findings.empty());
+        CHECK(a.result.tokens_lost == 0);
+        CHECK(a.result.uncached == 1);
+        REQUIRE(a.result.latent.size() == 1);
+        const auto& f = a.result.latent[0];
+        CHECK(f.rule == "CW001");
+        CHECK(f.kind == "latent-history-rewritten");
+        CHECK(f.severity == analysis::Severity::info);
+        CHECK(f.tokens_lost == 0);
+        CHECK(f.message.find("would be lost") != std::string::npos);
+        CHECK(f.message.find("r1 has no cache_control") != std::string::npos);
+    }
+
+    TEST_CASE("a partner whose log drops cache_control (Claude Code) still breaks")
+    {
+        using test::Block;
+        auto was = test::make(
+            {test::system("sys", 1000), Block("m0", 100), Block("m1", 100), Block("m2", 100)}, 0);
+        auto now = test::make({test::system("sys", 1000), Block("m0", 100), Block("m1 edited", 100),
+                               Block("m2", 100), Block("m3", 10)},
+                              10);
+        model::TextStore texts;
+        const analysis::DynamicFieldMatcher matcher(test::rules().dynamic_fields);
+        const model::TokenEstimator estimator(test::rules().tokens);
+        const analysis::DivergenceContext context{test::rules(), texts, matcher, estimator};
+        for (auto* r : {&was, &now}) {
+            r->provider = "anthropic";
+        }
+        CHECK_FALSE(analysis::find_divergence(now, was, context).has_value());
+        CHECK(analysis::find_latent(now, was, context).has_value());
+        was.breakpoints_logged = false;
+        now.breakpoints_logged = false;
+        const auto f = analysis::find_divergence(now, was, context);
+        REQUIRE(f.has_value());
+        CHECK(f->rule == "CW001");
+        CHECK(f->tokens_lost > 0);
+        CHECK_FALSE(analysis::find_latent(now, was, context).has_value());
     }
 
     TEST_CASE("a change after the partner's last breakpoint loses nothing cached")
