@@ -36,7 +36,8 @@ constexpr double k_suspect_scale = 10.0;
 } // namespace
 
 bool
-print_findings_format(const Settings& settings, const std::vector<analysis::Finding>& findings)
+print_findings_format(const Settings& settings, const std::vector<analysis::Finding>& findings,
+                      const Gate& gate)
 {
     if (settings.format.value == report::Format::sarif) {
         report::print_sarif(findings, std::cout);
@@ -44,9 +45,11 @@ print_findings_format(const Settings& settings, const std::vector<analysis::Find
     }
     if (settings.format.value == report::Format::github) {
         // Annotations name files from the checkout's root, else from here.
+        const auto annotated = new_findings(findings, gate);
         report::print_github(
-            findings, std::cout,
-            settings.github_workspace.value.value_or(std::filesystem::current_path().string()));
+            annotated, std::cout,
+            settings.github_workspace.value.value_or(std::filesystem::current_path().string()),
+            findings.size() - annotated.size());
         return true;
     }
     return false;

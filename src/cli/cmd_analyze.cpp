@@ -56,7 +56,7 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
     findings.insert(findings.end(), result.latent.begin(), result.latent.end());
     const auto diagnosis = watch.diagnoses.compare(result);
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
-    if (!print_findings_format(global, findings)) {
+    if (!print_findings_format(global, findings, gate)) {
         report::print_with_diagnosis(
             diagnosis, format,
             [&](std::ostream& out) {

@@ -184,7 +184,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate(FailOn{});
-    if (!print_findings_format(global, findings)) {
+    if (!print_findings_format(global, findings, gate)) {
         report::print_with_diagnosis(
             diagnosis, format,
             [&](std::ostream& out) {

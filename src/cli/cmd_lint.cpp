@@ -93,7 +93,7 @@ run_lint(const Settings& global, const LintCliOptions& options)
                                 count_noun(result.skipped.size(), "file")));
     }
     const auto counted = new_findings(result.findings, gate);
-    if (!print_findings_format(global, result.findings)) {
+    if (!print_findings_format(global, result.findings, gate)) {
         report::LintReport report{result, std::nullopt, std::nullopt};
         if (gate.baseline != nullptr) {
             report.new_since_baseline = counted.size();

@@ -97,9 +97,11 @@ void add_suggest_command(CLI::App& app, SuggestCliOptions& options, FlagValues& 
 int run_suggest(const Settings& global, const SuggestCliOptions& options);
 
 // Prints findings as SARIF or GitHub annotations when the format asks for
-// them; false for the other formats.
-bool print_findings_format(const Settings& settings,
-                           const std::vector<analysis::Finding>& findings);
+// them; false for the other formats. Annotations are made for the findings
+// the gate's --baseline does not hold (SARIF keeps them all: code scanning
+// matches them by fingerprint itself).
+bool print_findings_format(const Settings& settings, const std::vector<analysis::Finding>& findings,
+                           const Gate& gate);
 
 struct BenchCliOptions {
     std::string model;

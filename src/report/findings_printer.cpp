@@ -145,7 +145,8 @@ print_sarif(const std::vector<Finding>& findings, std::ostream& out)
 }
 
 void
-print_github(const std::vector<Finding>& findings, std::ostream& out, const std::string& base)
+print_github(const std::vector<Finding>& findings, std::ostream& out, const std::string& base,
+             std::size_t known)
 {
     for (const auto& f : findings) {
         const std::string_view command = f.severity == Severity::error     ? "error"
@@ -172,12 +173,17 @@ print_github(const std::vector<Finding>& findings, std::ostream& out, const std:
     for (const auto& f : findings) {
         ++by_severity[f.severity == Severity::error ? 0 : f.severity == Severity::warning ? 1 : 2];
     }
-    out << (findings.empty() ? std::string("cachewise: no findings\n")
-                             : fmt::format("cachewise: {} ({}, {}, {})\n",
-                                           count_noun(findings.size(), "finding"),
-                                           count_noun(by_severity[0], "error"),
-                                           count_noun(by_severity[1], "warning"),
-                                           count_noun(by_severity[2], "notice")));
+    // "new" only where a baseline held some back.
+    const std::string_view noun = known > 0 ? "new finding" : "finding";
+    out << (findings.empty()
+                ? fmt::format("cachewise: no {}s", noun)
+                : fmt::format("cachewise: {} ({}, {}, {})", count_noun(findings.size(), noun),
+                              count_noun(by_severity[0], "error"),
+                              count_noun(by_severity[1], "warning"),
+                              count_noun(by_severity[2], "notice")))
+        << (known > 0 ? fmt::format("; {} known from --baseline, not annotated", group_count(known))
+                      : "")
+        << "\n";
 }
 
 } // namespace cachewise::report

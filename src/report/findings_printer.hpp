@@ -15,9 +15,11 @@ void print_sarif(const std::vector<analysis::Finding>& findings, std::ostream& o
 
 // GitHub Actions workflow commands: ::warning file=F,line=L,col=C,title=T::message
 // GitHub workflow annotations; files are named relative to `base` (the
-// checkout, $GITHUB_WORKSPACE) when they lie inside it.
+// checkout, $GITHUB_WORKSPACE) when they lie inside it. A last plain line
+// counts them, and the `known` findings left out because --baseline holds
+// them.
 void print_github(const std::vector<analysis::Finding>& findings, std::ostream& out,
-                  const std::string& base = "");
+                  const std::string& base = "", std::size_t known = 0);
 
 // A stable identity for a finding, independent of request ids and line
 // numbers that shift between runs: rule, file, path, kind and the changed
