@@ -51,8 +51,6 @@ request_number(const std::optional<std::string>& request)
     return n;
 }
 
-} // namespace
-
 // An id as a text report prints it (relative to the folder its key names)
 // ends the full id after a '/'.
 bool
@@ -91,6 +89,8 @@ wanted_requests(const analysis::RequestStore& requests, const std::optional<std:
                             *request, shortened.size(), requests.head(*shortened.begin()).id,
                             requests.head(*second).id, shortened.size() > 2 ? ", ..." : ""));
 }
+
+} // namespace
 
 // The requests go through the analyzer first, as in analyze and audit: in
 // start order, side calls on their own sub-stream, and the token positions

@@ -70,7 +70,7 @@ read_file(const std::string& path)
     if (fd < 0) {
         return unexpected(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
     }
-    // A folder opens and reads as nothing: said, not taken for an empty file.
+    // A folder opens, then fails to read (EISDIR): said in words.
     struct stat st {};
     if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         ::close(fd);
