@@ -15,7 +15,7 @@ using namespace cachewise;
 namespace {
 
 std::vector<analysis::Finding>
-lint_text(const std::string& text, advise::LintOptions options = {})
+lint_text(const std::string& text, const advise::LintOptions& options = {})
 {
     test::TempFile file(text, "request.json");
     return cli::lint_files({file.path()}, test::rules(), options).findings;

@@ -324,7 +324,7 @@ TEST_SUITE("analysis::divergence")
         // "Prompt caching" writes only at breakpoints (rules/providers/
         // anthropic.json breakpoint_models): no tokens were lost, and the
         // rewrite is named for the day a breakpoint is added.
-        const auto no_marks = [](std::string b) {
+        const auto no_marks = [](const std::string& b) {
             return replace(replace(b, R"(,"cache_control":{"type":"ephemeral"})", ""),
                            R"(,"cache_control":{"type":"ephemeral"})", "");
         };
