@@ -28,6 +28,10 @@ GOAL_KIB = 20 * 1024
 COMMANDS = [
     ("--version", ["--version"], True),
     ("lint request-template", ["lint", "samples/request-template.json"], True),
+    # An OpenAI template: exact token counts load o200k_base (its SHA-256,
+    # 200k ranks and tables) inside the same budget.
+    ("lint gpt56-breakpoint-template", ["lint", "tests/cli/data/gpt56-breakpoint-template.json"],
+     True),
     ("bench prefill --gpu (modelled)",
      ["bench", "prefill", "--gpu", "H200", "--model", "llama-3.1-8b", "--tokens", "8192"], False),
     ("analyze agent-session", ["analyze", "samples/agent-session.jsonl"], False),

@@ -223,7 +223,7 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
         return unexpected(located.error());
     }
     const std::string& path = *located;
-    const auto file = MappedFile::open(path);
+    auto file = MappedFile::open(path);
     if (!file) {
         return unexpected(file.error());
     }
@@ -242,7 +242,12 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
                                       TokenizerTraits{.name = entry.name,
                                                       .pre_tokenizer = entry.pre_tokenizer,
                                                       .whole_piece_first = true,
-                                                      .special_tokens = entry.special_tokens})
+                                                      .special_tokens = entry.special_tokens},
+                                      // A rank file's pages go back as they are read, so
+                                      // that the file and the tables it becomes are not
+                                      // resident at once (lint of an OpenAI template:
+                                      // peak memory).
+                                      [&](std::size_t n) { file->release_before(n); })
                       : load_tokenizer_json(text, path, entry.name);
     if (!loaded) {
         return unexpected(loaded.error());

@@ -2,6 +2,7 @@
 
 #include "util/file.hpp"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -40,9 +41,23 @@ MappedFile::open(const std::string& path)
     return file;
 }
 
+void
+MappedFile::release_before(std::size_t offset)
+{
+    static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t end = std::min(offset, m_size) / page * page;
+    if (m_map == nullptr || end <= m_released) {
+        return;
+    }
+    // MADV_DONTNEED on a private read-only mapping drops the pages; a later
+    // read would fault them in again from the page cache.
+    (void)::madvise(static_cast<char*>(m_map) + m_released, end - m_released, MADV_DONTNEED);
+    m_released = end;
+}
+
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : m_map(std::exchange(other.m_map, nullptr)), m_size(std::exchange(other.m_size, 0)),
-      m_copy(std::move(other.m_copy))
+      m_released(std::exchange(other.m_released, 0)), m_copy(std::move(other.m_copy))
 {}
 
 MappedFile&
@@ -54,6 +69,7 @@ MappedFile::operator=(MappedFile&& other) noexcept
         }
         m_map = std::exchange(other.m_map, nullptr);
         m_size = std::exchange(other.m_size, 0);
+        m_released = std::exchange(other.m_released, 0);
         m_copy = std::move(other.m_copy);
     }
     return *this;

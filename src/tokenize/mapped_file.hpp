@@ -20,6 +20,11 @@ public:
     MappedFile& operator=(const MappedFile&) = delete;
     ~MappedFile();
 
+    // The pages of the first `offset` bytes are needed no more: a mapping
+    // gives them back (they count in the resident size until then), and
+    // bytes() must not be read below `offset` again.
+    void release_before(std::size_t offset);
+
     [[nodiscard]] std::string_view bytes() const
     {
         return m_map != nullptr ? std::string_view(static_cast<const char*>(m_map), m_size)
@@ -31,7 +36,8 @@ private:
 
     void* m_map = nullptr;
     std::size_t m_size = 0;
-    std::string m_copy; // when not mapped
+    std::size_t m_released = 0; // bytes from the start given back, in whole pages
+    std::string m_copy;         // when not mapped
 };
 
 } // namespace cachewise::tokenize

@@ -67,8 +67,11 @@ decode_base64(std::string_view in, std::string& out)
 } // namespace
 
 Expected<std::unique_ptr<Tokenizer>>
-load_tiktoken(std::string_view text, const std::string& label, TokenizerTraits traits)
+load_tiktoken(std::string_view text, const std::string& label, TokenizerTraits traits,
+              const std::function<void(std::size_t)>& parsed)
 {
+    constexpr std::size_t k_parsed_step = std::size_t{256} << 10;
+    std::size_t told = 0;
     Vocabulary vocab;
     // A line per token; base64 is four characters to three bytes.
     vocab.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1,
@@ -85,6 +88,10 @@ load_tiktoken(std::string_view text, const std::string& label, TokenizerTraits t
         const std::string_view line = text.substr(pos, eol - pos);
         pos = eol + 1;
         ++line_number;
+        if (parsed && pos - told >= k_parsed_step) {
+            told = pos;
+            parsed(told);
+        }
         if (line.empty()) {
             continue;
         }

@@ -1,11 +1,14 @@
 #include "helpers.hpp"
 #include "tokenize/loaders.hpp"
+#include "tokenize/mapped_file.hpp"
 #include "tokenize_helpers.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 using namespace cachewise;
 using namespace cachewise::tokenize;
@@ -93,6 +96,61 @@ TEST_SUITE("tokenize::Catalogue")
         const auto u = load_tiktoken("IQ== 0\nIg== 5\n", "r.tiktoken", TokenizerTraits{});
         REQUIRE(!u);
         CHECK(u.error() == "r.tiktoken:2: rank 5 out of order (expected 1)");
+    }
+
+    TEST_CASE("a rank file's pages are given back as they are read, and the load is the same")
+    {
+        // 256 single-byte tokens, then every two-byte one: about 700 KB of lines.
+        std::string text;
+        std::string bytes;
+        TokenId rank = 0;
+        const auto line = [&](const std::string& token) {
+            std::string b64;
+            static const char* k =
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            std::string t = token;
+            const std::size_t pad = (3 - t.size() % 3) % 3;
+            t.append(pad, '\0');
+            for (std::size_t i = 0; i < t.size(); i += 3) {
+                const auto v = (static_cast<unsigned char>(t[i]) << 16) |
+                               (static_cast<unsigned char>(t[i + 1]) << 8) |
+                               static_cast<unsigned char>(t[i + 2]);
+                b64 += {k[(v >> 18) & 63], k[(v >> 12) & 63], k[(v >> 6) & 63], k[v & 63]};
+            }
+            b64.replace(b64.size() - pad, pad, std::string(pad, '='));
+            text += b64 + " " + std::to_string(rank++) + "\n";
+        };
+        for (int b = 0; b < 256; ++b) {
+            line(std::string(1, static_cast<char>(b)));
+        }
+        for (int a = 0; a < 256; ++a) {
+            for (int b = 0; b < 256; ++b) {
+                line(std::string{static_cast<char>(a), static_cast<char>(b)});
+            }
+        }
+        test::TempFile file(text, "big.tiktoken");
+        auto mapped = MappedFile::open(file.path());
+        REQUIRE(mapped.has_value());
+        std::vector<std::size_t> told;
+        const auto t =
+            load_tiktoken(mapped->bytes(), "big.tiktoken", TokenizerTraits{}, [&](std::size_t n) {
+                told.push_back(n);
+                mapped->release_before(n);
+            });
+        REQUIRE(t.has_value());
+        CHECK(told.size() >= 2);
+        CHECK(std::is_sorted(told.begin(), told.end()));
+        CHECK(told.back() <= text.size());
+        CHECK((*t)->vocabulary().size() == 256 + 65536);
+        // The bytes past the last page given back are still there to read.
+        CHECK(mapped->bytes().substr(told.back()) == std::string_view(text).substr(told.back()));
+        const auto plain = load_tiktoken(text, "big.tiktoken", TokenizerTraits{});
+        REQUIRE(plain.has_value());
+        std::vector<TokenId> a;
+        std::vector<TokenId> b;
+        (*t)->encode("hello, world", a);
+        (*plain)->encode("hello, world", b);
+        CHECK(a == b);
     }
 
     TEST_CASE("a rank file without every byte is not byte-level")
