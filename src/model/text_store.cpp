@@ -4,12 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <string>
 #include <unistd.h>
+#include <unordered_map>
 #include <utility>
 
 namespace cachewise::model {
@@ -30,105 +34,191 @@ anonymous_file()
     return fd;
 }
 
-} // namespace
+struct Tags {
+    std::uint8_t value = 0;
+    bool set = false;
+};
 
-TextStore::TextStore(std::size_t memory_budget) : m_budget(memory_budget) {}
+struct Held {
+    std::string bytes;
+    Tags tags;
+};
 
-TextStore::~TextStore()
-{
-    if (m_fd >= 0) {
-        ::close(m_fd);
+struct Spilled {
+    std::uint64_t offset = 0;
+    std::uint32_t size = 0;
+    Tags tags;
+};
+
+// The texts whose hash falls to it, under their own lock.
+struct Shard {
+    mutable std::mutex mutex;
+    std::unordered_map<Hash128, Held, Hash128Hasher> texts;
+    std::unordered_map<Hash128, Spilled, Hash128Hasher> spilled;
+
+    [[nodiscard]] bool kept(const Hash128& content) const
+    {
+        return texts.find(content) != texts.end() || spilled.find(content) != spilled.end();
     }
-}
+    [[nodiscard]] Tags tags(const Hash128& content) const
+    {
+        if (const auto it = texts.find(content); it != texts.end()) {
+            return it->second.tags;
+        }
+        const auto it = spilled.find(content);
+        return it != spilled.end() ? it->second.tags : Tags{};
+    }
+};
 
-TextStore::TextStore(TextStore&& other) noexcept : m_budget(other.m_budget)
-{
-    *this = std::move(other);
-}
-
-TextStore&
-TextStore::operator=(TextStore&& other) noexcept
-{
-    if (this != &other) {
-        const std::scoped_lock lock(m_mutex, other.m_mutex);
+// The temporary file: texts are appended to a batch, written out when it
+// is full. A text lies whole in the file or whole in the batch.
+class SpillFile {
+public:
+    ~SpillFile()
+    {
         if (m_fd >= 0) {
             ::close(m_fd);
         }
-        m_texts = std::move(other.m_texts);
-        m_spilled = std::move(other.m_spilled);
-        m_budget = other.m_budget;
-        m_bytes = other.m_bytes;
-        m_memory_bytes = other.m_memory_bytes;
-        m_fd = std::exchange(other.m_fd, -1);
-        m_no_file = other.m_no_file;
-        m_file_size = other.m_file_size;
-        m_tagger = other.m_tagger;
     }
-    return *this;
-}
 
-bool
-TextStore::kept(const Hash128& content) const
-{
-    return m_texts.find(content) != m_texts.end() || m_spilled.find(content) != m_spilled.end();
-}
-
-bool
-TextStore::spill(const Hash128& content, std::string_view bytes, Tags tags)
-{
-    if (m_fd < 0 && !m_no_file) {
-        m_fd = anonymous_file();
-        m_no_file = m_fd < 0;
-    }
-    if (m_fd < 0 || bytes.size() > UINT32_MAX) {
-        return false;
-    }
-    std::size_t written = 0;
-    while (written < bytes.size()) {
-        const auto n = ::pwrite(m_fd, bytes.data() + written, bytes.size() - written,
-                                static_cast<off_t>(m_file_size + written));
-        if (n <= 0) {
-            return false; // the disk is full: keep this one in memory
+    // The offset `bytes` is kept at, or nullopt: no file could be made, or
+    // writing failed (the disk is full): the caller keeps the text in memory.
+    std::optional<std::uint64_t> append(std::string_view bytes)
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_fd < 0 && !m_failed) {
+            m_fd = anonymous_file();
+            m_failed = m_fd < 0;
         }
-        written += static_cast<std::size_t>(n);
+        if (m_failed || bytes.size() > UINT32_MAX) {
+            return std::nullopt;
+        }
+        const std::uint64_t offset = m_flushed + m_batch.size();
+        m_batch.append(bytes);
+        if (m_batch.size() >= TextStore::k_write_batch) {
+            flush();
+        }
+        return offset;
     }
-    m_spilled.emplace(content,
-                      Spilled{m_file_size, static_cast<std::uint32_t>(bytes.size()), tags});
-    m_file_size += bytes.size();
-    return true;
-}
+
+    [[nodiscard]] std::string read(const Spilled& where) const
+    {
+        std::string out(where.size, '\0');
+        const std::lock_guard lock(m_mutex);
+        if (where.offset >= m_flushed) {
+            m_batch.copy(out.data(), out.size(), where.offset - m_flushed);
+            return out;
+        }
+        std::size_t read = 0;
+        while (read < out.size()) {
+            const auto n = ::pread(m_fd, out.data() + read, out.size() - read,
+                                   static_cast<off_t>(where.offset + read));
+            if (n <= 0) {
+                // The file was written by this process and is still open: a
+                // short read is an I/O error, and a quote is never made up.
+                throw Error(fmt::format("reading back a text kept in a temporary file: {}",
+                                        std::strerror(errno)),
+                            ExitCode::usage);
+            }
+            read += static_cast<std::size_t>(n);
+        }
+        return out;
+    }
+
+    [[nodiscard]] std::size_t size() const
+    {
+        const std::lock_guard lock(m_mutex);
+        return m_flushed + m_batch.size();
+    }
+
+private:
+    // On a failed write the batch stays in memory, where its texts are read
+    // from, and nothing more is spilled.
+    void flush()
+    {
+        std::size_t written = 0;
+        while (written < m_batch.size()) {
+            const auto n = ::pwrite(m_fd, m_batch.data() + written, m_batch.size() - written,
+                                    static_cast<off_t>(m_flushed + written));
+            if (n <= 0) {
+                m_failed = true;
+                return;
+            }
+            written += static_cast<std::size_t>(n);
+        }
+        m_flushed += m_batch.size();
+        m_batch.clear();
+    }
+
+    mutable std::mutex m_mutex;
+    int m_fd = -1;
+    bool m_failed = false;
+    std::uint64_t m_flushed = 0; // bytes in the file
+    std::string m_batch;         // bytes after them, not written yet
+};
+
+} // namespace
+
+struct TextStore::Impl {
+    static constexpr std::size_t k_shards = 64;
+
+    explicit Impl(std::size_t memory_budget) : budget(memory_budget) {}
+
+    Shard& shard(const Hash128& content) { return shards[content.high % k_shards]; }
+    const Shard& shard(const Hash128& content) const { return shards[content.high % k_shards]; }
+
+    std::array<Shard, k_shards> shards;
+    SpillFile file;
+    std::size_t budget;
+    std::atomic<std::size_t> bytes{0};
+    std::atomic<std::size_t> memory_bytes{0};
+    std::atomic<Tagger> tagger{nullptr};
+};
+
+TextStore::TextStore(std::size_t memory_budget) : m_impl(std::make_unique<Impl>(memory_budget)) {}
+
+TextStore::~TextStore() = default;
+TextStore::TextStore(TextStore&& other) noexcept = default;
+TextStore& TextStore::operator=(TextStore&& other) noexcept = default;
 
 void
 TextStore::put(const Hash128& content, std::string_view bytes)
 {
-    Tagger tagger = nullptr;
+    Shard& shard = m_impl->shard(content);
     {
-        const std::lock_guard lock(m_mutex);
-        if (kept(content)) {
+        const std::lock_guard lock(shard.mutex);
+        if (shard.kept(content)) {
             return;
         }
-        tagger = m_tagger;
     }
     // Tagged outside the lock, so that the workers tag in parallel.
+    const Tagger tagger = m_impl->tagger.load();
     const Tags tags = tagger != nullptr ? Tags{tagger(bytes), true} : Tags{};
-    const std::lock_guard lock(m_mutex);
-    if (kept(content)) {
+    const std::lock_guard lock(shard.mutex);
+    if (shard.kept(content)) {
         return; // another worker put it meanwhile
     }
-    m_bytes += bytes.size();
-    if (m_memory_bytes + bytes.size() > m_budget && spill(content, bytes, tags)) {
-        return;
+    m_impl->bytes += bytes.size();
+    // Two workers may both pass the budget at once: it is exceeded by a text
+    // or two, not more.
+    if (m_impl->memory_bytes.load() + bytes.size() > m_impl->budget) {
+        if (const auto offset = m_impl->file.append(bytes)) {
+            shard.spilled.emplace(content,
+                                  Spilled{*offset, static_cast<std::uint32_t>(bytes.size()), tags});
+            return;
+        }
     }
-    m_memory_bytes += bytes.size();
-    m_texts.emplace(content, Held{std::string(bytes), tags});
+    m_impl->memory_bytes += bytes.size();
+    shard.texts.emplace(content, Held{std::string(bytes), tags});
 }
 
 void
 TextStore::alias(const Hash128& from, const Hash128& to)
 {
     {
-        const std::lock_guard lock(m_mutex);
-        if (kept(to)) {
+        const Shard& shard = m_impl->shard(to);
+        const std::lock_guard lock(shard.mutex);
+        if (shard.kept(to)) {
             return;
         }
     }
@@ -140,49 +230,58 @@ TextStore::alias(const Hash128& from, const Hash128& to)
 void
 TextStore::set_tagger(Tagger tagger)
 {
-    const std::lock_guard lock(m_mutex);
-    m_tagger = tagger;
+    m_impl->tagger.store(tagger);
 }
 
 std::optional<std::uint8_t>
 TextStore::tags(const Hash128& content) const
 {
-    const std::lock_guard lock(m_mutex);
-    Tags tags;
-    if (const auto it = m_texts.find(content); it != m_texts.end()) {
-        tags = it->second.tags;
-    } else if (const auto spilled = m_spilled.find(content); spilled != m_spilled.end()) {
-        tags = spilled->second.tags;
-    }
+    const Shard& shard = m_impl->shard(content);
+    const std::lock_guard lock(shard.mutex);
+    const Tags tags = shard.tags(content);
     return tags.set ? std::optional(tags.value) : std::nullopt;
 }
 
 std::optional<std::string>
 TextStore::get(const Hash128& content) const
 {
-    const std::lock_guard lock(m_mutex);
-    if (const auto it = m_texts.find(content); it != m_texts.end()) {
-        return it->second.bytes;
-    }
-    const auto it = m_spilled.find(content);
-    if (it == m_spilled.end()) {
-        return std::nullopt;
-    }
-    std::string out(it->second.size, '\0');
-    std::size_t read = 0;
-    while (read < out.size()) {
-        const auto n = ::pread(m_fd, out.data() + read, out.size() - read,
-                               static_cast<off_t>(it->second.offset + read));
-        if (n <= 0) {
-            // The file was written by this process and is still open: a short
-            // read is an I/O error, and a quote is never made up.
-            throw Error(fmt::format("reading back a text kept in a temporary file: {}",
-                                    std::strerror(errno)),
-                        ExitCode::usage);
+    const Shard& shard = m_impl->shard(content);
+    Spilled where;
+    {
+        const std::lock_guard lock(shard.mutex);
+        if (const auto it = shard.texts.find(content); it != shard.texts.end()) {
+            return it->second.bytes;
         }
-        read += static_cast<std::size_t>(n);
+        const auto it = shard.spilled.find(content);
+        if (it == shard.spilled.end()) {
+            return std::nullopt;
+        }
+        where = it->second;
     }
-    return out;
+    return m_impl->file.read(where);
+}
+
+std::size_t
+TextStore::size() const
+{
+    std::size_t n = 0;
+    for (const auto& shard : m_impl->shards) {
+        const std::lock_guard lock(shard.mutex);
+        n += shard.texts.size() + shard.spilled.size();
+    }
+    return n;
+}
+
+std::size_t
+TextStore::bytes() const
+{
+    return m_impl->bytes.load();
+}
+
+std::size_t
+TextStore::spilled_bytes() const
+{
+    return m_impl->file.size();
 }
 
 } // namespace cachewise::model

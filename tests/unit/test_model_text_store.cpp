@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 using namespace cachewise;
 
@@ -28,6 +29,25 @@ TEST_SUITE("model::TextStore")
         CHECK(store.get(hash_bytes(b)) == b);
         CHECK(store.get(hash_bytes(c)) == c);
         CHECK_FALSE(store.get(hash_bytes("absent")).has_value());
+    }
+
+    TEST_CASE("spilled texts are read back whether their batch was written out or not")
+    {
+        model::TextStore store(0);
+        std::vector<std::string> texts;
+        // Three batches and a part: texts in the file and in the batch.
+        for (std::size_t i = 0; texts.size() * 1000 < 3 * model::TextStore::k_write_batch + 500;
+             ++i) {
+            texts.push_back(std::string(999, static_cast<char>('a' + i % 26)) + std::to_string(i));
+            store.put(hash_bytes(texts.back()), texts.back());
+        }
+        std::size_t total = 0;
+        for (const auto& text : texts) {
+            total += text.size();
+            CHECK(store.get(hash_bytes(text)) == text);
+        }
+        CHECK(store.size() == texts.size());
+        CHECK(store.spilled_bytes() == total);
     }
 
     TEST_CASE("an alias keeps the text under a second key, once, from memory or the file")
