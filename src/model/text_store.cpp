@@ -1,6 +1,7 @@
 #include "model/text_store.hpp"
 
 #include "util/error.hpp"
+#include "util/flat_map.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +14,6 @@
 #include <mutex>
 #include <string>
 #include <unistd.h>
-#include <unordered_map>
 #include <utility>
 
 namespace cachewise::model {
@@ -53,20 +53,20 @@ struct Spilled {
 // The texts whose hash falls to it, under their own lock.
 struct Shard {
     mutable std::mutex mutex;
-    std::unordered_map<Hash128, Held, Hash128Hasher> texts;
-    std::unordered_map<Hash128, Spilled, Hash128Hasher> spilled;
+    FlatMap<Hash128, Held, Hash128Hasher> texts;
+    FlatMap<Hash128, Spilled, Hash128Hasher> spilled;
 
     [[nodiscard]] bool kept(const Hash128& content) const
     {
-        return texts.find(content) != texts.end() || spilled.find(content) != spilled.end();
+        return texts.find(content) != nullptr || spilled.find(content) != nullptr;
     }
     [[nodiscard]] Tags tags(const Hash128& content) const
     {
-        if (const auto it = texts.find(content); it != texts.end()) {
-            return it->second.tags;
+        if (const auto* held = texts.find(content)) {
+            return held->tags;
         }
-        const auto it = spilled.find(content);
-        return it != spilled.end() ? it->second.tags : Tags{};
+        const auto* where = spilled.find(content);
+        return where != nullptr ? where->tags : Tags{};
     }
 };
 
@@ -203,13 +203,13 @@ TextStore::put(const Hash128& content, std::string_view bytes)
     // or two, not more.
     if (m_impl->memory_bytes.load() + bytes.size() > m_impl->budget) {
         if (const auto offset = m_impl->file.append(bytes)) {
-            shard.spilled.emplace(content,
-                                  Spilled{*offset, static_cast<std::uint32_t>(bytes.size()), tags});
+            *shard.spilled.try_emplace(content).first =
+                Spilled{*offset, static_cast<std::uint32_t>(bytes.size()), tags};
             return;
         }
     }
     m_impl->memory_bytes += bytes.size();
-    shard.texts.emplace(content, Held{std::string(bytes), tags});
+    *shard.texts.try_emplace(content).first = Held{std::string(bytes), tags};
 }
 
 void
@@ -249,14 +249,14 @@ TextStore::get(const Hash128& content) const
     Spilled where;
     {
         const std::lock_guard lock(shard.mutex);
-        if (const auto it = shard.texts.find(content); it != shard.texts.end()) {
-            return it->second.bytes;
+        if (const auto* held = shard.texts.find(content)) {
+            return held->bytes;
         }
-        const auto it = shard.spilled.find(content);
-        if (it == shard.spilled.end()) {
+        const auto* spilled = shard.spilled.find(content);
+        if (spilled == nullptr) {
             return std::nullopt;
         }
-        where = it->second;
+        where = *spilled;
     }
     return m_impl->file.read(where);
 }
