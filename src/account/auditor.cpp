@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -148,7 +149,7 @@ public:
     void run(const analysis::RequestStore& requests)
     {
         m_requests = &requests;
-        std::set<std::string> unpriced;
+        Unpriced unpriced;
         // Exactly one row a request: a growing vector would hold up to three
         // times the rows while it moves them.
         m_result.requests.reserve(requests.size());
@@ -157,11 +158,11 @@ public:
             const Request r = requests.get(i);
             RequestAudit a = one(r, i);
             if (!a.priced && a.reported && !a.reported_cost_usd) {
-                unpriced.insert(unpriced_label(r));
+                add_unpriced(unpriced, r);
             }
             m_result.requests.push_back(std::move(a));
         }
-        m_result.unpriced_models.assign(unpriced.begin(), unpriced.end());
+        m_result.unpriced_models = unpriced_labels(unpriced);
         m_result.policy = m_options.policy;
         m_result.policies = m_caches.policies();
         m_result.untimed = 0;
@@ -201,19 +202,44 @@ public:
     }
 
 private:
-    // "model", or "model (no price effective on DATE: prices start DATE)".
-    [[nodiscard]] std::string unpriced_label(const Request& r) const
+    // Unpriced models, and for each the days its requests fell on before
+    // its first price (keyed by that price's start); no days: no price at all.
+    using Unpriced = std::map<std::pair<std::string, std::string>, std::set<std::string>>;
+
+    void add_unpriced(Unpriced& unpriced, const Request& r) const
     {
         const std::string& billed = r.billed_model();
         if (billed.empty()) {
-            return "(unknown model)";
+            unpriced[{"(unknown model)", ""}];
+            return;
         }
         const std::string date = r.started_at ? format_rfc3339(*r.started_at).substr(0, 10) : "";
         if (const auto start = m_rules.pricing.starts_after(billed, date)) {
-            return fmt::format("{} (no price effective on {}: prices start {})", billed, date,
-                               *start);
+            unpriced[{billed, *start}].insert(date);
+        } else {
+            unpriced[{billed, ""}];
         }
-        return billed;
+    }
+
+    // "model", or "model (no price effective on DATE[ and DATE]: prices start
+    // DATE)", once a model and start, however many days its requests span.
+    [[nodiscard]] static std::vector<std::string> unpriced_labels(const Unpriced& unpriced)
+    {
+        std::vector<std::string> labels;
+        for (const auto& [key, days] : unpriced) {
+            const auto& [model, start] = key;
+            if (days.empty()) {
+                labels.push_back(model);
+            } else if (days.size() <= 2) {
+                labels.push_back(fmt::format("{} (no price effective on {}: prices start {})",
+                                             model, fmt::join(days, " and "), start));
+            } else {
+                labels.push_back(
+                    fmt::format("{} (no price effective on {} days from {} to {}: prices start {})",
+                                model, days.size(), *days.begin(), *days.rbegin(), start));
+            }
+        }
+        return labels;
     }
 
     void add(Finding f, std::size_t index)
