@@ -510,20 +510,25 @@ tokens_lost(const Request& partner, std::size_t k)
     return partner.prompt_tokens() - before;
 }
 
+namespace {
+
 // The partner's provider caches only at breakpoints (Anthropic, Bedrock:
 // "Prompt caching" needs cache_control) and its logged body had none, not
 // even an automatic one: nothing of it was cached, so a divergence lost
-// nothing.
+// nothing. `last` is the partner's last breakpoint.
 bool
-cached_nothing(const Request& partner, const DivergenceContext& context)
+cached_nothing(const Request& partner, std::optional<std::size_t> last,
+               const DivergenceContext& context)
 {
     // A log that drops cache_control (Claude Code) says nothing of its marks.
-    if (!partner.breakpoints_logged || last_breakpoint(partner)) {
+    if (!partner.breakpoints_logged || last) {
         return false;
     }
     const auto it = context.rules.providers.find(partner.provider);
     return it != context.rules.providers.end() && it->second.uses_breakpoints(partner.model);
 }
+
+} // namespace
 
 std::optional<Finding>
 find_divergence(const Request& request, const Request& partner, const DivergenceContext& context)
@@ -536,7 +541,7 @@ find_divergence(const Request& request, const Request& partner, const Divergence
     if (last && *last < k && request.model == partner.model) {
         return std::nullopt; // they part after everything the partner had cached
     }
-    if (cached_nothing(partner, context)) {
+    if (cached_nothing(partner, last, context)) {
         return std::nullopt; // the partner cached nothing: find_latent says what would break
     }
     return Classifier(request, partner, k, context).run();
@@ -547,7 +552,7 @@ find_latent(const Request& request, const Request& partner, const DivergenceCont
 {
     const std::size_t k = model::shared_prefix(request, partner);
     const auto last = last_breakpoint(partner);
-    const bool uncached = cached_nothing(partner, context);
+    const bool uncached = cached_nothing(partner, last, context);
     if (k >= partner.segments.size() || k >= request.segments.size() ||
         (!uncached && (!last || *last >= k)) || request.model != partner.model) {
         return std::nullopt;

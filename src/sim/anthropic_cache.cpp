@@ -228,6 +228,10 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
     std::stable_sort(bps.begin(), bps.end(), [](const Breakpoint& a, const Breakpoint& b) {
         return a.segment < b.segment;
     });
+    // Always: this cache is written and read only at breakpoints (rule:
+    // cache_control breakpoints), so CW011 applies to every request it
+    // simulates, also under --policy. The rules' breakpoint_models say which
+    // models the analysis expects breakpoints of, not how this cache works.
     out.uses_breakpoints = true;
     if (rejected(r, bps, out)) {
         return out;
