@@ -56,6 +56,23 @@ print_findings_format(const Settings& settings, const std::vector<analysis::Find
 }
 
 void
+print_baseline_summary(const Settings& settings, const std::vector<analysis::Finding>& findings,
+                       const std::vector<analysis::Finding>& counted, const Gate& gate)
+{
+    if (gate.baseline == nullptr || settings.format.value != report::Format::text) {
+        return;
+    }
+    std::cout << fmt::format("\n{} ({} new since the baseline {})\n",
+                             count_noun(findings.size(), "finding"), group_count(counted.size()),
+                             gate.baseline->path);
+    for (const auto& f : counted) {
+        std::cout << fmt::format("  new: {} {} at {} ({})\n", f.rule, f.name,
+                                 f.location.path.empty() ? "the request" : f.location.path,
+                                 f.request.empty() ? f.stream : f.request);
+    }
+}
+
+void
 report_load_errors(const Settings& global, const ingest::LoadSummary& summary)
 {
     if (global.quiet) {

@@ -56,6 +56,7 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
     findings.insert(findings.end(), result.latent.begin(), result.latent.end());
     const auto diagnosis = watch.diagnoses.compare(result);
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
+    const auto counted = new_findings(findings, gate);
     if (!print_findings_format(global, findings, gate)) {
         report::print_with_diagnosis(
             diagnosis, format,
@@ -64,8 +65,9 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
                                        {format, options.details, options.top}, out);
             },
             std::cout);
+        print_baseline_summary(global, findings, counted, gate);
     }
-    return gate_status(new_findings(findings, gate), gate);
+    return gate_status(counted, gate);
 }
 
 } // namespace cachewise::cli

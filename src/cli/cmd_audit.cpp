@@ -184,6 +184,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate(FailOn{});
+    const auto counted = new_findings(findings, gate);
     if (!print_findings_format(global, findings, gate)) {
         report::print_with_diagnosis(
             diagnosis, format,
@@ -194,8 +195,9 @@ run_audit(const Settings& global, const AuditOptions& options)
                                     out);
             },
             std::cout);
+        print_baseline_summary(global, findings, counted, gate);
     }
-    return gate_status(new_findings(findings, gate), gate, result.totals.hit_rate());
+    return gate_status(counted, gate, result.totals.hit_rate());
 }
 
 } // namespace cachewise::cli

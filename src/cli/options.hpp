@@ -102,6 +102,12 @@ int run_suggest(const Settings& global, const SuggestCliOptions& options);
 // matches them by fingerprint itself).
 bool print_findings_format(const Settings& settings, const std::vector<analysis::Finding>& findings,
                            const Gate& gate);
+// After a text report, with --baseline: how many findings are new since it,
+// and which (rule, place, request), so that a reader sees what the gate
+// counts. Nothing without a baseline or in other formats.
+void print_baseline_summary(const Settings& settings,
+                            const std::vector<analysis::Finding>& findings,
+                            const std::vector<analysis::Finding>& counted, const Gate& gate);
 
 struct BenchCliOptions {
     std::string model;
