@@ -197,6 +197,13 @@ public:
                 "not the cache, may be what is off)",
                 count_noun(m_within_estimate, "request"), m_rules.tokens.error_band_percent.value));
         }
+        if (m_over_estimate > 0) {
+            m_result.notes.push_back(fmt::format(
+                "{} read more than the simulation's units allow, but no more than the prefix "
+                "shared with a live partner within the ±{:.0f}% error band of its estimated "
+                "length: not judged (the units fall where the estimate puts them)",
+                count_noun(m_over_estimate, "request"), m_rules.tokens.error_band_percent.value));
+        }
         summarise();
         compute();
     }
@@ -480,8 +487,31 @@ private:
     // More was read than the simulation allows: warmed by traffic the log does
     // not hold (CW025), an entry the documented rules had dropped, or reads
     // the rules cannot explain.
-    void explain_extra_read(const Request& r, const sim::SimResult& s, const RequestAudit& a,
-                            const std::string& numbers, std::int64_t tolerance, Finding& f) const
+    // More was read than the simulation's units allow, but no more than the
+    // prefix shared with a live partner once its estimated length is allowed
+    // the estimator's error band: where the units fall (Gemini's chunks, a
+    // 128-token step) is only as precise as that estimate, so the difference
+    // is not judged (the mirror of read_within_estimate).
+    [[nodiscard]] bool read_over_within_estimate(const Request& r, const RequestAudit& a) const
+    {
+        // Only caches that read in fixed steps of the prompt: elsewhere (DeepSeek's
+        // persisted units) the simulation's shortfall is not one of rounding.
+        if (!m_rules.provider(a.policy).has("hit_step_tokens") ||
+            std::all_of(r.segments.begin(), r.segments.end(), [](const model::Segment& x) {
+                return x.token_source == model::TokenSource::exact;
+            })) {
+            return false;
+        }
+        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        return static_cast<double>(a.reported->read) <=
+               static_cast<double>(a.shared_tokens) * (1 + band);
+    }
+
+    // Fills `f` and returns true, or returns false when the extra read is
+    // within the estimate (not judged).
+    [[nodiscard]] bool explain_extra_read(const Request& r, const sim::SimResult& s,
+                                          const RequestAudit& a, const std::string& numbers,
+                                          std::int64_t tolerance, Finding& f) const
     {
         const auto& rep = *a.reported;
         // The simulation may reach past the analysis partner (DeepSeek's
@@ -513,10 +543,13 @@ private:
                     ? fmt::format(": last used {:.0f} s before, TTL {:.0f} s",
                                   s.missed->gap_seconds, s.missed->ttl_seconds)
                     : "");
+        } else if (read_over_within_estimate(r, a)) {
+            return false;
         } else {
             f.kind = "reads";
             f.message = fmt::format("{}: more was read than the documented rules allow", numbers);
         }
+        return true;
     }
 
     // Expected against reported (CW031), with the cause attributed.
@@ -562,7 +595,11 @@ private:
                 s.uses_breakpoints ? "marked " : "",
                 s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
         } else if (d_read > tolerance) {
-            explain_extra_read(r, s, a, numbers, tolerance, f);
+            if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {
+                a.mismatch = false;
+                ++m_over_estimate;
+                return;
+            }
         } else {
             f.kind = !s.minimum_known ? rule::k_below_minimum : "writes";
             f.message = fmt::format(
@@ -849,6 +886,7 @@ private:
     std::vector<std::size_t> m_pending; // findings of the request being audited
     bool m_expired_now = false;
     std::size_t m_within_estimate = 0; // reads short of the hit within the estimate's band
+    std::size_t m_over_estimate = 0;   // reads past the units within the estimate's band
 };
 
 } // namespace
