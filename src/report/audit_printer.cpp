@@ -277,6 +277,18 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
 }
 
 // --details: one line per request.
+// The analysis status, except that a "cold" request the provider reports
+// reading from the cache was warmed by traffic the log does not hold: "cold"
+// beside its reads would contradict the usage.
+std::string
+status_label(const RequestAudit& a)
+{
+    if (a.status == analysis::RequestOutcome::Status::cold && a.reported && a.reported->read > 0) {
+        return "cold, read elsewhere";
+    }
+    return std::string(analysis::to_string(a.status));
+}
+
 void
 text_details(const AuditResult& r, const IdKey& ids, std::ostream& out)
 {
@@ -292,8 +304,7 @@ text_details(const AuditResult& r, const IdKey& ids, std::ostream& out)
             rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
         }
         table.add_row({std::string(ids.shorten(a.id)),
-                       a.started_at ? format_rfc3339(*a.started_at) : "-",
-                       std::string(analysis::to_string(a.status)),
+                       a.started_at ? format_rfc3339(*a.started_at) : "-", status_label(a),
                        a.reported ? split_short(*a.reported) : "-",
                        a.simulated ? split_short(a.expected) : "-",
                        a.priced ? usd(a.actual.total()) : "-", rules});
