@@ -289,19 +289,21 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
                        {"example", h.example}});
     }
     j["hot_prefixes"] = hot;
-    Json requests = Json::array();
-    for (const auto& o : r.outcomes) {
-        requests.push_back({{"id", o.id},
-                            {"stream", or_null(o.stream)},
-                            {"partner", or_null(o.partner)},
-                            {"status", std::string(analysis::to_string(o.status))},
-                            {"prompt_tokens", o.prompt_tokens},
-                            {"shared_tokens", o.shared_tokens},
-                            {"finding", o.finding ? Json(*o.finding) : Json(nullptr)}});
-    }
-    j["requests"] = requests;
+    j["requests"] = Json::array(); // streamed: see dump_with_rows
     add_load_json(j, load);
-    out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+    dump_with_rows(
+        j, r.outcomes.size(),
+        [&](std::size_t i) {
+            const auto& o = r.outcomes[i];
+            return Json{{"id", o.id},
+                        {"stream", or_null(o.stream)},
+                        {"partner", or_null(o.partner)},
+                        {"status", std::string(analysis::to_string(o.status))},
+                        {"prompt_tokens", o.prompt_tokens},
+                        {"shared_tokens", o.shared_tokens},
+                        {"finding", o.finding ? Json(*o.finding) : Json(nullptr)}};
+        },
+        out);
 }
 
 } // namespace

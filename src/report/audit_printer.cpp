@@ -439,43 +439,6 @@ request_row(const account::RequestAudit& a)
     return x;
 }
 
-// The per-request rows written one at a time into `document`'s dump, where
-// its empty "requests" array stands: a DOM of every row (and a copy of it,
-// and its text) would hold several times the rows in memory at once. The
-// bytes are those of dumping the whole document with an indent of 2.
-void
-dump_streaming_requests(const Json& document, const std::vector<account::RequestAudit>& rows,
-                        std::ostream& out)
-{
-    const std::string text = document.dump(2, ' ', false, Json::error_handler_t::replace);
-    // A top-level member sits at exactly two spaces; strings hold no raw
-    // newline, so this cannot be met inside a value.
-    const std::string_view marker = "\n  \"requests\": []";
-    const std::size_t at = text.find(marker);
-    if (at == std::string::npos || rows.empty()) {
-        out << text << "\n";
-        return;
-    }
-    out.write(text.data(), static_cast<std::streamsize>(at + marker.size() - 2));
-    out << "[\n";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        std::string row = request_row(rows[i]).dump(2, ' ', false, Json::error_handler_t::replace);
-        out << "    ";
-        std::size_t from = 0;
-        for (std::size_t nl = row.find('\n'); nl != std::string::npos; nl = row.find('\n', from)) {
-            out.write(row.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-            out << "    ";
-            from = nl + 1;
-        }
-        out.write(row.data() + from, static_cast<std::streamsize>(row.size() - from));
-        out << (i + 1 < rows.size() ? ",\n" : "\n");
-    }
-    out << "  ]";
-    const std::size_t rest = at + marker.size();
-    out.write(text.data() + rest, static_cast<std::streamsize>(text.size() - rest));
-    out << "\n";
-}
-
 void
 json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
      std::ostream& out)
@@ -507,7 +470,7 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     }
     j["assumed_breakpoints"] = r.assumed_breakpoints;
     j["findings"] = json_array(r.findings, finding_to_json);
-    j["requests"] = Json::array(); // streamed: see dump_streaming_requests
+    j["requests"] = Json::array(); // streamed: see dump_with_rows
     if (o.by) {
         Json groups = Json::object();
         for (const auto& [key, g] : r.by(*o.by)) {
@@ -516,7 +479,8 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         j["by"] = {{"key", *o.by}, {"groups", groups}};
     }
     add_load_json(j, load);
-    dump_streaming_requests(j, r.requests, out);
+    dump_with_rows(
+        j, r.requests.size(), [&](std::size_t i) { return request_row(r.requests[i]); }, out);
 }
 
 } // namespace

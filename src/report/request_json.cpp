@@ -133,6 +133,40 @@ json_document(std::string_view command, int schema_version)
 }
 
 void
+dump_with_rows(const Json& document, std::size_t count, const std::function<Json(std::size_t)>& row,
+               std::ostream& out)
+{
+    const std::string text = document.dump(2, ' ', false, Json::error_handler_t::replace);
+    // A top-level member sits at exactly two spaces; strings hold no raw
+    // newline, so this cannot be met inside a value.
+    const std::string_view marker = "\n  \"requests\": []";
+    const std::size_t at = text.find(marker);
+    if (at == std::string::npos || count == 0) {
+        out << text << "\n";
+        return;
+    }
+    out.write(text.data(), static_cast<std::streamsize>(at + marker.size() - 2));
+    out << "[\n";
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::string item = row(i).dump(2, ' ', false, Json::error_handler_t::replace);
+        out << "    ";
+        std::size_t from = 0;
+        for (std::size_t nl = item.find('\n'); nl != std::string::npos;
+             nl = item.find('\n', from)) {
+            out.write(item.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+            out << "    ";
+            from = nl + 1;
+        }
+        out.write(item.data() + from, static_cast<std::streamsize>(item.size() - from));
+        out << (i + 1 < count ? ",\n" : "\n");
+    }
+    out << "  ]";
+    const std::size_t rest = at + marker.size();
+    out.write(text.data() + rest, static_cast<std::streamsize>(text.size() - rest));
+    out << "\n";
+}
+
+void
 add_load_json(Json& document, const ingest::LoadSummary& summary)
 {
     document["errors"] = json_array(summary.errors, error_to_json);
