@@ -484,9 +484,6 @@ private:
         return static_cast<double>(a.reported->read) >= static_cast<double>(position) * (1 - band);
     }
 
-    // More was read than the simulation allows: warmed by traffic the log does
-    // not hold (CW025), an entry the documented rules had dropped, or reads
-    // the rules cannot explain.
     // More was read than the simulation's units allow, but no more than the
     // prefix shared with a live partner once its estimated length is allowed
     // the estimator's error band: where the units fall (Gemini's chunks, a
@@ -507,8 +504,10 @@ private:
                static_cast<double>(a.shared_tokens) * (1 + band);
     }
 
-    // Fills `f` and returns true, or returns false when the extra read is
-    // within the estimate (not judged).
+    // More was read than the simulation allows: warmed by traffic the log does
+    // not hold (CW025), an entry the documented rules had dropped, or reads
+    // the rules cannot explain. Fills `f` and returns true, or returns false
+    // when the extra read is within the estimate (not judged).
     [[nodiscard]] bool explain_extra_read(const Request& r, const sim::SimResult& s,
                                           const RequestAudit& a, const std::string& numbers,
                                           std::int64_t tolerance, Finding& f) const
