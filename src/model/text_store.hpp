@@ -44,6 +44,7 @@ public:
     ~TextStore();
     TextStore(const TextStore&) = delete;
     TextStore& operator=(const TextStore&) = delete;
+    // A moved-from store may only be assigned to or destroyed.
     TextStore(TextStore&& other) noexcept;
     TextStore& operator=(TextStore&& other) noexcept;
 

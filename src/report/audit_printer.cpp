@@ -276,7 +276,6 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
     table.print(out);
 }
 
-// --details: one line per request.
 // The analysis status, except that a "cold" request the provider reports
 // reading from the cache was warmed by traffic the log does not hold: "cold"
 // beside its reads would contradict the usage.
@@ -289,6 +288,7 @@ status_label(const RequestAudit& a)
     return std::string(analysis::to_string(a.status));
 }
 
+// --details: one line per request.
 void
 text_details(const AuditResult& r, const IdKey& ids, std::ostream& out)
 {
