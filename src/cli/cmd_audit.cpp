@@ -164,6 +164,11 @@ run_audit(const Settings& global, const AuditOptions& options)
     if (options.until) {
         load_options.until = parse_bound(*options.until, "--until");
     }
+    if (load_options.since && load_options.until && !(*load_options.since < *load_options.until)) {
+        throw Error(fmt::format("--since {} is not before --until {}: no request could be in "
+                                "[since, until)",
+                                *options.since, *options.until));
+    }
     WatchedAnalysis run(*rules, audit_options.analyze, texts);
     if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
         return *status;

@@ -498,6 +498,25 @@ check_format_offered(const Settings& s)
                             report::to_string(s.format.value), s.command, in_words(names)));
 }
 
+// --max-regression on the command line compares audit's hit rate with a
+// baseline's: without one, or on another command, it would be ignored
+// silently. (Set in .cachewise.json it is a default, used where it applies.)
+void
+check_max_regression(const Settings& s)
+{
+    if (s.max_regression.origin != Origin::command_line) {
+        return;
+    }
+    if (s.command != "audit") {
+        throw Error(fmt::format("--max-regression: only audit has a hit rate to compare, not {}",
+                                s.command.empty() ? "this command line" : s.command));
+    }
+    if (!s.baseline.value) {
+        throw Error("--max-regression needs --baseline FILE (an audit --format json result to "
+                    "compare the hit rate with)");
+    }
+}
+
 } // namespace
 
 std::string
@@ -692,6 +711,7 @@ resolve_settings(Settings settings, const FlagValues& flags, const std::string& 
         }
     }
     check_format_offered(settings);
+    check_max_regression(settings);
     return settings;
 }
 
