@@ -194,14 +194,15 @@ public:
             m_result.notes.push_back(fmt::format(
                 "{} read less than the cached prefix the simulation hit, but within the ±{:.0f}% "
                 "error band of that prefix's estimated length: not judged a miss (the estimate, "
-                "not the cache, may be what is off)",
+                "not the cache, may be what is off; --details marks them)",
                 count_noun(m_within_estimate, "request"), m_rules.tokens.error_band_percent.value));
         }
         if (m_over_estimate > 0) {
             m_result.notes.push_back(fmt::format(
                 "{} read more than the simulation's units allow, but no more than the prefix "
                 "shared with a live partner within the ±{:.0f}% error band of its estimated "
-                "length: not judged (the units fall where the estimate puts them)",
+                "length: not judged (the units fall where the estimate puts them; --details marks "
+                "them)",
                 count_noun(m_over_estimate, "request"), m_rules.tokens.error_band_percent.value));
         }
         summarise();
@@ -576,6 +577,9 @@ private:
             group_digits(a.expected.fresh));
         if (d_read < -tolerance && read_within_estimate(r, s, a)) {
             a.mismatch = false;
+            a.not_judged = true;
+            a.notes.emplace_back("read less than the entry the simulation hit, within the error "
+                                 "band of its estimated length: not judged a miss");
             ++m_within_estimate;
             return;
         }
@@ -596,6 +600,9 @@ private:
         } else if (d_read > tolerance) {
             if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {
                 a.mismatch = false;
+                a.not_judged = true;
+                a.notes.emplace_back("read past the simulation's units, within the error band "
+                                     "of the shared prefix's estimated length: not judged");
                 ++m_over_estimate;
                 return;
             }

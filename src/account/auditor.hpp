@@ -62,6 +62,10 @@ struct RequestAudit {
     std::optional<Split> reported; // normalised reported usage
     bool write_ttl_assumed = false;
     bool mismatch = false; // CW031
+    // Reported and simulated reads differ by no more than the estimated
+    // token positions allow (the estimator's error band): neither a CW031
+    // nor a match.
+    bool not_judged = false;
 
     bool priced = false;
     // Unpriced by the rules, the cost the log reports for the call (labelled

@@ -303,6 +303,9 @@ text_details(const AuditResult& r, const IdKey& ids, std::ostream& out)
         for (const auto i : a.findings) {
             rules += (rules.empty() ? "" : ",") + r.findings[i].rule;
         }
+        if (a.not_judged) {
+            rules += (rules.empty() ? "" : ",") + std::string("not judged");
+        }
         table.add_row({std::string(ids.shorten(a.id)),
                        a.started_at ? format_rfc3339(*a.started_at) : "-", status_label(a),
                        a.reported ? split_short(*a.reported) : "-",
@@ -429,6 +432,7 @@ request_row(const account::RequestAudit& a)
     x["lost_to_eviction"] = a.lost_to_eviction;
     x["notes"] = a.notes;
     x["mismatch"] = a.mismatch;
+    x["not_judged"] = a.not_judged;
     x["cost_usd"] = a.priced ? Json{{"actual", a.actual.total()},
                                     {"no_cache", a.no_cache.total()},
                                     {"expected", a.expected_cost.total()},
