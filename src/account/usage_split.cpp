@@ -13,14 +13,6 @@ using ruleset::UsageSchema;
 
 namespace {
 
-// Reads inside an inclusive total: DeepSeek's hit count, the details'
-// cached_tokens, or (gateways) Anthropic's cache_read_input_tokens.
-std::int64_t
-inclusive_read(const model::Usage& u)
-{
-    return u.hit_tokens.value_or(u.cached_tokens.value_or(u.cache_read.value_or(0)));
-}
-
 std::int64_t
 inclusive_write(const model::Usage& u)
 {
@@ -42,13 +34,13 @@ reported_split(const model::Usage& u)
     ReportedSplit r;
     r.split.output = u.output_tokens.value_or(0);
     if (u.schema == UsageSchema::inclusive) {
-        r.split.read = inclusive_read(u);
+        r.split.read = u.read_tokens();
         r.split.write_5m = inclusive_write(u);
         // An inconsistent record (CW030) must not give a negative count.
         r.split.fresh = std::max<std::int64_t>(0, *total - r.split.read - r.split.write_5m);
         return r;
     }
-    r.split.read = u.cache_read.value_or(0);
+    r.split.read = u.read_tokens();
     r.split.fresh = *u.input_tokens;
     if (u.cache_write_5m || u.cache_write_1h) {
         r.split.write_5m = u.cache_write_5m.value_or(0);
@@ -175,7 +167,7 @@ void
 check_inclusive_bounds(const model::Usage& u, const UsageReporter& add)
 {
     if (const auto total = u.total_input()) {
-        const std::int64_t read = inclusive_read(u);
+        const std::int64_t read = u.read_tokens();
         const std::int64_t write = inclusive_write(u);
         const char* total_name = u.dialect == "gemini" ? "promptTokenCount" : "prompt_tokens";
         const char* read_name = u.dialect == "gemini" ? "cachedContentTokenCount" : "cached";

@@ -466,6 +466,9 @@ Analyzer::Impl::start_conversation(Request& r, const Request* p, std::size_t lo,
     } else {
         outcome.status = RequestOutcome::Status::cold;
         ++result.cold_starts;
+        if (r.usage && r.usage->read_tokens() > 0) {
+            ++result.cold_starts_read;
+        }
     }
     if (r.stream.empty()) {
         r.stream = fmt::format("inferred-{}", ++inferred);

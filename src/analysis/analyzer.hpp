@@ -65,6 +65,9 @@ struct AnalysisResult {
     std::size_t requests = 0;
     std::size_t streams = 0;
     std::size_t cold_starts = 0;
+    // Of them, those whose reported usage shows a cache read: warmed by
+    // traffic the log does not hold, so "cold" only within the log.
+    std::size_t cold_starts_read = 0;
     std::size_t extends = 0;
     std::size_t branched = 0;
     std::size_t breaks = 0;

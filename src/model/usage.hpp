@@ -71,6 +71,16 @@ struct Usage {
         }
         return *input_tokens + cache_read.value_or(0) + cache_write_total();
     }
+    // Tokens reported read from the cache. Inside an inclusive total:
+    // DeepSeek's hit count, the details' cached_tokens, or (gateways)
+    // Anthropic's cache_read_input_tokens; outside one, cache_read.
+    [[nodiscard]] std::int64_t read_tokens() const
+    {
+        if (schema == UsageSchema::inclusive) {
+            return hit_tokens.value_or(cached_tokens.value_or(cache_read.value_or(0)));
+        }
+        return cache_read.value_or(0);
+    }
     // The write count without double counting its 5m/1h split.
     [[nodiscard]] std::int64_t cache_write_total() const
     {

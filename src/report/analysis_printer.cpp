@@ -60,10 +60,15 @@ text_summary(const AnalysisResult& r, std::ostream& out)
         "their partners)\n",
         count_noun(r.requests, "request"), count_noun(r.streams, "stream"),
         group_digits(r.input_tokens), percent(r.reuse_potential()), group_digits(r.shared_tokens));
-    fmt::print(out, "  {} · {} append-only · {} on a shared head · {} · {} after the cached prefix",
-               count_noun(r.cold_starts, "cold start"), group_count(r.extends),
-               count_noun(r.branched, "new conversation"), count_noun(r.breaks, "break"),
-               group_count(r.uncached));
+    fmt::print(out,
+               "  {}{} · {} append-only · {} on a shared head · {} · {} after the cached prefix",
+               count_noun(r.cold_starts, "cold start"),
+               r.cold_starts_read > 0
+                   ? fmt::format(" ({} of them read from the cache: warmed outside the log)",
+                                 group_count(r.cold_starts_read))
+                   : "",
+               group_count(r.extends), count_noun(r.branched, "new conversation"),
+               count_noun(r.breaks, "break"), group_count(r.uncached));
     if (r.not_logged > 0) {
         fmt::print(out, " · {} without a logged prompt", group_count(r.not_logged));
     }
@@ -243,6 +248,7 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
     j["summary"] = {{"requests", r.requests},
                     {"streams", r.streams},
                     {"cold_starts", r.cold_starts},
+                    {"cold_starts_read", r.cold_starts_read},
                     {"append_only", r.extends},
                     {"branched", r.branched},
                     {"breaks", r.breaks},
