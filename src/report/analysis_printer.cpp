@@ -50,6 +50,20 @@ title(const Finding& f)
                           : fmt::format("{} {} ({})", f.rule, f.name, f.kind);
 }
 
+// The cold starts the provider reports reading from: cold only within the log.
+std::string
+cold_read_words(const AnalysisResult& r)
+{
+    if (r.cold_starts_read == 0) {
+        return "";
+    }
+    const std::string who = r.cold_starts_read < r.cold_starts
+                                ? fmt::format("{} of them", group_count(r.cold_starts_read))
+                            : r.cold_starts == 1 ? "it"
+                                                 : "all";
+    return fmt::format(" ({} read from the cache: warmed outside the log)", who);
+}
+
 // What was read and how the requests relate to their partners.
 void
 text_summary(const AnalysisResult& r, std::ostream& out)
@@ -62,13 +76,9 @@ text_summary(const AnalysisResult& r, std::ostream& out)
         group_digits(r.input_tokens), percent(r.reuse_potential()), group_digits(r.shared_tokens));
     fmt::print(out,
                "  {}{} · {} append-only · {} on a shared head · {} · {} after the cached prefix",
-               count_noun(r.cold_starts, "cold start"),
-               r.cold_starts_read > 0
-                   ? fmt::format(" ({} of them read from the cache: warmed outside the log)",
-                                 group_count(r.cold_starts_read))
-                   : "",
-               group_count(r.extends), count_noun(r.branched, "new conversation"),
-               count_noun(r.breaks, "break"), group_count(r.uncached));
+               count_noun(r.cold_starts, "cold start"), cold_read_words(r), group_count(r.extends),
+               count_noun(r.branched, "new conversation"), count_noun(r.breaks, "break"),
+               group_count(r.uncached));
     if (r.not_logged > 0) {
         fmt::print(out, " · {} without a logged prompt", group_count(r.not_logged));
     }
