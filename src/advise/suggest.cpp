@@ -1,6 +1,7 @@
 #include "advise/suggest.hpp"
 
 #include "account/cost.hpp"
+#include "account/usage_split.hpp"
 #include "advise/lint.hpp"
 #include "advise/rewrite.hpp"
 #include "advise/source_map.hpp"
@@ -76,6 +77,31 @@ replay(const std::vector<const Request*>& requests, const std::optional<Placemen
 
 namespace {
 
+// The family's reported usage, input side, at the same prices as a replay;
+// nullopt when a request has no usage.
+std::optional<Replay>
+reported_replay(const std::vector<const Request*>& requests, const ruleset::Rules& rules)
+{
+    Replay out;
+    for (const Request* r : requests) {
+        const auto reported = r->usage ? account::reported_split(*r->usage) : std::nullopt;
+        if (!reported) {
+            return std::nullopt;
+        }
+        account::Split split = reported->split;
+        split.output = 0; // as a replay: output does not depend on caching
+        out.read += split.read;
+        out.input += split.input();
+        if (const auto prices = account::prices_for(rules.pricing, r->billed_model(), r->started_at,
+                                                    r->prompt_tokens())) {
+            out.cost_usd += account::cost_of(split, *prices).total();
+        } else {
+            out.priced = false;
+        }
+    }
+    return out;
+}
+
 Placement
 search(const std::vector<const Request*>& family, std::size_t stable_head,
        const ruleset::Rules& rules, const std::string& policy)
@@ -142,6 +168,7 @@ keep_current_unless_better(FamilyAdvice& advice, const std::vector<const Request
     const bool cheaper = advice.suggested_replay.cost_usd < advice.current.cost_usd - 1e-9;
     if (!cheaper || drops) {
         advice.keeps_current = true;
+        advice.kept_untimed = cheaper && drops;
         advice.suggested_replay = advice.current;
     }
 }
@@ -222,6 +249,9 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
                           "and idle gaps against the TTL";
         }
         advice.current = replay(family, std::nullopt, head, rules, advice.provider);
+        if (policy.empty()) { // a forced cache is not the one that reported
+            advice.reported = reported_replay(family, rules);
+        }
         if (advice.placeable) {
             advice.suggested = search(family, head, rules, advice.provider);
             advice.suggested_replay =
@@ -248,6 +278,8 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
                 resolve(advice.suggested, r, head, provider.minimum_tokens(r.model).tokens,
                         static_cast<int>(provider.integer("max_breakpoints")));
         }
+        advice.ideal_cost_usd = std::min(
+            {advice.ideal_cost_usd, advice.current.cost_usd, advice.suggested_replay.cost_usd});
         out.families.push_back(std::move(advice));
     }
     add_dynamic_field_advice(analysis, out.advice);

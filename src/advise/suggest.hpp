@@ -33,13 +33,23 @@ struct FamilyAdvice {
     std::vector<std::string> streams;
     std::size_t requests = 0;
     std::size_t stable_head = 0; // segments every request shares
-    Replay current;              // the requests' own breakpoints
+    Replay current;              // simulated: the requests' own breakpoints
+    // What the provider reported for the same requests, priced the same way;
+    // nullopt unless every request of the family has usage. The simulation
+    // knows only the log: a provider warmed by other traffic reads more.
+    std::optional<Replay> reported;
     Placement suggested;
     Replay suggested_replay;
-    double ideal_cost_usd = 0; // every token shared with a partner read (a lower bound)
+    // Every token shared with a partner read, or the simulation where it
+    // reads more (DeepSeek's units reach past the partner): a lower bound of
+    // the replays, not of what a provider warmed outside the log may charge.
+    double ideal_cost_usd = 0;
     // Nothing found beats the requests' own placement: it is kept (advice
     // never costs more than what the user has).
     bool keeps_current = false;
+    // Kept although a cheaper placement was found: it drops a breakpoint the
+    // requests have, which the log's missing times do not let us judge.
+    bool kept_untimed = false;
     std::string note; // why the placement is not cachewise's to change, when it is not
 };
 

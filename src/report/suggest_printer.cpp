@@ -27,9 +27,11 @@ family_json(const advise::FamilyAdvice& f)
             {"requests", f.requests},
             {"stable_head_segments", f.stable_head},
             {"current", replay_json(f.current)},
+            {"reported", f.reported ? replay_json(*f.reported) : Json(nullptr)},
             {"suggested",
              {{"placement", f.suggested.describe()}, {"replay", replay_json(f.suggested_replay)}}},
             {"keeps_current", f.keeps_current},
+            {"kept_untimed", f.kept_untimed},
             {"note", or_null(f.note)},
             {"ideal_cost_usd", f.ideal_cost_usd}};
 }
@@ -83,6 +85,34 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
     }
 }
 
+// What the provider reported for the family, beside the simulation: a
+// provider warmed by traffic the log does not hold reads more than the log
+// explains, and then no replay's saving is one the user would see.
+bool
+warmed_outside(const advise::FamilyAdvice& f)
+{
+    return f.reported && f.reported->read > f.current.read && f.reported->priced &&
+           f.current.priced && f.reported->cost_usd < f.suggested_replay.cost_usd;
+}
+
+template <typename Money>
+void
+print_reported(const advise::FamilyAdvice& f, const Money& money, std::ostream& out)
+{
+    if (!f.reported) {
+        return;
+    }
+    fmt::print(out, "  reported   {:>16} · hit rate {}  (the provider's usage)\n",
+               f.reported->priced ? money(f.reported->cost_usd) : std::string("unpriced"),
+               format_percent(f.reported->hit_rate()));
+    if (warmed_outside(f)) {
+        fmt::print(out,
+                   "  the provider read {} tokens more than the simulation of this log: it was "
+                   "warmed outside it, and the replays below cost more than what was paid\n",
+                   group_digits(f.reported->read - f.current.read));
+    }
+}
+
 // A template family of a log: its current, suggested and ideal replays.
 void
 print_family(const advise::FamilyAdvice& f, std::ostream& out)
@@ -102,19 +132,27 @@ print_family(const advise::FamilyAdvice& f, std::ostream& out)
     const auto money = [&](double v) {
         return f.current.priced ? format_usd(v) + " USD" : std::string("unpriced");
     };
-    fmt::print(out, "  current    {:>16} · hit rate {}  (the requests' own breakpoints)\n",
-               money(f.current.cost_usd), format_percent(f.current.hit_rate()));
+    fmt::print(out, "  current    {:>16} · hit rate {}  (simulated: {})\n",
+               money(f.current.cost_usd), format_percent(f.current.hit_rate()),
+               f.placeable || !f.note.empty() ? "the requests' own breakpoints"
+                                              : "the provider's automatic cache");
+    print_reported(f, money, out);
     fmt::print(out, "  suggested  {:>16} · hit rate {}  {}\n", money(f.suggested_replay.cost_usd),
                format_percent(f.suggested_replay.hit_rate()),
                !f.placeable      ? "(nothing to place)"
+               : f.kept_untimed  ? "the current placement: a cheaper one drops a breakpoint, "
+                                   "not judged without logged times"
                : f.keeps_current ? "the current placement: it is the best found"
                                  : f.suggested.describe());
-    fmt::print(out, "  ideal      {:>16} (lower bound: every shared token read)\n",
+    fmt::print(out, "  ideal      {:>16} (lower bound of the replays: every shared token read)\n",
                money(f.ideal_cost_usd));
     const double saved = f.current.cost_usd - f.suggested_replay.cost_usd;
     if (f.current.priced) {
-        fmt::print(out, "  saves      {:>16} ({}) on input tokens\n", money(saved),
-                   format_percent(f.current.cost_usd > 0 ? saved / f.current.cost_usd : 0.0));
+        fmt::print(out, "  saves      {:>16} ({}) on input tokens{}\n", money(saved),
+                   format_percent(f.current.cost_usd > 0 ? saved / f.current.cost_usd : 0.0),
+                   warmed_outside(f) && saved > 0
+                       ? ", against the simulated current placement, not the bill"
+                       : "");
     } else {
         fmt::print(out, "  saves      unpriced (a model of this family has no price in "
                         "rules/pricing.json)\n");

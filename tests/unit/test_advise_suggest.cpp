@@ -54,6 +54,34 @@ TEST_SUITE("advise::suggest")
         CHECK(s.breakpoints.at("t0")[0].segment == 0);
     }
 
+    TEST_CASE("the reported usage is priced beside the replays, which the ideal never exceeds")
+    {
+        std::vector<model::Request> requests;
+        for (int i = 0; i < 3; ++i) {
+            requests.push_back(
+                make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
+        }
+        auto warmed = requests;
+        for (auto& r : warmed) { // a provider warmed outside the log reads the system prompt
+            model::Usage u;
+            u.input_tokens = 100;
+            u.cache_read = 2000;
+            u.output_tokens = 10;
+            r.usage = u;
+        }
+        CHECK_FALSE(run(requests).families[0].reported.has_value()); // no usage logged
+        const auto s = run(warmed);
+        REQUIRE(s.families.size() == 1);
+        const auto& f = s.families[0];
+        REQUIRE(f.reported.has_value());
+        // 3 x (2,000 x 0.30 + 100 x 3) per million; output left out, as in a replay.
+        CHECK(f.reported->cost_usd == doctest::Approx(0.0027).epsilon(1e-9));
+        CHECK(f.reported->read == 6000);
+        CHECK(f.reported->cost_usd < f.suggested_replay.cost_usd);
+        CHECK(f.ideal_cost_usd <= f.suggested_replay.cost_usd);
+        CHECK(f.ideal_cost_usd <= f.current.cost_usd);
+    }
+
     TEST_CASE("a breakpoint after a timestamp: move it to the end of the tools")
     {
         // 2,500 tokens of tools, a 100-token system prompt with a timestamp, a 100-token question.
