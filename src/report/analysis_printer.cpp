@@ -89,7 +89,8 @@ text_summary(const AnalysisResult& r, std::ostream& out)
 
 // The breaks by cause, then the dynamic fields and latent template bugs.
 void
-text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream& out)
+text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, const IdKey& ids,
+            std::ostream& out)
 {
     if (!r.causes.empty()) {
         fmt::print(out, "\nBreaks by cause\n");
@@ -127,12 +128,16 @@ text_causes(const AnalysisResult& r, const AnalysisPrintOptions& o, std::ostream
     }
 
     if (!r.latent.empty()) {
-        fmt::print(out, "\nLatent: after the cached prefix today, a break for any breakpoint "
-                        "placed after them\n");
+        const std::string note = ids.note();
+        fmt::print(out,
+                   "\nLatent: after the cached prefix today, a break for any breakpoint placed "
+                   "after them{}\n",
+                   note.empty() ? "" : " (" + note + ")");
         for (const auto& f : r.latent) {
-            fmt::print(out, "  {} {} at {}{}\n", f.rule, f.kind, where(f),
+            fmt::print(out, "  {} {} at {} in {} ← {}{}\n", f.rule, f.kind, where(f),
+                       ids.shorten(f.request), ids.shorten(f.partner),
                        f.occurrences > 1
-                           ? fmt::format(" ({})", count_noun(f.occurrences, "request"))
+                           ? fmt::format(" (and {} more)", count_noun(f.occurrences - 1, "request"))
                            : "");
         }
     }
@@ -163,13 +168,13 @@ void
 text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPrintOptions& o,
      std::ostream& out)
 {
-    text_summary(r, out);
-    text_causes(r, o, out);
     std::vector<std::string_view> all_ids;
     for (const auto& outcome : r.outcomes) {
         all_ids.push_back(outcome.id);
     }
     const IdKey ids(all_ids);
+    text_summary(r, out);
+    text_causes(r, o, ids, out);
     if (!r.hot_prefixes.empty()) {
         const std::string note = ids.note();
         fmt::print(out, "\nHottest shared prefixes (requests × tokens{})\n",
