@@ -77,6 +77,22 @@ replay(const std::vector<const Request*>& requests, const std::optional<Placemen
 
 namespace {
 
+// O-new (rules/providers/openai.json breakpoint_models): GPT-5.6 and later
+// cache at explicit breakpoints, which suggest does not place for OpenAI
+// yet; saying such a model caches "automatically" would be wrong. Empty for
+// a model that does cache automatically.
+std::string
+unplaced_breakpoints(const ruleset::Rules& rules, const std::string& provider,
+                     const std::string& model)
+{
+    if (!rules.provider(provider).uses_breakpoints(model)) {
+        return {};
+    }
+    return fmt::format("{} caches {} at explicit breakpoints, which suggest does not place for {} "
+                       "yet: it keeps the requests' own (lint checks them)",
+                       provider, model, provider);
+}
+
 // The family's reported usage, input side, at the same prices as a replay;
 // nullopt when a request has no usage.
 std::optional<Replay>
@@ -173,6 +189,40 @@ keep_current_unless_better(FamilyAdvice& advice, const std::vector<const Request
     }
 }
 
+// A family's members, shared head, cache and whether cachewise places its
+// breakpoints (and, when not, why).
+FamilyAdvice
+describe_family(const std::vector<const Request*>& family, const ruleset::Rules& rules,
+                std::string_view policy)
+{
+    FamilyAdvice advice;
+    advice.example = family.front()->id;
+    advice.requests = family.size();
+    std::set<std::string> streams;
+    std::size_t head = family.front()->segments.size();
+    for (const auto* r : family) {
+        streams.insert(r->stream);
+        head = std::min(head, model::shared_prefix(*r, *family.front()));
+    }
+    advice.streams.assign(streams.begin(), streams.end());
+    advice.stable_head = head;
+    advice.provider = policy.empty() ? family.front()->provider : std::string(policy);
+    advice.placeable = placeable(advice.provider);
+    const bool claude_code = std::any_of(family.begin(), family.end(),
+                                         [](const Request* r) { return !r->breakpoints_logged; });
+    if (!advice.placeable) {
+        advice.note = unplaced_breakpoints(rules, advice.provider, family.front()->model);
+    }
+    if (claude_code && advice.placeable) {
+        // Claude Code places cache_control and picks the TTL itself.
+        advice.placeable = false;
+        advice.note = "Claude Code places cache_control and chooses the TTL itself: what you "
+                      "control is dynamic content in your own instructions, model switches "
+                      "and idle gaps against the TTL";
+    }
+    return advice;
+}
+
 // The dynamic values analyze finds in the heads of template families: fix
 // them before moving breakpoints, or the breakpoints will miss anyway.
 void
@@ -226,28 +276,8 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
         for (const auto i : members) {
             family.push_back(&out.requests[i]);
         }
-        FamilyAdvice advice;
-        advice.example = family.front()->id;
-        advice.requests = family.size();
-        std::set<std::string> streams;
-        std::size_t head = family.front()->segments.size();
-        for (const auto* r : family) {
-            streams.insert(r->stream);
-            head = std::min(head, model::shared_prefix(*r, *family.front()));
-        }
-        advice.streams.assign(streams.begin(), streams.end());
-        advice.stable_head = head;
-        advice.provider = policy.empty() ? family.front()->provider : std::string(policy);
-        advice.placeable = placeable(advice.provider);
-        const bool claude_code = std::any_of(
-            family.begin(), family.end(), [](const Request* r) { return !r->breakpoints_logged; });
-        if (claude_code && advice.placeable) {
-            // Claude Code places cache_control and picks the TTL itself.
-            advice.placeable = false;
-            advice.note = "Claude Code places cache_control and chooses the TTL itself: what you "
-                          "control is dynamic content in your own instructions, model switches "
-                          "and idle gaps against the TTL";
-        }
+        FamilyAdvice advice = describe_family(family, rules, policy);
+        const std::size_t head = advice.stable_head;
         advice.current = replay(family, std::nullopt, head, rules, advice.provider);
         if (policy.empty()) { // a forced cache is not the one that reported
             advice.reported = reported_replay(family, rules);
@@ -338,6 +368,9 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     advice.example = request.id;
     advice.provider = request.provider;
     advice.placeable = placeable(request);
+    if (!advice.placeable) {
+        advice.note = unplaced_breakpoints(rules, request.provider, request.model);
+    }
     advice.requests = 1;
     advice.stable_head = stable_end;
     Placement chosen;

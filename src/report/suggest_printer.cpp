@@ -69,7 +69,9 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
     fmt::print(out, "cachewise suggest: {} ({}, stable prefix: {})\n", r.id, r.model,
                count_noun(f.stable_head, "segment"));
     const auto& marks = report.suggestion.breakpoints.at(r.id);
-    if (!f.placeable) {
+    if (!f.placeable && !f.note.empty()) {
+        fmt::print(out, "  no breakpoint placed: {}\n", f.note);
+    } else if (!f.placeable) {
         fmt::print(out,
                    "  no breakpoint to place: {} caches the prompt prefix automatically; keep it "
                    "byte-stable\n",
