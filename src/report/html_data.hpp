@@ -42,7 +42,7 @@ struct TimelineBar {
     double at = 0;     // seconds from the report's origin (request index without times)
     std::size_t requests = 1;
     std::int64_t parts[4] = {0, 0, 0, 0}; // in the order of HtmlReport::timeline_parts
-    std::vector<std::string> breaks;      // anchors of the breaks at this bar
+    std::vector<std::string> breaks;      // anchors of the findings at this bar (breaks and others)
 };
 
 // An idle gap in a stream longer than the cache's TTL: the entry expired at

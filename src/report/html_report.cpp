@@ -271,20 +271,21 @@ lane_chart(std::ostream& out, const TimelineLane& lane, std::size_t index, const
 
 void
 lane_table(std::ostream& out, const TimelineLane& lane, std::size_t index,
-           const std::vector<std::string>& parts)
+           const std::vector<std::string>& parts, bool time_axis)
 {
     fmt::print(out, "<details><summary>Table: {}, {} beyond the TTL</summary>\n",
                count_noun(lane.bars.size(), "bar"), count_noun(lane.gaps_total, "idle gap"));
     fmt::print(out,
                "<table id=\"lane-{}-table\" class=\"sortable\"><thead><tr><th>request</th>"
-               "<th class=\"n\">at</th>",
-               index);
+               "<th class=\"n\">{}</th>",
+               index, time_axis ? "at (s from the first request)" : "request #");
     for (const auto& p : parts) {
         if (!p.empty()) {
             fmt::print(out, "<th class=\"n\">{}</th>", esc(p));
         }
     }
-    fmt::print(out, "<th>breaks</th></tr></thead><tbody>\n");
+    // Every finding of the request (audit's include CW012, CW031...), not only breaks.
+    fmt::print(out, "<th>findings</th></tr></thead><tbody>\n");
     for (const auto& b : lane.bars) {
         fmt::print(out, "<tr><td>{}</td><td class=\"n\">{}</td>", esc(b.label), b.at);
         for (std::size_t p = 0; p < parts.size(); ++p) {
@@ -333,7 +334,7 @@ timeline_view(std::ostream& out, const HtmlReport& r, const std::set<std::string
                    esc(lane.stream.empty() ? "(no stream)" : lane.stream),
                    count_noun(lane.requests, "request"));
         lane_chart(out, lane, i, scale, anchors, r.timeline_parts);
-        lane_table(out, lane, i, r.timeline_parts);
+        lane_table(out, lane, i, r.timeline_parts, r.time_axis);
     }
     fmt::print(out, "</section>\n");
 }
