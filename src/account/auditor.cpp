@@ -552,6 +552,16 @@ private:
         return true;
     }
 
+    // A difference the estimated token positions account for: no CW031, and
+    // the request says why; `count` is the note's tally.
+    static void not_judged(RequestAudit& a, std::size_t& count, const char* why)
+    {
+        a.mismatch = false;
+        a.not_judged = true;
+        a.notes.emplace_back(why);
+        ++count;
+    }
+
     // Expected against reported (CW031), with the cause attributed.
     void compare(const Request& r, const sim::SimResult& s, RequestAudit& a)
     {
@@ -576,11 +586,9 @@ private:
             group_digits(a.expected.read), group_digits(a.expected.write()),
             group_digits(a.expected.fresh));
         if (d_read < -tolerance && read_within_estimate(r, s, a)) {
-            a.mismatch = false;
-            a.not_judged = true;
-            a.notes.emplace_back("read less than the entry the simulation hit, within the error "
-                                 "band of its estimated length: not judged a miss");
-            ++m_within_estimate;
+            not_judged(a, m_within_estimate,
+                       "read less than the entry the simulation hit, within the error band of its "
+                       "estimated length: not judged a miss");
             return;
         }
         if (d_read < -tolerance) {
@@ -599,11 +607,9 @@ private:
                 s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
         } else if (d_read > tolerance) {
             if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {
-                a.mismatch = false;
-                a.not_judged = true;
-                a.notes.emplace_back("read past the simulation's units, within the error band "
-                                     "of the shared prefix's estimated length: not judged");
-                ++m_over_estimate;
+                not_judged(a, m_over_estimate,
+                           "read past the simulation's units, within the error band of the "
+                           "shared prefix's estimated length: not judged");
                 return;
             }
         } else {
