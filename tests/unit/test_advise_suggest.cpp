@@ -35,6 +35,7 @@ TEST_SUITE("advise::suggest")
     {
         // Three requests: a 2,000-token system prompt and a different 100-token question.
         std::vector<model::Request> requests;
+        requests.reserve(3);
         for (int i = 0; i < 3; ++i) {
             requests.push_back(
                 make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
@@ -57,6 +58,7 @@ TEST_SUITE("advise::suggest")
     TEST_CASE("the reported usage is priced beside the replays, which the ideal never exceeds")
     {
         std::vector<model::Request> requests;
+        requests.reserve(3);
         for (int i = 0; i < 3; ++i) {
             requests.push_back(
                 make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
@@ -86,6 +88,7 @@ TEST_SUITE("advise::suggest")
     {
         // 2,500 tokens of tools, a 100-token system prompt with a timestamp, a 100-token question.
         std::vector<model::Request> requests;
+        requests.reserve(3);
         for (int i = 0; i < 3; ++i) {
             requests.push_back(
                 make({test::tool("tools", 2500),
@@ -202,6 +205,7 @@ TEST_SUITE("advise::suggest")
     TEST_CASE("automatic caches get no placement, and their own simulator's replay")
     {
         std::vector<model::Request> requests;
+        requests.reserve(3);
         for (int i = 0; i < 3; ++i) {
             auto r = make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i,
                           "deepseek-v4-flash");
@@ -223,6 +227,7 @@ TEST_SUITE("advise::suggest")
     TEST_CASE("--policy replays another cache: vLLM reuses whole blocks, places nothing")
     {
         std::vector<model::Request> requests;
+        requests.reserve(3);
         for (int i = 0; i < 3; ++i) {
             requests.push_back(
                 make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
@@ -240,6 +245,7 @@ TEST_SUITE("advise::suggest")
         // A 2,000-token system prompt already cached at its end, asked three
         // different questions: the best a search can do is what the log does.
         std::vector<model::Request> requests;
+        requests.reserve(3);
         for (int i = 0; i < 3; ++i) {
             requests.push_back(make({test::system("system", 2000, model::Ttl::five_minutes),
                                      {fmt::format("question {}", i), 100}},

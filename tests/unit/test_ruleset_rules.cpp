@@ -18,7 +18,7 @@ std::string
 rules_dir_with(const test::TempFile& anchor, const std::string& relative,
                const std::string& content)
 {
-    const std::string dir = anchor.dir() + "/rules";
+    std::string dir = anchor.dir() + "/rules";
     for (const auto& f : embedded_rule_files()) {
         test::TempFile::write(dir + "/" + std::string(f.path), std::string(f.content));
     }
