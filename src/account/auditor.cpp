@@ -205,6 +205,20 @@ public:
                 "them)",
                 count_noun(m_over_estimate, "request"), m_rules.tokens.error_band_percent.value));
         }
+        if (!m_second_hand.empty()) {
+            std::vector<std::string> models;
+            std::size_t requests_count = 0;
+            for (const auto& [model, n] : m_second_hand) {
+                models.push_back(fmt::format("{} ({})", model, group_count(n)));
+                requests_count += n;
+            }
+            m_result.notes.push_back(fmt::format(
+                "the {} of {} {} from second-hand sources (rules/pricing.json confidence): {}; "
+                "{} estimated",
+                requests_count == 1 ? "price" : "prices", count_noun(requests_count, "request"),
+                requests_count == 1 ? "comes" : "come", fmt::join(models, ", "),
+                requests_count == 1 ? "its cost is" : "their costs are"));
+        }
         summarise();
         compute();
     }
@@ -333,6 +347,7 @@ private:
             prices_for(m_rules.pricing, r.billed_model(), r.started_at, a.prompt_tokens);
         if (prices && a.reported) {
             a.priced = true;
+            count_second_hand_price(r);
             a.actual = cost_of(*a.reported, *prices);
             Split none;
             none.fresh = a.reported->input();
@@ -550,6 +565,17 @@ private:
             f.message = fmt::format("{}: more was read than the documented rules allow", numbers);
         }
         return true;
+    }
+
+    // A price taken from a second-hand source (rules/pricing.json
+    // "confidence"): the costs of such requests are said to rest on it.
+    void count_second_hand_price(const Request& r)
+    {
+        const std::string day = r.started_at ? format_rfc3339(*r.started_at).substr(0, 10) : "";
+        const auto* period = m_rules.pricing.find(r.billed_model(), day);
+        if (period != nullptr && !period->provenance.certain) {
+            ++m_second_hand[r.billed_model()];
+        }
     }
 
     // A difference the estimated token positions account for: no CW031, and
@@ -897,6 +923,7 @@ private:
     std::unordered_map<std::size_t, ruleset::PriceSet> m_prices;
     std::vector<std::size_t> m_pending; // findings of the request being audited
     bool m_expired_now = false;
+    std::map<std::string, std::size_t> m_second_hand; // priced requests by model, see below
     std::size_t m_within_estimate = 0; // reads short of the hit within the estimate's band
     std::size_t m_over_estimate = 0;   // reads past the units within the estimate's band
 };
