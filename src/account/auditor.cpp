@@ -370,6 +370,37 @@ private:
         return a;
     }
 
+    // CW012: a breakpoint (or, for an automatic cache, the prompt) below the
+    // model's minimum cacheable length.
+    void below_minimum(const Request& r, const sim::SimResult& s)
+    {
+        for (const auto segment : s.below_minimum) {
+            Finding f = make_finding(rule::k_below_minimum, r);
+            f.location.path = r.segments[segment].path.str();
+            f.location.token = r.segments[segment].cumulative_tokens;
+            f.kind = s.minimum_known ? "" : "minimum-assumed";
+            // The whole prompt's length is the reported one, not an estimate.
+            const bool reported = segment + 1 == r.segments.size() && r.usage &&
+                                  r.usage->total_input() == r.segments[segment].cumulative_tokens;
+            const std::string tokens =
+                (reported ? "" : "about ") + group_digits(r.segments[segment].cumulative_tokens);
+            const std::string assumed =
+                s.minimum_known ? "" : " (an assumed minimum: not documented for this model)";
+            f.message =
+                s.uses_breakpoints
+                    ? fmt::format("the breakpoint at {} caches a prefix of {} tokens, below "
+                                  "the {} minimum of {}{}: nothing is written",
+                                  f.location.path, tokens, r.model, group_digits(s.minimum_tokens),
+                                  assumed)
+                    : fmt::format("the prompt of {} tokens is below the {} minimum of {}{} "
+                                  "for automatic caching: {}",
+                                  tokens, r.model, group_digits(s.minimum_tokens), assumed,
+                                  s.minimum_known ? "nothing is cached"
+                                                  : "probably nothing is cached");
+            add_folded(std::move(f), SIZE_MAX);
+        }
+    }
+
     void findings_of_simulation(const Request& r, const sim::SimResult& s, RequestAudit& a)
     {
         m_expired_now = false;
@@ -381,27 +412,7 @@ private:
             add(std::move(f), SIZE_MAX);
             return;
         }
-        for (const auto segment : s.below_minimum) {
-            Finding f = make_finding(rule::k_below_minimum, r);
-            f.location.path = r.segments[segment].path.str();
-            f.location.token = r.segments[segment].cumulative_tokens;
-            f.kind = s.minimum_known ? "" : "minimum-assumed";
-            const std::string tokens = group_digits(r.segments[segment].cumulative_tokens);
-            const std::string assumed =
-                s.minimum_known ? "" : " (an assumed minimum: not documented for this model)";
-            f.message =
-                s.uses_breakpoints
-                    ? fmt::format("the breakpoint at {} caches a prefix of about {} tokens, below "
-                                  "the {} minimum of {}{}: nothing is written",
-                                  f.location.path, tokens, r.model, group_digits(s.minimum_tokens),
-                                  assumed)
-                    : fmt::format("the prompt of about {} tokens is below the {} minimum of {}{} "
-                                  "for automatic caching: {}",
-                                  tokens, r.model, group_digits(s.minimum_tokens), assumed,
-                                  s.minimum_known ? "nothing is cached"
-                                                  : "probably nothing is cached");
-            add_folded(std::move(f), SIZE_MAX);
-        }
+        below_minimum(r, s);
         if (s.uses_breakpoints && s.breakpoints.empty() && !s.breakpoints_assumed &&
             a.shared_tokens >= s.minimum_tokens) {
             Finding f = make_finding(rule::k_no_breakpoint, r);
