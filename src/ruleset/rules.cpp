@@ -831,7 +831,13 @@ parse_json(const std::string& file, std::string_view text)
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {
-        throw Error(fmt::format("rules file {}: not valid JSON: {}", file, e.what()));
+        // "[json.exception.parse_error.101] parse error at line 1, column 1: ..."
+        // without the library's prefix: "at line 1, column 1: ...".
+        const std::string_view what = e.what();
+        const auto at = what.find(" at line ");
+        throw Error(at != std::string_view::npos
+                        ? fmt::format("rules file {}: not valid JSON {}", file, what.substr(at + 1))
+                        : fmt::format("rules file {}: not valid JSON: {}", file, what));
     }
 }
 
