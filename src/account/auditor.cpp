@@ -267,17 +267,26 @@ private:
     void add(Finding f, std::size_t index)
     {
         m_result.findings.push_back(std::move(f));
+        attach(m_result.findings.size() - 1, index);
+    }
+
+    // Lists finding `k` on request `index`'s row (SIZE_MAX: the request
+    // being audited, whose row is not made yet).
+    void attach(std::size_t k, std::size_t index)
+    {
         if (index < m_result.requests.size()) {
-            m_result.requests[index].findings.push_back(m_result.findings.size() - 1);
+            m_result.requests[index].findings.push_back(k);
         } else {
-            m_pending.push_back(m_result.findings.size() - 1);
+            m_pending.push_back(k);
         }
     }
 
-    // Folds a finding into an earlier one of the same rule, stream and place.
+    // Folds a finding into an earlier one of the same rule, stream and place;
+    // the request's row still lists it.
     void add_folded(Finding f, std::size_t index)
     {
-        for (auto& g : m_result.findings) {
+        for (std::size_t k = 0; k < m_result.findings.size(); ++k) {
+            auto& g = m_result.findings[k];
             if (g.rule == f.rule && g.stream == f.stream && g.location.path == f.location.path &&
                 g.kind == f.kind) {
                 ++g.occurrences;
@@ -285,6 +294,7 @@ private:
                 if (f.cost_usd) {
                     g.cost_usd = g.cost_usd.value_or(0) + *f.cost_usd;
                 }
+                attach(k, index);
                 return;
             }
         }
