@@ -27,19 +27,26 @@ run(std::vector<model::Request> requests)
     return advise::suggest_from_log(std::move(requests), texts, test::rules());
 }
 
+// Three requests: a 2,000-token system prompt and a different 100-token question.
+std::vector<model::Request>
+three_questions()
+{
+    std::vector<model::Request> requests;
+    requests.reserve(3);
+    for (int i = 0; i < 3; ++i) {
+        requests.push_back(
+            make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
+    }
+    return requests;
+}
+
 } // namespace
 
 TEST_SUITE("advise::suggest")
 {
     TEST_CASE("no breakpoints at all: a breakpoint at the end of the system prompt")
     {
-        // Three requests: a 2,000-token system prompt and a different 100-token question.
-        std::vector<model::Request> requests;
-        requests.reserve(3);
-        for (int i = 0; i < 3; ++i) {
-            requests.push_back(
-                make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
-        }
+        const auto requests = three_questions();
         const auto s = run(requests);
         REQUIRE(s.families.size() == 1);
         const auto& f = s.families[0];
@@ -57,12 +64,7 @@ TEST_SUITE("advise::suggest")
 
     TEST_CASE("the reported usage is priced beside the replays, which the ideal never exceeds")
     {
-        std::vector<model::Request> requests;
-        requests.reserve(3);
-        for (int i = 0; i < 3; ++i) {
-            requests.push_back(
-                make({{"system", 2000}, {fmt::format("question {}", i), 100}}, 10.0 * i));
-        }
+        const auto requests = three_questions();
         auto warmed = requests;
         for (auto& r : warmed) { // a provider warmed outside the log reads the system prompt
             model::Usage u;
