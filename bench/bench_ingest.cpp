@@ -19,12 +19,15 @@
 #include "ingest/loader.hpp"
 #include "ruleset/rules.hpp"
 #include "tokenize/catalogue.hpp"
+#include "tokenize/concurrent_counts.hpp"
 #include "tokenize/exact_counts.hpp"
+#include "util/error.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -97,6 +100,15 @@ thread_cpu_seconds()
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+// The same for the whole process: with --jobs above 1 the workers parse.
+double
+process_cpu_seconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
 struct Run {
     double seconds = 0;
     double cpu_seconds = 0;
@@ -108,44 +120,104 @@ struct Run {
     std::uint64_t counted = 0;  // distinct segments tokenised
     std::uint64_t memoised = 0; // segments whose count came from the memo
     std::uint64_t bytes_counted = 0;
-    double count_cpu_seconds = 0; // CPU time inside ExactCounts::apply
+    double count_cpu_seconds = 0; // CPU time inside ExactCounts::apply, all threads
     std::set<std::string> tokenizers;
+};
+
+struct Args {
+    std::string path;
+    int repeat = 3;
+    cachewise::ingest::InputFormat format = cachewise::ingest::InputFormat::auto_detect;
+    bool tokenize = false;
+    unsigned jobs = 1;
+};
+
+// How one timed load runs.
+struct LoadSpec {
+    cachewise::ingest::InputFormat format = cachewise::ingest::InputFormat::auto_detect;
+    unsigned jobs = 1;
+    bool keep_text = false;
+    bool exact = false;
+    bool show_errors = false;
+};
+
+// Exact counts as a command makes them: on the calling thread with one
+// job, on the parse workers (LoadOptions::on_parsed) with more.
+class Counting {
+public:
+    Counting(cachewise::ingest::LoadOptions& options, const cachewise::model::TextStore& texts)
+        : m_dir(cachewise::tokenize::find_tokenizer_dir(std::nullopt)),
+          m_catalogue(value_or_throw(cachewise::tokenize::Catalogue::load(m_dir, std::nullopt),
+                                     "")),
+          m_counts(m_catalogue)
+    {
+        if (options.jobs > 1) {
+            m_concurrent.emplace(m_dir, std::nullopt);
+            options.on_parsed = [this, &texts](cachewise::model::Request& r) {
+                const double c0 = thread_cpu_seconds();
+                m_requests += m_concurrent->apply(r, texts) ? 1 : 0;
+                add_cpu(thread_cpu_seconds() - c0);
+            };
+        }
+    }
+    // On the delivering thread: counts, unless the workers did.
+    void delivered(cachewise::model::Request& r, const cachewise::model::TextStore& texts)
+    {
+        if (!m_concurrent) {
+            const double c0 = thread_cpu_seconds();
+            m_requests += m_counts.apply(r, texts) ? 1 : 0;
+            add_cpu(thread_cpu_seconds() - c0);
+        }
+    }
+    void tally(Run& run)
+    {
+        if (m_concurrent) {
+            m_concurrent->merge_into(m_counts);
+        }
+        run.exact_requests = m_requests;
+        run.count_cpu_seconds = static_cast<double>(m_cpu_ns) / 1e9;
+        run.counted = m_counts.segments_counted();
+        run.memoised = m_counts.segments_memoised();
+        run.bytes_counted = m_counts.bytes_counted();
+        run.tokenizers = m_counts.tokenizers_used();
+    }
+
+private:
+    void add_cpu(double seconds) { m_cpu_ns += static_cast<std::int64_t>(seconds * 1e9); }
+
+    std::string m_dir;
+    cachewise::tokenize::Catalogue m_catalogue;
+    cachewise::tokenize::ExactCounts m_counts;
+    std::optional<cachewise::tokenize::ConcurrentCounts> m_concurrent;
+    std::atomic<std::uint64_t> m_requests{0};
+    std::atomic<std::int64_t> m_cpu_ns{0};
 };
 
 // One timed load. With `exact`, requests are counted by their model's
 // tokenizer, the manifest and vocabulary loaded inside the timed region.
 Run
-load_once(const cachewise::ruleset::Rules& rules, const std::string& path,
-          cachewise::ingest::InputFormat format, bool keep_text, bool exact, bool show_errors)
+load_once(const cachewise::ruleset::Rules& rules, const std::string& path, const LoadSpec& spec)
 {
     using namespace cachewise;
     model::TextStore texts;
     ingest::LoadOptions options;
-    options.format = format;
-    options.text_store = keep_text ? &texts : nullptr;
+    options.format = spec.format;
+    options.jobs = spec.jobs;
+    options.text_store = spec.keep_text ? &texts : nullptr;
     Run run;
     std::uint64_t first_error_shown = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    const double cpu0 = thread_cpu_seconds();
-    std::optional<tokenize::Catalogue> catalogue;
-    std::optional<tokenize::ExactCounts> counts;
-    if (exact) {
-        const std::string dir = tokenize::find_tokenizer_dir(std::nullopt);
-        auto loaded = tokenize::Catalogue::load(dir, std::nullopt);
-        if (!loaded) {
-            throw std::runtime_error(loaded.error());
-        }
-        catalogue.emplace(std::move(*loaded));
-        counts.emplace(*catalogue);
+    const double cpu0 = spec.jobs > 1 ? process_cpu_seconds() : thread_cpu_seconds();
+    std::optional<Counting> counting;
+    if (spec.exact) {
+        counting.emplace(options, texts);
     }
     ingest::Loader loader(rules, options);
     run.summary = loader.load(
         {path},
         [&](model::Request&& request) {
-            if (counts) {
-                const double c0 = thread_cpu_seconds();
-                run.exact_requests += counts->apply(request, texts) ? 1 : 0;
-                run.count_cpu_seconds += thread_cpu_seconds() - c0;
+            if (counting) {
+                counting->delivered(request, texts);
             }
             run.segments += request.segments.size();
             for (const auto& s : request.segments) {
@@ -154,17 +226,14 @@ load_once(const cachewise::ruleset::Rules& rules, const std::string& path,
             }
         },
         [&](const ingest::InputError& e) {
-            if (show_errors && first_error_shown++ < 5) {
+            if (spec.show_errors && first_error_shown++ < 5) {
                 std::fprintf(stderr, "error: %s\n", e.str().c_str());
             }
         });
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    run.cpu_seconds = thread_cpu_seconds() - cpu0;
-    if (counts) {
-        run.counted = counts->segments_counted();
-        run.memoised = counts->segments_memoised();
-        run.bytes_counted = counts->bytes_counted();
-        run.tokenizers = counts->tokenizers_used();
+    run.cpu_seconds = (spec.jobs > 1 ? process_cpu_seconds() : thread_cpu_seconds()) - cpu0;
+    if (counting) {
+        counting->tally(run);
     }
     return run;
 }
@@ -206,9 +275,9 @@ vocabulary_load_seconds(const std::set<std::string>& names)
 
 // The figures of --tokenize, the last line one JSON object.
 void
-print_tokenize(const std::string& path, const std::vector<Run>& plain,
-               const std::vector<Run>& exact)
+print_tokenize(const Args& args, const std::vector<Run>& plain, const std::vector<Run>& exact)
 {
+    const std::string& path = args.path;
     const double a = best_of(plain);
     const double b = best_of(exact);
     const Run& e = exact.front();
@@ -221,6 +290,8 @@ print_tokenize(const std::string& path, const std::vector<Run>& plain,
     const double load = vocabulary_load_seconds(e.tokenizers);
     const double text_mb = static_cast<double>(e.bytes_counted) / 1e6;
     fmt::print("file              {}\n", path);
+    fmt::print("jobs              {}{}\n", args.jobs,
+               args.jobs > 1 ? " (the parse workers count; CPU times are the process's)" : "");
     fmt::print("bytes             {} ({:.1f} MB)\n", e.summary.bytes, mb);
     fmt::print("requests          {} ({} counted exactly)\n", e.summary.requests, e.exact_requests);
     fmt::print("segments          {} ({} tokenised, {:.1f} MB of text; {} from the memo)\n",
@@ -234,42 +305,36 @@ print_tokenize(const std::string& path, const std::vector<Run>& plain,
     fmt::print("exact counts cost {:.1f}% of the plain ingest wall time, {:.1f}% of its CPU time "
                "(best of {}; bound 20%)\n",
                cost * 100, cpu_cost * 100, plain.size());
-    fmt::print("{{\"bench\":\"ingest-tokenize\",\"file\":\"{}\",\"bytes\":{},\"requests\":{},"
+    fmt::print("{{\"bench\":\"ingest-tokenize\",\"file\":\"{}\",\"jobs\":{},\"bytes\":{},\"requests\":{},"
                "\"exact_requests\":{},\"segments\":{},\"tokenised\":{},\"tokenised_bytes\":{},"
                "\"memoised\":{},"
                "\"repeat\":{},\"best_plain_s\":{:.6f},\"best_exact_s\":{:.6f},\"cost\":{:.4f},"
                "\"best_plain_cpu_s\":{:.6f},\"best_exact_cpu_s\":{:.6f},\"cpu_cost\":{:.4f},"
                "\"counting_cpu_s\":{:.6f},\"vocabulary_load_cpu_s\":{:.6f}}}\n",
-               json_escape(path), e.summary.bytes, e.summary.requests, e.exact_requests, e.segments,
+               json_escape(path), args.jobs, e.summary.bytes, e.summary.requests, e.exact_requests,
+               e.segments,
                e.counted, e.bytes_counted, e.memoised, plain.size(), a, b, cost, cpu_a, cpu_b,
                cpu_cost, counting, load);
 }
 
 // --tokenize: plain and exact loads alternately; the cost of exact counts.
 int
-compare_tokenize(const cachewise::ruleset::Rules& rules, const std::string& path,
-                 cachewise::ingest::InputFormat format, int repeat)
+compare_tokenize(const cachewise::ruleset::Rules& rules, const Args& args)
 {
     std::vector<Run> plain;
     std::vector<Run> exact;
-    for (int r = 0; r < repeat; ++r) {
-        plain.push_back(load_once(rules, path, format, true, false, r == 0));
-        exact.push_back(load_once(rules, path, format, true, true, false));
+    for (int r = 0; r < args.repeat; ++r) {
+        const LoadSpec spec{args.format, args.jobs, true, false, r == 0};
+        plain.push_back(load_once(rules, args.path, spec));
+        exact.push_back(load_once(rules, args.path, LoadSpec{args.format, args.jobs, true, true}));
         std::fprintf(stderr,
                      "run %d: %.3f s plain (%.3f s CPU), %.3f s with exact counts (%.3f s CPU)\n",
                      r + 1, plain.back().seconds, plain.back().cpu_seconds, exact.back().seconds,
                      exact.back().cpu_seconds);
     }
-    print_tokenize(path, plain, exact);
+    print_tokenize(args, plain, exact);
     return exact.front().summary.error_count == 0 ? 0 : 1;
 }
-
-struct Args {
-    std::string path;
-    int repeat = 3;
-    cachewise::ingest::InputFormat format = cachewise::ingest::InputFormat::auto_detect;
-    bool tokenize = false;
-};
 
 // The command line, checked: a bad value exits 2 with a message.
 Args
@@ -279,7 +344,7 @@ parse_args(int argc, char** argv)
     Args args;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
-        if ((a == "--repeat" || a == "--input-format") && i + 1 >= argc) {
+        if ((a == "--repeat" || a == "--input-format" || a == "--jobs") && i + 1 >= argc) {
             std::fprintf(stderr, "cachewise_bench_ingest: %s needs a value\n", argv[i]);
             std::exit(2);
         }
@@ -298,6 +363,13 @@ parse_args(int argc, char** argv)
                 std::exit(2);
             }
             args.format = *f;
+        } else if (a == "--jobs") {
+            const int jobs = std::atoi(argv[++i]);
+            if (jobs < 1) {
+                std::fprintf(stderr, "cachewise_bench_ingest: --jobs: expected a positive number\n");
+                std::exit(2);
+            }
+            args.jobs = static_cast<unsigned>(jobs);
         } else if (a == "--tokenize") {
             args.tokenize = true;
         } else if (a == "-h" || a == "--help") {
@@ -379,7 +451,7 @@ bench_plain(const cachewise::ruleset::Rules& rules, const Args& args, long rss_b
 {
     std::vector<Run> runs;
     for (int r = 0; r < args.repeat; ++r) {
-        Run run = load_once(rules, args.path, args.format, false, false, r == 0);
+        Run run = load_once(rules, args.path, LoadSpec{args.format, args.jobs, false, false, r == 0});
         std::fprintf(stderr, "run %d: %.3f s, %.1f MB/s\n", r + 1, run.seconds,
                      static_cast<double>(run.summary.bytes) / 1e6 / run.seconds);
         runs.push_back(std::move(run));
@@ -408,7 +480,7 @@ main(int argc, char** argv)
         const auto rules = ruleset::load_rules(std::nullopt);
         const long rss_before = peak_rss_kib();
         if (args.tokenize) {
-            return compare_tokenize(*rules, args.path, args.format, args.repeat);
+            return compare_tokenize(*rules, args);
         }
         return bench_plain(*rules, args, rss_before);
     } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 #include "tokenize/catalogue.hpp"
+#include "tokenize/concurrent_counts.hpp"
 #include "tokenize/exact_counts.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
@@ -121,6 +122,9 @@ struct TokenizerHook::State {
     bool no_manifest = false;               // looked for, not found: every count estimated
     std::uint64_t requests_estimated = 0;   // of those, with a public tokenizer
     std::unique_ptr<CountingThread> thread; // from the first request counted on
+    // With more than one parse worker, the workers count (LoadOptions::
+    // on_parsed) and the counting thread is not used.
+    std::unique_ptr<tokenize::ConcurrentCounts> on_workers;
 
     // The counter, made on first use; null when there is no manifest.
     tokenize::ExactCounts* counter()
@@ -160,6 +164,17 @@ TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& option
         options.text_store = &m_state->own_texts;
     }
     m_state->texts = options.text_store;
+    const std::string dir = tokenize::find_tokenizer_dir(m_state->rules_dir);
+    if (options.jobs > 1 && !dir.empty()) {
+        // Counting on the workers spreads it over every core; the one
+        // counting thread would hold up the thread that delivers.
+        m_state->on_workers =
+            std::make_unique<tokenize::ConcurrentCounts>(dir, m_state->user_dir);
+        options.on_parsed = [counts = m_state->on_workers.get(),
+                             texts = options.text_store](model::Request& r) {
+            (void)counts->apply(r, *texts);
+        };
+    }
 }
 
 TokenizerHook::~TokenizerHook() = default;
@@ -167,7 +182,7 @@ TokenizerHook::~TokenizerHook() = default;
 ingest::Loader::RequestCallback
 TokenizerHook::wrap(ingest::Loader::RequestCallback next)
 {
-    if (!m_state) {
+    if (!m_state || m_state->on_workers) {
         return next;
     }
     // Requests before the first one a public tokenizer counts go straight
@@ -195,6 +210,11 @@ TokenizerHook::finish()
 {
     if (m_state && m_state->thread) {
         m_state->thread->finish();
+    }
+    if (m_state && m_state->on_workers && !m_state->on_workers->empty()) {
+        if (auto* counts = m_state->counter()) {
+            m_state->on_workers->merge_into(*counts);
+        }
     }
 }
 

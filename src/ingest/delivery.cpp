@@ -25,6 +25,9 @@ Delivery::put(RecordEvent&& event)
 void
 Delivery::take(model::Request&& request)
 {
+    if (m_call_on_parsed && m_options.on_parsed) {
+        m_options.on_parsed(request);
+    }
     if (request.cached_content.empty()) {
         deliver(std::move(request));
         return;
@@ -39,6 +42,9 @@ Delivery::take(model::Request&& request)
 void
 Delivery::take(TranscriptRequest&& transcript)
 {
+    if (m_call_on_parsed && m_options.on_parsed) {
+        m_options.on_parsed(transcript.request);
+    }
     if (!m_seen_request_ids.insert(std::move(transcript.id)).second) {
         ++counts.duplicates;
         return;

@@ -28,6 +28,11 @@ public:
     // then the counts go to the summary.
     void finish();
 
+    // A sequential load's readers put requests here straight from the
+    // parse: this calls LoadOptions::on_parsed on each before the steps
+    // above (a parallel load's workers have called it already).
+    void call_on_parsed() { m_call_on_parsed = true; }
+
 private:
     // One per kind of event.
     void take(model::Request&& request);
@@ -47,6 +52,7 @@ private:
     std::map<std::string, std::vector<model::Segment>> m_created_caches;
     std::unordered_set<std::string> m_seen_request_ids;
     std::vector<ClaudeCodeReader::ProgressCall> m_progress_calls;
+    bool m_call_on_parsed = false;
 };
 
 } // namespace cachewise::ingest

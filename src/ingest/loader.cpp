@@ -81,6 +81,7 @@ struct Loader::Impl {
                          const LoadSummary& summary)
     {
         RecordReader reader(rules, options);
+        delivery.call_on_parsed();
         if (on_progress) {
             reader.set_tick([&](std::uint64_t bytes) {
                 progress.requests = summary.requests;

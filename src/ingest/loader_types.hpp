@@ -6,6 +6,7 @@
 #include "util/time.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,13 @@ struct LoadOptions {
     // callbacks see the same requests and errors in the same order
     // whatever the number.
     unsigned jobs = 1;
+    // Work on each request done where it was parsed, before it is
+    // delivered (exact token counts): with jobs above 1 on the parse
+    // workers, in parallel, so that it is not left to the one thread that
+    // delivers. Called once per request parsed, from several threads at
+    // once, before --since, --until and repeated transcripts are filtered
+    // and before a Gemini explicit cache is inlined.
+    std::function<void(model::Request&)> on_parsed;
 };
 
 // How far a load has come, for a progress line.

@@ -203,9 +203,12 @@ Scheduler::run(const LoadTask& task, std::size_t i, RecordReader& reader, Slot& 
     slot.trace = FormatTrace{};
     if (!task.parted) {
         reader.file(task.path, slot.found);
-        return;
+    } else {
+        read_part(task, i, reader, std::nullopt, slot);
     }
-    read_part(task, i, reader, std::nullopt, slot);
+    if (m_options.on_parsed) {
+        slot.found.for_each_request(m_options.on_parsed);
+    }
 }
 
 // A part read on its own, with `kept` as the format kept before it. Its
@@ -277,6 +280,9 @@ Scheduler::deliver(std::size_t i, RecordReader& own, Delivery& to)
             slot.found = BufferSink{};
             slot.trace = FormatTrace{};
             read_part(task, i, own, inherited, slot);
+            if (m_options.on_parsed) {
+                slot.found.for_each_request(m_options.on_parsed);
+            }
         }
         m_kept = slot.trace.end_after(inherited);
     }

@@ -41,6 +41,18 @@ BufferSink::requests() const
 }
 
 void
+BufferSink::for_each_request(const std::function<void(model::Request&)>& fn)
+{
+    for (auto& event : m_events) {
+        if (auto* request = std::get_if<model::Request>(&event)) {
+            fn(*request);
+        } else if (auto* transcript = std::get_if<TranscriptRequest>(&event)) {
+            fn(transcript->request);
+        }
+    }
+}
+
+void
 BufferSink::replay(RecordSink& to)
 {
     for (auto& event : m_events) {

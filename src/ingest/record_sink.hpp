@@ -5,6 +5,7 @@
 #include "model/request.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -80,6 +81,8 @@ public:
     // empties this buffer.
     void replay(RecordSink& to);
     [[nodiscard]] std::uint64_t requests() const;
+    // Calls `fn` on each request held, in order.
+    void for_each_request(const std::function<void(model::Request&)>& fn);
 
 private:
     std::vector<RecordEvent> m_events;

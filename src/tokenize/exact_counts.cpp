@@ -143,7 +143,7 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
             continue;
         }
         const Hash128 key{s.content.low ^ resolved.salt.low, s.content.high ^ resolved.salt.high};
-        if (const auto hit = m_memo.find(key)) {
+        if (const auto hit = memoised(key)) {
             ++m_memo_hits;
             m_counts.push_back(*hit);
             continue;
@@ -156,7 +156,7 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
         const auto n = static_cast<std::int64_t>(tokenizer.count(text));
         m_bytes += text.size();
         ++m_counted;
-        m_memo.add(key, n);
+        memoise(key, n);
         m_counts.push_back(n);
     }
     std::optional<std::size_t> first;
@@ -184,6 +184,25 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
     m_used.insert(tokenizer.traits().name);
     m_last = tokenizer.traits().name;
     return true;
+}
+
+void
+ExactCounts::absorb(const ExactCounts& other)
+{
+    for (const auto& [name, missing] : other.m_missing) {
+        auto& mine = m_missing[name];
+        mine.reason = missing.reason;
+        mine.requests += missing.requests;
+        mine.models.insert(missing.models.begin(), missing.models.end());
+    }
+    m_used.insert(other.m_used.begin(), other.m_used.end());
+    if (m_last.empty()) {
+        m_last = other.m_last;
+    }
+    m_counted += other.m_counted;
+    m_memo_hits += other.m_memo_hits;
+    m_requests += other.m_requests;
+    m_bytes += other.m_bytes;
 }
 
 std::vector<std::string>

@@ -35,7 +35,11 @@ std::string countable_text(std::string_view rendered, model::SegmentKind kind);
 // which missing_notes() lists.
 class ExactCounts {
 public:
-    explicit ExactCounts(Catalogue& catalogue) : m_catalogue(&catalogue) {}
+    // With `shared`, counts are memoised there, across the threads that
+    // share it (each with an ExactCounts of its own), not in this object.
+    explicit ExactCounts(Catalogue& catalogue, SharedCountMemo* shared = nullptr)
+        : m_catalogue(&catalogue), m_shared(shared)
+    {}
 
     // True when the request's segments now hold exact counts (token_source
     // exact) and their tokens and positions were reassigned. Errors loading
@@ -54,6 +58,9 @@ public:
     // One line per vocabulary that was wanted and not found: which, why,
     // and how many requests of which models keep estimated counts.
     [[nodiscard]] std::vector<std::string> missing_notes() const;
+    // Adds what `other` counted, and the vocabularies it missed, to this
+    // one's tallies (the last tokenizer stays this one's).
+    void absorb(const ExactCounts& other);
 
 private:
     // What a model's requests are counted with, found once per model name.
@@ -69,10 +76,23 @@ private:
         std::set<std::string> models;
     };
     const Resolved& resolve(const std::string& model);
+    [[nodiscard]] std::optional<std::int64_t> memoised(const Hash128& key) const
+    {
+        return m_shared != nullptr ? m_shared->find(key) : m_memo.find(key);
+    }
+    void memoise(const Hash128& key, std::int64_t count)
+    {
+        if (m_shared != nullptr) {
+            m_shared->add(key, count);
+        } else {
+            m_memo.add(key, count);
+        }
+    }
 
     Catalogue* m_catalogue;
     std::unordered_map<std::string, Resolved> m_models;
     CountMemo m_memo;
+    SharedCountMemo* m_shared;
     std::map<std::string, Missing> m_missing; // by tokenizer name
     std::set<std::string> m_used;
     std::string m_last;
