@@ -147,8 +147,8 @@ class Counting {
 public:
     Counting(cachewise::ingest::LoadOptions& options, const cachewise::model::TextStore& texts)
         : m_dir(cachewise::tokenize::find_tokenizer_dir(std::nullopt)),
-          m_catalogue(value_or_throw(cachewise::tokenize::Catalogue::load(m_dir, std::nullopt),
-                                     "")),
+          m_catalogue(
+              value_or_throw(cachewise::tokenize::Catalogue::load(m_dir, std::nullopt), "")),
           m_counts(m_catalogue)
     {
         if (options.jobs > 1) {
@@ -305,16 +305,16 @@ print_tokenize(const Args& args, const std::vector<Run>& plain, const std::vecto
     fmt::print("exact counts cost {:.1f}% of the plain ingest wall time, {:.1f}% of its CPU time "
                "(best of {}; bound 20%)\n",
                cost * 100, cpu_cost * 100, plain.size());
-    fmt::print("{{\"bench\":\"ingest-tokenize\",\"file\":\"{}\",\"jobs\":{},\"bytes\":{},\"requests\":{},"
-               "\"exact_requests\":{},\"segments\":{},\"tokenised\":{},\"tokenised_bytes\":{},"
-               "\"memoised\":{},"
-               "\"repeat\":{},\"best_plain_s\":{:.6f},\"best_exact_s\":{:.6f},\"cost\":{:.4f},"
-               "\"best_plain_cpu_s\":{:.6f},\"best_exact_cpu_s\":{:.6f},\"cpu_cost\":{:.4f},"
-               "\"counting_cpu_s\":{:.6f},\"vocabulary_load_cpu_s\":{:.6f}}}\n",
-               json_escape(path), args.jobs, e.summary.bytes, e.summary.requests, e.exact_requests,
-               e.segments,
-               e.counted, e.bytes_counted, e.memoised, plain.size(), a, b, cost, cpu_a, cpu_b,
-               cpu_cost, counting, load);
+    fmt::print(
+        "{{\"bench\":\"ingest-tokenize\",\"file\":\"{}\",\"jobs\":{},\"bytes\":{},\"requests\":{},"
+        "\"exact_requests\":{},\"segments\":{},\"tokenised\":{},\"tokenised_bytes\":{},"
+        "\"memoised\":{},"
+        "\"repeat\":{},\"best_plain_s\":{:.6f},\"best_exact_s\":{:.6f},\"cost\":{:.4f},"
+        "\"best_plain_cpu_s\":{:.6f},\"best_exact_cpu_s\":{:.6f},\"cpu_cost\":{:.4f},"
+        "\"counting_cpu_s\":{:.6f},\"vocabulary_load_cpu_s\":{:.6f}}}\n",
+        json_escape(path), args.jobs, e.summary.bytes, e.summary.requests, e.exact_requests,
+        e.segments, e.counted, e.bytes_counted, e.memoised, plain.size(), a, b, cost, cpu_a, cpu_b,
+        cpu_cost, counting, load);
 }
 
 // --tokenize: plain and exact loads alternately; the cost of exact counts.
@@ -366,7 +366,8 @@ parse_args(int argc, char** argv)
         } else if (a == "--jobs") {
             const int jobs = std::atoi(argv[++i]);
             if (jobs < 1) {
-                std::fprintf(stderr, "cachewise_bench_ingest: --jobs: expected a positive number\n");
+                std::fprintf(stderr,
+                             "cachewise_bench_ingest: --jobs: expected a positive number\n");
                 std::exit(2);
             }
             args.jobs = static_cast<unsigned>(jobs);
@@ -451,7 +452,8 @@ bench_plain(const cachewise::ruleset::Rules& rules, const Args& args, long rss_b
 {
     std::vector<Run> runs;
     for (int r = 0; r < args.repeat; ++r) {
-        Run run = load_once(rules, args.path, LoadSpec{args.format, args.jobs, false, false, r == 0});
+        Run run =
+            load_once(rules, args.path, LoadSpec{args.format, args.jobs, false, false, r == 0});
         std::fprintf(stderr, "run %d: %.3f s, %.1f MB/s\n", r + 1, run.seconds,
                      static_cast<double>(run.summary.bytes) / 1e6 / run.seconds);
         runs.push_back(std::move(run));

@@ -168,12 +168,9 @@ TokenizerHook::TokenizerHook(const Settings& global, ingest::LoadOptions& option
     if (options.jobs > 1 && !dir.empty()) {
         // Counting on the workers spreads it over every core; the one
         // counting thread would hold up the thread that delivers.
-        m_state->on_workers =
-            std::make_unique<tokenize::ConcurrentCounts>(dir, m_state->user_dir);
-        options.on_parsed = [counts = m_state->on_workers.get(),
-                             texts = options.text_store](model::Request& r) {
-            (void)counts->apply(r, *texts);
-        };
+        m_state->on_workers = std::make_unique<tokenize::ConcurrentCounts>(dir, m_state->user_dir);
+        options.on_parsed = [counts = m_state->on_workers.get(), texts = options.text_store](
+                                model::Request& r) { (void)counts->apply(r, *texts); };
     }
 }
 

@@ -54,7 +54,9 @@ struct LoadOptions {
     // workers, in parallel, so that it is not left to the one thread that
     // delivers. Called once per request parsed, from several threads at
     // once, before --since, --until and repeated transcripts are filtered
-    // and before a Gemini explicit cache is inlined.
+    // and before a Gemini explicit cache is inlined; a part read again on
+    // the delivering thread (its format guessed wrong) calls it for the
+    // requests it makes then, and only those are delivered.
     std::function<void(model::Request&)> on_parsed;
 };
 

@@ -105,7 +105,7 @@ public:
     Scheduler(const std::vector<LoadTask>& tasks, const ruleset::Rules& rules,
               const LoadOptions& options)
         : m_tasks(tasks), m_rules(rules), m_options(options),
-          m_window(std::max<std::size_t>(2 * options.jobs, 2)), m_slots(m_window),
+          m_window(std::max<std::size_t>(2 * std::size_t{options.jobs}, 2)), m_slots(m_window),
           m_line_counts(tasks.size())
     {}
     ~Scheduler() { stop(); }

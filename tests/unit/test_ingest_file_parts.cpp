@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -291,6 +292,54 @@ TEST_SUITE("ingest::file_parts")
                 INFO(path << " in parts of " << part_size << " bytes");
                 REQUIRE(parts.events == whole.events);
                 REQUIRE(parts.counts == whole.counts);
+            }
+        }
+    }
+
+    TEST_CASE("on_parsed sees each request once, before delivery, whatever the split and jobs")
+    {
+        const std::string log = generated_log();
+        test::TempFile f(log);
+        const auto events = read_whole(f.path()).events;
+        const auto requests = static_cast<std::size_t>(
+            std::count_if(events.begin(), events.end(),
+                          [](const std::string& e) { return e.rfind("E ", 0) != 0; }));
+        REQUIRE(requests > 10);
+        for (const unsigned jobs : {1U, 2U, 3U}) {
+            for (const std::uint64_t part_size : part_sizes(log.size(), 64, 20)) {
+                std::atomic<std::size_t> calls{0};
+                ingest::LoadOptions options;
+                options.jobs = jobs;
+                options.on_parsed = [&](model::Request& r) {
+                    ++calls;
+                    r.notes.emplace_back("parsed");
+                };
+                std::vector<std::size_t> marks;
+                ingest::LoadSummary summary;
+                const ingest::Loader::RequestCallback on_request = [&](model::Request&& r) {
+                    marks.push_back(static_cast<std::size_t>(
+                        std::count(r.notes.begin(), r.notes.end(), "parsed")));
+                };
+                const ingest::Loader::ErrorCallback on_error = [](const ingest::InputError&) {};
+                if (jobs == 1) {
+                    if (part_size > 1) {
+                        break; // read whole: the split does not matter
+                    }
+                    ingest::Loader loader(test::rules(), options);
+                    (void)loader.load({f.path()}, on_request);
+                } else {
+                    ingest::Delivery delivery(test::rules(), options, on_request, on_error,
+                                              summary);
+                    const auto tasks =
+                        ingest::plan_tasks({f.path()}, test::rules(), options, part_size);
+                    ingest::load_parallel(tasks, test::rules(), options, delivery,
+                                          [](std::uint64_t, bool) {});
+                    delivery.finish();
+                }
+                INFO("jobs " << jobs << ", parts of " << part_size << " bytes");
+                CHECK(marks == std::vector<std::size_t>(requests, 1));
+                // A part read again (its format guessed wrong) is parsed twice.
+                CHECK(calls.load() >= requests);
             }
         }
     }

@@ -2,8 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include <thread>
+#include <vector>
+
 using cachewise::Hash128;
 using cachewise::tokenize::CountMemo;
+using cachewise::tokenize::SharedCountMemo;
 
 TEST_SUITE("tokenize::CountMemo")
 {
@@ -32,5 +36,26 @@ TEST_SUITE("tokenize::CountMemo")
         memo.add(Hash128{9, 9}, 7);
         CHECK(memo.find(Hash128{9, 9}) == std::optional<std::int64_t>(0));
         CHECK(memo.size() == 1);
+    }
+
+    TEST_CASE("a shared memo holds what several threads added at once")
+    {
+        SharedCountMemo memo;
+        std::vector<std::thread> threads;
+        for (std::uint64_t t = 0; t < 4; ++t) {
+            threads.emplace_back([&memo, t] {
+                for (std::uint64_t i = t; i < 20000; i += 4) {
+                    memo.add(Hash128{i * 7919, i}, static_cast<std::int64_t>(i));
+                    (void)memo.find(Hash128{i, i * 7919}); // not there
+                }
+            });
+        }
+        for (auto& t : threads) {
+            t.join();
+        }
+        for (std::uint64_t i = 0; i < 20000; ++i) {
+            REQUIRE(memo.find(Hash128{i * 7919, i}) == std::optional<std::int64_t>(i));
+        }
+        CHECK(!memo.find(Hash128{1, 7919}));
     }
 }

@@ -1,9 +1,12 @@
 #include "analysis/segment_text.hpp"
 #include "helpers.hpp"
+#include "tokenize/concurrent_counts.hpp"
 #include "tokenize/exact_counts.hpp"
 #include "tokenize_helpers.hpp"
 
 #include <doctest/doctest.h>
+
+#include <thread>
 
 using namespace cachewise;
 using namespace cachewise::tokenize;
@@ -149,5 +152,45 @@ TEST_SUITE("tokenize::ExactCounts")
             CAPTURE(c.first);
             CHECK(countable_text(c.first, c.second) == analysis::display_text(c.first, c.second));
         }
+    }
+
+    TEST_CASE("counts made on several threads equal one thread's, and their tallies add up")
+    {
+        model::TextStore store;
+        const auto a = load_one(openai_exchange("gpt-4o", ""), store);
+        const auto b = load_one(openai_exchange("deepseek-chat", ""), store);
+        auto one_a = a;
+        auto one_b = b;
+        ExactCounts one(test::catalogue());
+        REQUIRE(one.apply(one_a, store));
+        REQUIRE(one.apply(one_b, store));
+
+        ConcurrentCounts concurrent(test::tokenizer_dir(), std::nullopt);
+        CHECK(concurrent.empty());
+        std::vector<model::Request> done(8);
+        std::vector<std::thread> threads;
+        for (std::size_t t = 0; t < 2; ++t) {
+            threads.emplace_back([&, t] {
+                for (std::size_t i = t; i < done.size(); i += 2) {
+                    done[i] = i % 2 == 0 ? a : b;
+                    REQUIRE(concurrent.apply(done[i], store));
+                }
+            });
+        }
+        for (auto& t : threads) {
+            t.join();
+        }
+        for (std::size_t i = 0; i < done.size(); ++i) {
+            const auto& expected = i % 2 == 0 ? one_a : one_b;
+            for (std::size_t k = 0; k < expected.segments.size(); ++k) {
+                CHECK(done[i].segments[k].tokens == expected.segments[k].tokens);
+                CHECK(done[i].segments[k].token_source == model::TokenSource::exact);
+            }
+        }
+        ExactCounts merged(test::catalogue());
+        concurrent.merge_into(merged);
+        CHECK(merged.requests_counted() == 8);
+        CHECK(merged.segments_counted() + merged.segments_memoised() == 16);
+        CHECK(merged.tokenizers_used() == std::set<std::string>{"deepseek_v3", "o200k_base"});
     }
 }
