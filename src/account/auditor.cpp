@@ -58,6 +58,23 @@ AuditResult::by(std::string_view key) const
 
 namespace {
 
+// Why the minimum a finding compares with is not certain, in parentheses
+// (nothing when it is): a model the rules do not list gets the provider's
+// default; a listed one may have a second-hand or disputed figure (OpenAI's
+// guide said 1,024 tokens, a later copy 2,048), whose sources the rules give.
+std::string
+minimum_doubt(const model::Request& r, const sim::SimResult& s)
+{
+    if (s.minimum_known) {
+        return {};
+    }
+    if (!s.minimum_listed) {
+        return " (an assumed minimum: not documented for this model)";
+    }
+    return fmt::format(" (uncertain for this model: rules/providers/{}.json gives the sources)",
+                       r.provider);
+}
+
 // The rule of a simulated miss: expiry, a request sent before its writer's
 // entry was visible, or a write beyond the 20-position lookback.
 std::string_view
@@ -394,8 +411,7 @@ private:
                                   r.usage->total_input() == r.segments[segment].cumulative_tokens;
             const std::string tokens =
                 (reported ? "" : "about ") + group_digits(r.segments[segment].cumulative_tokens);
-            const std::string assumed =
-                s.minimum_known ? "" : " (an assumed minimum: not documented for this model)";
+            const std::string assumed = minimum_doubt(r, s);
             f.message =
                 s.uses_breakpoints
                     ? fmt::format("the breakpoint at {} caches a prefix of {} tokens, below "
@@ -661,9 +677,7 @@ private:
             }
         } else {
             f.kind = !s.minimum_known ? rule::k_below_minimum : "writes";
-            f.message = fmt::format(
-                "{}: the writes differ{}", numbers,
-                !s.minimum_known ? " (the model's minimum cacheable length is assumed)" : "");
+            f.message = fmt::format("{}: the writes differ{}", numbers, minimum_doubt(r, s));
         }
         if (a.breakpoints_assumed) {
             f.message += " (breakpoints not logged: Claude Code's placement assumed)";

@@ -132,6 +132,7 @@ DeepSeekCache::simulate(const model::Request& r, std::size_t index)
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
     out.minimum_known = minimum.certain();
+    out.minimum_listed = minimum.known_model;
 
     const std::int64_t matched = match(r, scope, now, out);
     if (matched >= minimum.tokens) {

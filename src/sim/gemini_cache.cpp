@@ -78,6 +78,7 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
     out.minimum_known = minimum.certain();
+    out.minimum_listed = minimum.known_model;
     if (r.cache_create) {
         create_explicit(r, now, index, out);
         return out;

@@ -28,6 +28,7 @@ OpenAICache::automatic(const model::Request& r, std::size_t index, std::int64_t 
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
     out.minimum_known = minimum.certain();
+    out.minimum_listed = minimum.known_model;
     const std::int64_t total = r.prompt_tokens();
     const std::int64_t step = m_rules.integer("hit_step_tokens");
 
@@ -156,6 +157,7 @@ OpenAICache::breakpoints(const model::Request& r, std::size_t index, std::int64_
     const auto minimum = m_rules.minimum_tokens(r.billed_model());
     out.minimum_tokens = minimum.tokens;
     out.minimum_known = minimum.certain();
+    out.minimum_listed = minimum.known_model;
     if (r.segments.empty()) {
         return out;
     }

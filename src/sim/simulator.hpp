@@ -60,7 +60,8 @@ struct SimResult {
     std::vector<model::Breakpoint> breakpoints;
     std::vector<std::size_t> below_minimum; // breakpoint segments too short to write (CW012)
     std::int64_t minimum_tokens = 0;
-    bool minimum_known = true;
+    bool minimum_known = true;  // documented or measured exactly for this model
+    bool minimum_listed = true; // the model has its own entry (not the provider's default)
 
     std::int64_t read = 0;
     std::int64_t write_5m = 0;
