@@ -530,6 +530,36 @@ cached_nothing(const Request& partner, std::optional<std::size_t> last,
 
 } // namespace
 
+namespace {
+
+// Providers whose cache a request reads only by matching a stored prefix
+// unit in full (DeepSeek, rules fact "whole_unit_match": "A subsequent
+// request can only hit the cache if it fully matches a cache prefix unit",
+// units being persisted at request boundaries): the shared tokens before a
+// change are lost with it, not only those after (a later request may read
+// them once common-prefix persistence has stored them).
+void
+lose_whole_unit(Finding& f, const Request& request, const Request& partner, std::size_t k,
+                const DivergenceContext& context)
+{
+    const auto it = context.rules.providers.find(partner.provider);
+    if (it == context.rules.providers.end() || !it->second.has("whole_unit_match") ||
+        f.tokens_lost <= 0) {
+        return;
+    }
+    const std::int64_t before = tokens_before(partner, k);
+    if (before <= 0) {
+        return;
+    }
+    f.tokens_lost += before;
+    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
+    f.message += fmt::format(" ({} reads a cached prefix only as a whole unit: the {} tokens "
+                             "before the change are lost with it)",
+                             partner.provider, group_digits(before));
+}
+
+} // namespace
+
 std::optional<Finding>
 find_divergence(const Request& request, const Request& partner, const DivergenceContext& context)
 {
@@ -544,7 +574,9 @@ find_divergence(const Request& request, const Request& partner, const Divergence
     if (cached_nothing(partner, last, context)) {
         return std::nullopt; // the partner cached nothing: find_latent says what would break
     }
-    return Classifier(request, partner, k, context).run();
+    Finding f = Classifier(request, partner, k, context).run();
+    lose_whole_unit(f, request, partner, k, context);
+    return f;
 }
 
 std::optional<Finding>
