@@ -117,11 +117,13 @@ run_tokens(const Settings& global, const TokensCliOptions& options)
     r.model = options.model.value_or("");
     r.bytes = text.size();
     r.with_ids = options.ids;
-    std::vector<tokenize::TokenId> ids;
-    tokenizer->encode(text, ids);
-    r.tokens = ids.size();
     if (options.ids) {
+        std::vector<tokenize::TokenId> ids;
+        tokenizer->encode(text, ids);
         r.ids.assign(ids.begin(), ids.end());
+        r.tokens = ids.size();
+    } else {
+        r.tokens = tokenizer->count(text); // the path exact counts of logs take
     }
     report::print_tokens(r, format, std::cout);
     return 0;

@@ -28,7 +28,7 @@ Tokenizer::piece_tokens(std::string_view piece, const PieceCache::Key& key) cons
 
 template <typename Fn>
 void
-Tokenizer::for_each_piece(std::string_view text, Fn fn) const
+Tokenizer::for_each_part(std::string_view text, Fn fn) const
 {
     std::string repaired;
     if (!is_valid_utf8(text)) {
@@ -45,32 +45,34 @@ Tokenizer::for_each_piece(std::string_view text, Fn fn) const
     // A few hundred pieces at a time, so that they and their keys stay in
     // the first-level cache beside the piece cache's slots.
     constexpr std::size_t k_part = 256;
-    constexpr std::size_t k_ahead = 8;
     const char* end = text.data() + text.size();
     for (std::size_t from = 0; from < text.size();) {
         m_pieces.clear();
         from = pre_tokenize_part(m_traits.pre_tokenizer, text, from, k_part, m_pieces);
-        // Most pieces are in the cache, and between two texts the loader has
-        // pushed its slots out to the outer caches: keying the part's pieces
-        // first lets each slot be fetched a few pieces ahead of its use.
         m_keys.resize(m_pieces.size());
         for (std::size_t i = 0; i < m_pieces.size(); ++i) {
             m_keys[i] = PieceCache::key(m_pieces[i], end);
         }
-        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
-            if (i + k_ahead < m_pieces.size()) {
-                m_cache.prefetch(m_keys[i + k_ahead]);
-            }
-            fn(piece_tokens(m_pieces[i], m_keys[i]));
-        }
+        fn();
     }
 }
+
+// Most pieces are in the piece cache, and between two texts the loader has
+// pushed its slots out to the outer caches: the part's pieces are keyed
+// first so that each slot is fetched a few pieces ahead of its use.
+constexpr std::size_t k_ahead = 8;
 
 void
 Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const
 {
-    for_each_piece(text, [&](std::span<const TokenId> tokens) {
-        out.insert(out.end(), tokens.begin(), tokens.end());
+    for_each_part(text, [&] {
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            if (i + k_ahead < m_pieces.size()) {
+                m_cache.prefetch(m_keys[i + k_ahead]);
+            }
+            const auto tokens = piece_tokens(m_pieces[i], m_keys[i]);
+            out.insert(out.end(), tokens.begin(), tokens.end());
+        }
     });
 }
 
@@ -78,7 +80,30 @@ std::size_t
 Tokenizer::count(std::string_view text) const
 {
     std::size_t n = 0;
-    for_each_piece(text, [&](std::span<const TokenId> tokens) { n += tokens.size(); });
+    const auto is_short = [this](std::size_t i) {
+        return m_pieces[i].size() <= ShortPieceCounts::k_max_piece;
+    };
+    for_each_part(text, [&] {
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            // Only a piece the short table will not answer is fetched ahead.
+            if (const std::size_t j = i + k_ahead;
+                j < m_pieces.size() &&
+                !(is_short(j) && m_short.find(m_keys[j], m_pieces[j].size()))) {
+                m_cache.prefetch(m_keys[j]);
+            }
+            if (is_short(i)) {
+                if (const auto hit = m_short.find(m_keys[i], m_pieces[i].size())) {
+                    n += *hit;
+                    continue;
+                }
+            }
+            const std::size_t tokens = piece_tokens(m_pieces[i], m_keys[i]).size();
+            if (is_short(i)) {
+                m_short.put(m_keys[i], m_pieces[i].size(), tokens);
+            }
+            n += tokens;
+        }
+    });
     return n;
 }
 

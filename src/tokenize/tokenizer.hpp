@@ -3,6 +3,7 @@
 #include "tokenize/bpe.hpp"
 #include "tokenize/piece_cache.hpp"
 #include "tokenize/pretokenize.hpp"
+#include "tokenize/short_piece_counts.hpp"
 #include "tokenize/vocabulary.hpp"
 
 #include <memory>
@@ -53,12 +54,14 @@ private:
     [[nodiscard]] std::span<const TokenId> piece_tokens(std::string_view piece,
                                                         const PieceCache::Key& key) const;
     // Repairs ill-formed UTF-8, normalises, pre-tokenises, and calls `fn`
-    // with the tokens of each piece in turn.
-    template <typename Fn> void for_each_piece(std::string_view text, Fn fn) const;
+    // with each part of at most a few hundred pieces (m_pieces, keyed in
+    // m_keys).
+    template <typename Fn> void for_each_part(std::string_view text, Fn fn) const;
 
     TokenizerTraits m_traits;
     Vocabulary m_vocab;
     mutable PieceCache m_cache;
+    mutable ShortPieceCounts m_short; // count() only
     mutable BpeMerger m_merger;
     mutable std::vector<std::string_view> m_pieces;
     mutable std::vector<PieceCache::Key> m_keys; // of m_pieces

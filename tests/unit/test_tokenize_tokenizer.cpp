@@ -126,4 +126,31 @@ TEST_SUITE("tokenize::Tokenizer")
         // Plain text never produces them: encode_ordinary.
         CHECK(t.count("<|endoftext|>") > 1);
     }
+
+    TEST_CASE("count equals the ids' number when short pieces outnumber the short table")
+    {
+        // 40,000 distinct short words, twice, so that pieces clash in
+        // ShortPieceCounts' 8,192 slots and are replaced and looked up again.
+        std::string text;
+        for (int round = 0; round < 2; ++round) {
+            for (unsigned i = 0; i < 40000; ++i) {
+                text += ' ';
+                for (unsigned v = i * 2654435761U; v != 0; v /= 26) {
+                    text += static_cast<char>('a' + v % 26);
+                    if (text.back() == 'q') {
+                        break;
+                    }
+                }
+                text += i % 7 == 0 ? ".\n" : "";
+            }
+        }
+        for (const auto* name : {"o200k_base", "cl100k_base", "deepseek_v3"}) {
+            const auto& t = test::shipped_tokenizer(name);
+            std::vector<TokenId> ids;
+            t.encode(text, ids);
+            INFO(name);
+            CHECK(t.count(text) == ids.size());
+            CHECK(t.count(text) == ids.size()); // the tables full of this text
+        }
+    }
 }
