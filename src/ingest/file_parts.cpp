@@ -119,9 +119,12 @@ split_lines(const std::string& path, std::uint64_t size, std::uint64_t part_size
 std::uint64_t
 count_lines(std::string_view text)
 {
+    // memchr jumps from line end to line end: several times faster than a
+    // byte loop on log lines, which are long.
     std::uint64_t n = 0;
-    for (const char c : text) {
-        n += c == '\n' ? 1 : 0;
+    for (std::size_t at = text.find('\n'); at != std::string_view::npos;
+         at = text.find('\n', at + 1)) {
+        ++n;
     }
     for (std::size_t at = text.find('\r'); at != std::string_view::npos;
          at = text.find('\r', at + 1)) {
