@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The unit and golden CLI tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer: tests/sanitize.sh
+# UndefinedBehaviorSanitizer: tests/sanitize.sh; or under ThreadSanitizer
+# (the parse workers, the counting thread, the shared memo and text store):
+# tests/sanitize.sh tsan (preset "tsan", build-tsan/, TSAN_OPTIONS
+# halt_on_error=1, exit status 99 on a report).
 #
 # Configures the "asan" preset of CMakePresets.json (build-asan/: Debug with
 # -O1, -fsanitize=address,undefined, -fno-sanitize-recover=all, no CUDA, no
@@ -22,9 +25,17 @@ jobs=$(nproc 2>/dev/null || echo 2)
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$jobs}
 export CTEST_PARALLEL_LEVEL=${CTEST_PARALLEL_LEVEL:-$jobs}
 
+preset=${1:-asan}
+case $preset in
+asan | tsan) ;;
+*)
+  echo "usage: tests/sanitize.sh [asan|tsan]" >&2
+  exit 2
+  ;;
+esac
 start=$SECONDS
-cmake --preset asan >/dev/null
-cmake --build --preset asan
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset"
 built=$SECONDS
-ctest --preset asan
-echo "sanitize: build $((built - start)) s, tests $((SECONDS - built)) s"
+ctest --preset "$preset"
+echo "sanitize ($preset): build $((built - start)) s, tests $((SECONDS - built)) s"
