@@ -35,8 +35,8 @@ std::string countable_text(std::string_view rendered, model::SegmentKind kind);
 // which missing_notes() lists.
 class ExactCounts {
 public:
-    // With `shared`, counts are memoised there, across the threads that
-    // share it (each with an ExactCounts of its own), not in this object.
+    // With `shared`, counts are memoised there too, across the threads that
+    // share it (each with an ExactCounts of its own).
     explicit ExactCounts(Catalogue& catalogue, SharedCountMemo* shared = nullptr)
         : m_catalogue(&catalogue), m_shared(shared)
     {}
@@ -76,16 +76,24 @@ private:
         std::set<std::string> models;
     };
     const Resolved& resolve(const std::string& model);
-    [[nodiscard]] std::optional<std::int64_t> memoised(const Hash128& key) const
+    // The thread's own memo first, without a lock (a log resends what this
+    // thread saw); then the one it shares with the other threads.
+    [[nodiscard]] std::optional<std::int64_t> memoised(const Hash128& key)
     {
-        return m_shared != nullptr ? m_shared->find(key) : m_memo.find(key);
+        if (const auto hit = m_memo.find(key); hit || m_shared == nullptr) {
+            return hit;
+        }
+        const auto hit = m_shared->find(key);
+        if (hit) {
+            m_memo.add(key, *hit);
+        }
+        return hit;
     }
     void memoise(const Hash128& key, std::int64_t count)
     {
+        m_memo.add(key, count);
         if (m_shared != nullptr) {
             m_shared->add(key, count);
-        } else {
-            m_memo.add(key, count);
         }
     }
 
