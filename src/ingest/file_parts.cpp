@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
+#include <string_view>
 #include <unistd.h>
 
 namespace cachewise::ingest {
@@ -61,6 +63,24 @@ read_at(int fd, const std::string& path, char* to, std::size_t size, std::uint64
     return got;
 }
 
+// Just past the first line end (LF, CRLF or a lone CR) that starts in the
+// first `scan` bytes of `bytes`, found with memchr (log lines run to
+// hundreds of KB), or nothing.
+std::optional<std::size_t>
+first_line_end(std::string_view bytes, std::size_t scan)
+{
+    const std::string_view head = bytes.substr(0, scan);
+    std::size_t end = head.find('\n');
+    for (std::size_t cr = head.find('\r'); cr != std::string_view::npos && cr < end;
+         cr = head.find('\r', cr + 1)) {
+        if (cr + 1 >= bytes.size() || bytes[cr + 1] != '\n') {
+            return cr + 1; // a lone CR
+        }
+        end = std::min(end, cr + 1); // CRLF: the LF just after ends the line
+    }
+    return end == std::string_view::npos ? std::nullopt : std::optional<std::size_t>(end + 1);
+}
+
 // The start of the first line that begins at or after `offset`.
 Expected<std::uint64_t>
 line_start_at(int fd, const std::string& path, std::uint64_t offset, std::uint64_t size)
@@ -80,11 +100,8 @@ line_start_at(int fd, const std::string& path, std::uint64_t offset, std::uint64
         }
         // The last byte read is looked at only to tell CRLF from a lone CR.
         const std::size_t scan = at + *got >= size ? *got : *got - 1;
-        for (std::size_t i = 0; i < scan; ++i) {
-            const char c = buffer[i];
-            if (c == '\n' || (c == '\r' && (i + 1 >= *got || buffer[i + 1] != '\n'))) {
-                return at + i + 1;
-            }
+        if (const auto end = first_line_end(std::string_view(buffer.data(), *got), scan)) {
+            return at + *end;
         }
         at += scan;
     }
