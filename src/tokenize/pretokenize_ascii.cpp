@@ -223,6 +223,24 @@ o200k_word(const Ascii& s, std::size_t p)
     return s.high(r) ? k_undecided : with_contraction(s, r);
 }
 
+// The commonest o200k pieces, a word of ASCII letters with or without one
+// space before it, without the calls and class look-ups of the general
+// path: its end, or 0 where the general path must decide (no such word, a
+// byte from 0x80 on or an apostrophe after it). The same alternatives as
+// next_o200k_ascii takes for these pieces.
+std::size_t
+quick_o200k_word(const unsigned char* b, std::size_t n, std::size_t i)
+{
+    const std::size_t p = b[i] == ' ' ? i + 1 : i;
+    if (p >= n || !((b[p] >= 'a' && b[p] <= 'z') || (b[p] >= 'A' && b[p] <= 'Z'))) {
+        return 0;
+    }
+    // Most words start in lower case: their run of capitals is empty.
+    const std::size_t q = b[p] <= 'Z' ? ascii_run(b, p, n, 'A', 'Z') : p;
+    const std::size_t r = ascii_run(b, q, n, 'a', 'z');
+    return r < n && (b[r] >= 0x80 || b[r] == '\'') ? 0 : r;
+}
+
 } // namespace
 
 std::size_t
@@ -293,9 +311,13 @@ split_ascii(PreTokenizer kind, std::string_view text, std::size_t i, std::size_t
     const std::size_t digits = kind == PreTokenizer::qwen2 ? 1 : 3;
     const bool trailing_run = kind == PreTokenizer::cl100k;
     while (i < text.size() && budget > 0 && bytes[i] < 0x80) {
-        const std::size_t e = kind == PreTokenizer::o200k
-                                  ? next_o200k_ascii(text, i)
-                                  : next_gpt4_ascii(text, i, digits, trailing_run);
+        std::size_t e = 0;
+        if (kind == PreTokenizer::o200k) {
+            e = quick_o200k_word(bytes, text.size(), i);
+            e = e != 0 ? e : next_o200k_ascii(text, i);
+        } else {
+            e = next_gpt4_ascii(text, i, digits, trailing_run);
+        }
         if (e == k_undecided) {
             break;
         }

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "tokenize/piece_cache.hpp"
-
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -22,27 +22,52 @@ public:
 
     ShortPieceCounts() : m_slots(k_slots) {}
 
-    // The count of the piece with this key (PieceCache::key) and length.
-    [[nodiscard]] std::optional<std::uint32_t> find(const PieceCache::Key& key,
-                                                    std::size_t length) const
+    // The bytes of `piece` (zero past its end) as one word, read straight
+    // from the text that ends at `text_end`; nothing for a piece longer
+    // than k_max_piece or one in the text's last 8 bytes.
+    [[nodiscard]] static std::optional<std::uint64_t> word_of(std::string_view piece,
+                                                              const char* text_end)
     {
-        const Slot& s = m_slots[key.hash & (k_slots - 1)];
-        if (s.count != 0 && s.length == length && s.word == key.head[0]) {
+        const std::size_t n = piece.size();
+        if (n > k_max_piece || text_end - piece.data() < 8) {
+            return std::nullopt;
+        }
+        std::uint64_t word = 0;
+        std::memcpy(&word, piece.data(), 8);
+        if constexpr (std::endian::native == std::endian::little) {
+            return n >= 8 ? word : word & ~(~std::uint64_t{0} << (8 * n));
+        } else {
+            return n >= 8 ? word : word & ~(~std::uint64_t{0} >> (8 * n));
+        }
+    }
+
+    // The count of the piece whose word_of is `word` and whose length is
+    // `length`.
+    [[nodiscard]] std::optional<std::uint32_t> find(std::uint64_t word, std::size_t length) const
+    {
+        const Slot& s = m_slots[slot_of(word, length)];
+        if (s.count != 0 && s.length == length && s.word == word) {
             return s.count;
         }
         return std::nullopt;
     }
-    // Remembers a piece of at most k_max_piece bytes and its count (> 0).
-    void put(const PieceCache::Key& key, std::size_t length, std::size_t count)
+    // Remembers a short piece and its count (> 0).
+    void put(std::uint64_t word, std::size_t length, std::size_t count)
     {
-        Slot& s = m_slots[key.hash & (k_slots - 1)];
-        s.word = key.head[0];
+        Slot& s = m_slots[slot_of(word, length)];
+        s.word = word;
         s.length = static_cast<std::uint32_t>(length);
         s.count = static_cast<std::uint32_t>(count);
     }
 
 private:
-    static constexpr std::size_t k_slots = std::size_t{1} << 13;
+    static constexpr unsigned k_bits = 13;
+    static constexpr std::size_t k_slots = std::size_t{1} << k_bits;
+    // Fibonacci hashing: one multiply, the top bits.
+    static std::size_t slot_of(std::uint64_t word, std::size_t length)
+    {
+        return static_cast<std::size_t>(((word ^ length) * 0x9E3779B97F4A7C15ULL) >> (64 - k_bits));
+    }
     struct Slot {
         std::uint64_t word = 0; // the piece's bytes, zero past its end
         std::uint32_t length = 0;

@@ -49,11 +49,7 @@ Tokenizer::for_each_part(std::string_view text, Fn fn) const
     for (std::size_t from = 0; from < text.size();) {
         m_pieces.clear();
         from = pre_tokenize_part(m_traits.pre_tokenizer, text, from, k_part, m_pieces);
-        m_keys.resize(m_pieces.size());
-        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
-            m_keys[i] = PieceCache::key(m_pieces[i], end);
-        }
-        fn();
+        fn(end);
     }
 }
 
@@ -65,7 +61,11 @@ constexpr std::size_t k_ahead = 8;
 void
 Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const
 {
-    for_each_part(text, [&] {
+    for_each_part(text, [&](const char* end) {
+        m_keys.resize(m_pieces.size());
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            m_keys[i] = PieceCache::key(m_pieces[i], end);
+        }
         for (std::size_t i = 0; i < m_pieces.size(); ++i) {
             if (i + k_ahead < m_pieces.size()) {
                 m_cache.prefetch(m_keys[i + k_ahead]);
@@ -76,30 +76,30 @@ Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const
     });
 }
 
+// Short pieces are looked up in m_short by their bytes alone; the piece
+// cache's key is made only for the others, and only long pieces are fetched
+// ahead (prefetching m_short's slots too measured slower).
 std::size_t
 Tokenizer::count(std::string_view text) const
 {
     std::size_t n = 0;
-    const auto is_short = [this](std::size_t i) {
-        return m_pieces[i].size() <= ShortPieceCounts::k_max_piece;
-    };
-    for_each_part(text, [&] {
+    for_each_part(text, [&](const char* end) {
         for (std::size_t i = 0; i < m_pieces.size(); ++i) {
-            // Only a piece the short table will not answer is fetched ahead.
             if (const std::size_t j = i + k_ahead;
-                j < m_pieces.size() &&
-                !(is_short(j) && m_short.find(m_keys[j], m_pieces[j].size()))) {
-                m_cache.prefetch(m_keys[j]);
+                j < m_pieces.size() && m_pieces[j].size() > ShortPieceCounts::k_max_piece) {
+                m_cache.prefetch(PieceCache::key(m_pieces[j], end));
             }
-            if (is_short(i)) {
-                if (const auto hit = m_short.find(m_keys[i], m_pieces[i].size())) {
+            const std::string_view piece = m_pieces[i];
+            const auto word = ShortPieceCounts::word_of(piece, end);
+            if (word) {
+                if (const auto hit = m_short.find(*word, piece.size())) {
                     n += *hit;
                     continue;
                 }
             }
-            const std::size_t tokens = piece_tokens(m_pieces[i], m_keys[i]).size();
-            if (is_short(i)) {
-                m_short.put(m_keys[i], m_pieces[i].size(), tokens);
+            const std::size_t tokens = piece_tokens(piece, PieceCache::key(piece, end)).size();
+            if (word) {
+                m_short.put(*word, piece.size(), tokens);
             }
             n += tokens;
         }

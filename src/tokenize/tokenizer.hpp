@@ -54,8 +54,8 @@ private:
     [[nodiscard]] std::span<const TokenId> piece_tokens(std::string_view piece,
                                                         const PieceCache::Key& key) const;
     // Repairs ill-formed UTF-8, normalises, pre-tokenises, and calls `fn`
-    // with each part of at most a few hundred pieces (m_pieces, keyed in
-    // m_keys).
+    // with each part of at most a few hundred pieces (m_pieces) and the end
+    // of the text they lie in.
     template <typename Fn> void for_each_part(std::string_view text, Fn fn) const;
 
     TokenizerTraits m_traits;
@@ -64,7 +64,7 @@ private:
     mutable ShortPieceCounts m_short; // count() only
     mutable BpeMerger m_merger;
     mutable std::vector<std::string_view> m_pieces;
-    mutable std::vector<PieceCache::Key> m_keys; // of m_pieces
+    mutable std::vector<PieceCache::Key> m_keys; // of m_pieces, for encode()
     mutable std::vector<TokenId> m_scratch;      // the tokens of a piece not in the cache
 };
 
