@@ -1,8 +1,10 @@
-// cachewise_bench_ingest: single-threaded throughput of read + segment + chain.
+// cachewise_bench_ingest: throughput of read + segment + chain.
 //
 //   cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F] [--tokenize]
+//                          [--jobs J]
 //
-// Loads FILE with ingest::Loader N times (default 3) on the calling thread,
+// Loads FILE with ingest::Loader N times (default 3) on the calling thread
+// (--jobs J above 1: with J parse workers, CPU times the process's),
 // folds every segment's identity chain into a checksum so that no work can be
 // optimised away, and reports the best and median wall time, the throughput
 // in MB/s (1 MB = 1,000,000 bytes of input) and the process's peak resident
@@ -81,8 +83,9 @@ json_escape(std::string_view s)
 usage(int code)
 {
     std::fputs("usage: cachewise_bench_ingest FILE|DIR [--repeat N] [--input-format F] "
-               "[--tokenize]\n"
+               "[--tokenize] [--jobs J]\n"
                "  --repeat N        timed loads of FILE (default 3)\n"
+               "  --jobs J          parse workers (default 1: the calling thread)\n"
                "  --input-format F  auto (default), exchange, request, sse or claude-code\n"
                "  --tokenize        each repeat twice, without and with exact token counts,\n"
                "                    and the ratio of the best times\n",
