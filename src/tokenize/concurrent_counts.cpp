@@ -8,15 +8,17 @@ ExactCounts&
 ConcurrentCounts::this_thread()
 {
     const std::lock_guard lock(m_mutex);
-    PerThread& mine = m_threads[std::this_thread::get_id()];
-    if (!mine.counts) {
-        // The manifest is small; the vocabulary is loaded later, outside
-        // this lock, by the first request that needs it.
-        mine.catalogue = std::make_unique<Catalogue>(
-            value_or_throw(Catalogue::load(m_dir, m_user_dir), "--tokenize"));
-        mine.counts = std::make_unique<ExactCounts>(*mine.catalogue, &m_memo);
+    auto& mine = m_threads[std::this_thread::get_id()];
+    if (!mine) {
+        if (!m_catalogue) {
+            // The manifest is small; a vocabulary is loaded later, once, by
+            // the first request that needs it.
+            m_catalogue = std::make_unique<Catalogue>(
+                value_or_throw(Catalogue::load(m_dir, m_user_dir), "--tokenize"));
+        }
+        mine = std::make_unique<ExactCounts>(*m_catalogue, m_memo, m_catalogue_mutex);
     }
-    return *mine.counts;
+    return *mine;
 }
 
 bool
@@ -32,8 +34,8 @@ void
 ConcurrentCounts::merge_into(ExactCounts& into) const
 {
     for (const auto& [id, mine] : m_threads) {
-        if (mine.counts) {
-            into.absorb(*mine.counts);
+        if (mine) {
+            into.absorb(*mine);
         }
     }
 }

@@ -14,11 +14,12 @@
 namespace cachewise::tokenize {
 
 // Exact counts made on several threads at once (the parse workers, each
-// counting the requests it parsed): a tokenizer's piece cache is not
-// thread-safe, so each thread has its own catalogue and ExactCounts, made
-// on its first request; all of them share one memo, so a segment is
-// tokenised once however many threads meet it (twice at most when two
-// meet it at the same moment). The vocabulary is loaded once per thread.
+// counting the requests it parsed): one catalogue, whose vocabularies are
+// loaded once and shared; each thread has its own ExactCounts, made on its
+// first request, counting with its own clones of the tokenizers (a piece
+// cache is not thread-safe). All of them share one memo, so a segment is
+// tokenised once however many threads meet it (twice at most when two meet
+// it at the same moment).
 class ConcurrentCounts {
 public:
     ConcurrentCounts(std::string manifest_dir, std::optional<std::string> user_dir)
@@ -35,17 +36,15 @@ public:
     void merge_into(ExactCounts& into) const;
 
 private:
-    struct PerThread {
-        std::unique_ptr<Catalogue> catalogue;
-        std::unique_ptr<ExactCounts> counts;
-    };
     ExactCounts& this_thread();
 
     std::string m_dir;
     std::optional<std::string> m_user_dir;
     SharedCountMemo m_memo;
-    std::mutex m_mutex; // guards m_threads
-    std::map<std::thread::id, PerThread> m_threads;
+    std::mutex m_mutex; // guards m_catalogue's making and m_threads
+    std::unique_ptr<Catalogue> m_catalogue;
+    std::mutex m_catalogue_mutex; // guards the tokenizers' loading
+    std::map<std::thread::id, std::unique_ptr<ExactCounts>> m_threads;
 };
 
 } // namespace cachewise::tokenize

@@ -100,6 +100,17 @@ tokenizer_is_public(std::string_view provider)
     return provider != "anthropic" && provider != "gemini" && provider != "bedrock";
 }
 
+const Tokenizer*
+ExactCounts::tokenizer_for(const TokenizerEntry& entry)
+{
+    if (m_catalogue_mutex == nullptr) {
+        return value_or_throw(m_catalogue->tokenizer(entry), "");
+    }
+    const std::lock_guard lock(*m_catalogue_mutex);
+    m_clones.push_back(value_or_throw(m_catalogue->tokenizer(entry), "")->clone());
+    return m_clones.back().get();
+}
+
 const ExactCounts::Resolved&
 ExactCounts::resolve(const std::string& model)
 {
@@ -112,7 +123,7 @@ ExactCounts::resolve(const std::string& model)
             r.missing_entry = entry->name;
             m_missing[entry->name].reason = missing_reason(*entry, m_catalogue->user_dir());
         } else {
-            r.tokenizer = value_or_throw(m_catalogue->tokenizer(*entry), "");
+            r.tokenizer = tokenizer_for(*entry);
             r.chat = m_catalogue->chat_template(entry->name);
             r.salt = hash_bytes(r.tokenizer->traits().name);
         }

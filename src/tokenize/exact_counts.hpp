@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -35,10 +37,14 @@ std::string countable_text(std::string_view rendered, model::SegmentKind kind);
 // which missing_notes() lists.
 class ExactCounts {
 public:
-    // With `shared`, counts are memoised there too, across the threads that
-    // share it (each with an ExactCounts of its own).
-    explicit ExactCounts(Catalogue& catalogue, SharedCountMemo* shared = nullptr)
-        : m_catalogue(&catalogue), m_shared(shared)
+    explicit ExactCounts(Catalogue& catalogue) : m_catalogue(&catalogue) {}
+
+    // One of several threads' counters over one catalogue: counts are
+    // memoised in `shared` too, across the threads; each counts with its
+    // own clone of the catalogue's tokenizers (their caches are not
+    // thread-safe), which it asks for under `catalogue_mutex`.
+    ExactCounts(Catalogue& catalogue, SharedCountMemo& shared, std::mutex& catalogue_mutex)
+        : m_catalogue(&catalogue), m_shared(&shared), m_catalogue_mutex(&catalogue_mutex)
     {}
 
     // True when the request's segments now hold exact counts (token_source
@@ -76,6 +82,8 @@ private:
         std::set<std::string> models;
     };
     const Resolved& resolve(const std::string& model);
+    // The catalogue's tokenizer, or this thread's clone of it.
+    const Tokenizer* tokenizer_for(const TokenizerEntry& entry);
     // The thread's own memo first, without a lock (a log resends what this
     // thread saw); then the one it shares with the other threads.
     [[nodiscard]] std::optional<std::int64_t> memoised(const Hash128& key)
@@ -100,7 +108,9 @@ private:
     Catalogue* m_catalogue;
     std::unordered_map<std::string, Resolved> m_models;
     CountMemo m_memo;
-    SharedCountMemo* m_shared;
+    SharedCountMemo* m_shared = nullptr;
+    std::mutex* m_catalogue_mutex = nullptr;
+    std::vector<std::unique_ptr<Tokenizer>> m_clones;
     std::map<std::string, Missing> m_missing; // by tokenizer name
     std::set<std::string> m_used;
     std::string m_last;

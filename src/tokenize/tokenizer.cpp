@@ -6,8 +6,18 @@
 namespace cachewise::tokenize {
 
 Tokenizer::Tokenizer(TokenizerTraits traits, Vocabulary vocab)
+    : Tokenizer(std::move(traits), std::make_shared<const Vocabulary>(std::move(vocab)))
+{}
+
+Tokenizer::Tokenizer(TokenizerTraits traits, std::shared_ptr<const Vocabulary> vocab)
     : m_traits(std::move(traits)), m_vocab(std::move(vocab))
 {}
+
+std::unique_ptr<Tokenizer>
+Tokenizer::clone() const
+{
+    return std::unique_ptr<Tokenizer>(new Tokenizer(m_traits, m_vocab));
+}
 
 std::span<const TokenId>
 Tokenizer::piece_tokens(std::string_view piece, const PieceCache::Key& key) const
@@ -16,11 +26,11 @@ Tokenizer::piece_tokens(std::string_view piece, const PieceCache::Key& key) cons
         return *hit;
     }
     m_scratch.clear();
-    const auto whole = m_traits.whole_piece_first ? m_vocab.find(piece) : std::nullopt;
+    const auto whole = m_traits.whole_piece_first ? m_vocab->find(piece) : std::nullopt;
     if (whole) {
         m_scratch.push_back(*whole);
     } else {
-        m_merger.merge(m_vocab, piece, m_scratch);
+        m_merger.merge(*m_vocab, piece, m_scratch);
     }
     m_cache.add(piece, key, m_scratch);
     return m_scratch;
@@ -115,7 +125,7 @@ Tokenizer::token_bytes(TokenId id) const
             return text;
         }
     }
-    return m_vocab.bytes_of(id);
+    return m_vocab->bytes_of(id);
 }
 
 std::optional<TokenId>

@@ -32,10 +32,13 @@ struct TokenizerTraits {
 
 // A byte-level BPE tokenizer: repairs ill-formed UTF-8, pre-tokenises,
 // then merges each piece. Not thread-safe: the piece cache and the merge
-// scratch are members (one tokenizer per thread).
+// scratch are members; clone() gives another thread a tokenizer of its own
+// that shares the (immutable) vocabulary.
 class Tokenizer {
 public:
     Tokenizer(TokenizerTraits traits, Vocabulary vocab);
+    // The same traits and vocabulary (shared, not copied), empty caches.
+    [[nodiscard]] std::unique_ptr<Tokenizer> clone() const;
 
     // Appends the tokens of `text` to `out`.
     void encode(std::string_view text, std::vector<TokenId>& out) const;
@@ -45,9 +48,11 @@ public:
     [[nodiscard]] std::optional<TokenId> special(std::string_view text) const;
 
     [[nodiscard]] const TokenizerTraits& traits() const { return m_traits; }
-    [[nodiscard]] const Vocabulary& vocabulary() const { return m_vocab; }
+    [[nodiscard]] const Vocabulary& vocabulary() const { return *m_vocab; }
 
 private:
+    Tokenizer(TokenizerTraits traits, std::shared_ptr<const Vocabulary> vocab);
+
     // The tokens of one piece: from the piece cache, the whole piece when
     // it is a token (and the family says so), else merged. Valid until the
     // next call.
@@ -59,7 +64,7 @@ private:
     template <typename Fn> void for_each_part(std::string_view text, Fn fn) const;
 
     TokenizerTraits m_traits;
-    Vocabulary m_vocab;
+    std::shared_ptr<const Vocabulary> m_vocab; // shared by clones
     mutable PieceCache m_cache;
     mutable ShortPieceCounts m_short; // count() only
     mutable BpeMerger m_merger;
