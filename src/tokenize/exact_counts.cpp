@@ -106,9 +106,12 @@ ExactCounts::tokenizer_for(const TokenizerEntry& entry)
     if (m_catalogue_mutex == nullptr) {
         return value_or_throw(m_catalogue->tokenizer(entry), "");
     }
-    const std::lock_guard lock(*m_catalogue_mutex);
-    m_clones.push_back(value_or_throw(m_catalogue->tokenizer(entry), "")->clone());
-    return m_clones.back().get();
+    auto& clone = m_clones[entry.name]; // one per vocabulary, whatever the models
+    if (!clone) {
+        const std::lock_guard lock(*m_catalogue_mutex);
+        clone = value_or_throw(m_catalogue->tokenizer(entry), "")->clone();
+    }
+    return clone.get();
 }
 
 const ExactCounts::Resolved&

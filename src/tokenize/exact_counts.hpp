@@ -110,7 +110,7 @@ private:
     CountMemo m_memo;
     SharedCountMemo* m_shared = nullptr;
     std::mutex* m_catalogue_mutex = nullptr;
-    std::vector<std::unique_ptr<Tokenizer>> m_clones;
+    std::map<std::string, std::unique_ptr<Tokenizer>> m_clones; // by vocabulary
     std::map<std::string, Missing> m_missing; // by tokenizer name
     std::set<std::string> m_used;
     std::string m_last;
