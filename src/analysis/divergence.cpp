@@ -532,12 +532,33 @@ cached_nothing(const Request& partner, std::optional<std::size_t> last,
 
 namespace {
 
+// The shared tokens before segment `k` that a whole-unit cache can still
+// read: up to the start of the message `k` lies in, where an earlier message
+// of the conversation ends (each earlier turn persisted a unit at the end of
+// its input and of its output); none in the system prompt, the tools or the
+// first message, where no earlier request ended.
+std::int64_t
+unit_readable_before(const Request& partner, std::size_t k)
+{
+    bool first_seen = false;
+    std::size_t boundary = 0;
+    for (std::size_t i = 0; i <= k && i < partner.segments.size(); ++i) {
+        const auto& s = partner.segments[i];
+        if (s.path.level == Level::messages && s.message_start) {
+            boundary = first_seen ? i : boundary;
+            first_seen = true;
+        }
+    }
+    return boundary == 0 ? 0 : tokens_before(partner, boundary);
+}
+
 // Providers whose cache a request reads only by matching a stored prefix
 // unit in full (DeepSeek, rules fact "whole_unit_match": "A subsequent
 // request can only hit the cache if it fully matches a cache prefix unit",
 // units being persisted at request boundaries): the shared tokens before a
-// change are lost with it, not only those after (a later request may read
-// them once common-prefix persistence has stored them).
+// change, back to the last unit boundary, are lost with it, not only those
+// after (a later request may read them once common-prefix persistence has
+// stored them).
 void
 lose_whole_unit(Finding& f, const Request& request, const Request& partner, std::size_t k,
                 const DivergenceContext& context)
@@ -547,15 +568,18 @@ lose_whole_unit(Finding& f, const Request& request, const Request& partner, std:
         f.tokens_lost <= 0) {
         return;
     }
-    const std::int64_t before = tokens_before(partner, k);
-    if (before <= 0) {
+    const std::int64_t readable = unit_readable_before(partner, k);
+    const std::int64_t unread = tokens_before(partner, k) - readable;
+    if (unread <= 0) {
         return;
     }
-    f.tokens_lost += before;
+    f.tokens_lost += unread;
     f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
-    f.message += fmt::format(" ({} reads a cached prefix only as a whole unit: the {} tokens "
-                             "before the change are lost with it)",
-                             partner.provider, group_digits(before));
+    f.message += fmt::format(" ({} reads a cached prefix only as a whole unit: the {} shared "
+                             "tokens {} are lost with it)",
+                             partner.provider, group_digits(unread),
+                             readable == 0 ? "before the change"
+                                           : "between the last turn's end and the change");
 }
 
 } // namespace
