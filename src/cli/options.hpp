@@ -151,9 +151,12 @@ public:
     ~TokenizerHook();
     TokenizerHook(const TokenizerHook&) = delete;
     TokenizerHook& operator=(const TokenizerHook&) = delete;
-    // The callback wrap() returns counts on a thread of its own and calls
-    // `next` from it, in order; finish() waits for the last request (call
-    // it when the load returns) and throws the first error of that thread.
+    // With more than one job the constructor has the parse workers count
+    // (LoadOptions::on_parsed) and wrap() returns `next` itself. With one,
+    // the callback wrap() returns counts on a thread of its own and calls
+    // `next` from it, in order. finish() waits for the last request (call
+    // it when the load returns), throws the first error of that thread and
+    // gathers the workers' tallies for notes().
     [[nodiscard]] ingest::Loader::RequestCallback wrap(ingest::Loader::RequestCallback next);
     void finish();
     // When the load failed: waits for the request being counted, drops the
