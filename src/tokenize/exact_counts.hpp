@@ -111,7 +111,7 @@ private:
     SharedCountMemo* m_shared = nullptr;
     std::mutex* m_catalogue_mutex = nullptr;
     std::map<std::string, std::unique_ptr<Tokenizer>> m_clones; // by vocabulary
-    std::map<std::string, Missing> m_missing; // by tokenizer name
+    std::map<std::string, Missing> m_missing;                   // by tokenizer name
     std::set<std::string> m_used;
     std::string m_last;
     std::vector<std::int64_t> m_counts; // per segment of the request at hand
