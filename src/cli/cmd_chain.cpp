@@ -113,6 +113,9 @@ run_chain(const Settings& global, const ChainOptions& options)
     (void)analyzer.finish();
 
     const auto& requests = analyzer.requests();
+    if (requests.size() == 0 && loaded.status != 0) {
+        return loaded.status; // the error said it all; no "0 requests printed" after it
+    }
     const auto wanted = wanted_requests(requests, options.request);
     live::HttpClient client;
     auto counter = make_exact_counter(options.exact, client, "chain");

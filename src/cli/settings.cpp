@@ -12,6 +12,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <unistd.h>
@@ -46,10 +47,13 @@ number_of(const RawValue& value)
     if (const auto* n = std::get_if<double>(&value)) {
         return *n;
     }
+    // Plain decimal notation only: strtod would also take " 2", "+3", "0x4"
+    // and "1e1", which no one means as a count or a number of seconds.
     const std::string& text = text_of(value);
-    char* end = nullptr;
-    const double n = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(n)) {
+    double n = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, n, std::chars_format::fixed);
+    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(n)) {
         return std::nullopt;
     }
     return n;

@@ -121,6 +121,30 @@ TEST_SUITE("cli::config")
         }
     }
 
+    TEST_CASE("numbers are plain decimals: no hex, sign, spaces or exponent")
+    {
+        test::TempFile dir("{}", "unrelated.json");
+        for (const std::string bad : {"0x4", " 2", "2 ", "+3", "1e1", "inf", "nan", ""}) {
+            cli::FlagValues flags;
+            flags.values[cli::Key::jobs] = cli::RawValue(bad);
+            CAPTURE(bad);
+            CHECK(error_of([&] {
+                      (void)settings_from(dir.dir(), flags, "analyze");
+                  }).rfind("--jobs: expected a number of threads", 0) == 0);
+            flags.values.clear();
+            flags.values[cli::Key::latency] = cli::RawValue(bad);
+            CHECK(error_of([&] {
+                      (void)settings_from(dir.dir(), flags, "audit");
+                  }).rfind("--latency: expected a number of seconds", 0) == 0);
+        }
+        cli::FlagValues flags;
+        flags.values[cli::Key::jobs] = cli::RawValue(std::string("3"));
+        flags.values[cli::Key::latency] = cli::RawValue(std::string("0.25"));
+        const auto s = settings_from(dir.dir(), flags, "audit");
+        CHECK(s.jobs.value == 3);
+        CHECK(s.latency.value == doctest::Approx(0.25));
+    }
+
     TEST_CASE("the key table: one row per key, unique names and flags")
     {
         std::set<std::string_view> names;
