@@ -189,6 +189,10 @@ run_audit(const Settings& global, const AuditOptions& options)
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate(FailOn{});
+    if (gate.max_regression && gate.baseline != nullptr && result.totals.reported.input() == 0) {
+        throw Error("--max-regression: not judged: no request of this log reports usage, so "
+                    "it has no hit rate to compare with the baseline's");
+    }
     const auto counted = new_findings(findings, gate);
     if (!print_findings_format(global, findings, gate)) {
         report::print_with_diagnosis(

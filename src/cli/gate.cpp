@@ -222,8 +222,9 @@ gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional
     if (gate.max_regression && gate.baseline != nullptr && hit_rate) {
         if (!gate.baseline->hit_rate) {
             throw Error(fmt::format(
-                "--baseline {}: has no totals.hit_rate (an audit --format json result is "
-                "needed for --max-regression)",
+                "--baseline {}: has no totals.hit_rate (an audit --format json result of a "
+                "log with reported usage is needed for --max-regression; it is null when no "
+                "request reported usage)",
                 gate.baseline->path));
         }
         const double before = *gate.baseline->hit_rate;

@@ -29,6 +29,14 @@ pct(double f)
     return format_percent(f);
 }
 
+// A rate with nothing under it is "n/a", never 0.0%: a log without reported
+// usage has not missed its cache, it has not said.
+std::string
+reported_rate(const Totals& t)
+{
+    return t.reported.input() > 0 ? pct(t.hit_rate()) : "n/a";
+}
+
 std::string
 usd(double v)
 {
@@ -74,7 +82,7 @@ totals_json(const Totals& t)
         {"priced", t.priced},
         {"with_reported_cost", t.with_reported_cost},
         {"reported_cost_usd", t.with_reported_cost > 0 ? Json(t.reported_cost) : Json(nullptr)},
-        {"hit_rate", t.hit_rate()},
+        {"hit_rate", t.reported.input() > 0 ? Json(t.hit_rate()) : Json(nullptr)},
         {"reported", split_json(t.reported)},
         {"expected", split_json(t.expected)},
         {"cost_usd",
@@ -130,7 +138,11 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
     fmt::print(out, "cachewise audit: {} in {} · {} with usage · {} priced\n",
                count_noun(t.requests, "request"), count_noun(r.analysis.streams, "stream"),
                group_count(t.with_usage), group_count(t.priced));
-    fmt::print(out, "  reported  {}\n", split_text(t.reported));
+    if (t.with_usage > 0) {
+        fmt::print(out, "  reported  {}\n", split_text(t.reported));
+    } else {
+        fmt::print(out, "  reported  none: no request reports usage\n");
+    }
     const auto& basis = o.basis;
     std::string what;
     switch (basis.kind) {
@@ -163,7 +175,7 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
     const Totals& t = r.totals;
     fmt::print(out,
                "  hit rate {} token-weighted (Σread ÷ Σinput) · {} of {} read from the cache\n",
-               pct(t.hit_rate()), group_count(t.with_read), count_noun(t.with_usage, "request"));
+               reported_rate(t), group_count(t.with_read), count_noun(t.with_usage, "request"));
     if (!r.policy.empty() || t.lost_to_granularity > 0 || t.lost_to_eviction > 0) {
         fmt::print(out,
                    "  expected hit rate {} · shared tokens not read: {} to block, step or unit "
@@ -172,8 +184,8 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
                    group_digits(t.lost_to_eviction));
     }
     fmt::print(out, "  new or expired {}, hit rate {} · warm {}, hit rate {}\n",
-               count_noun(r.new_or_expired.requests, "request"), pct(r.new_or_expired.hit_rate()),
-               count_noun(r.warm.requests, "request"), pct(r.warm.hit_rate()));
+               count_noun(r.new_or_expired.requests, "request"), reported_rate(r.new_or_expired),
+               count_noun(r.warm.requests, "request"), reported_rate(r.warm));
     if (r.hit_ratio.count > 0) {
         fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
                    pct(r.hit_ratio.p95));
@@ -270,7 +282,7 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
         // An unpriced group is "unpriced", never 0.000000.
         const bool priced = g.priced > 0; // clang 14 captures no structured binding
         const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
-        table.add_row({key, group_count(g.requests), pct(g.hit_rate()), money(g.actual.total()),
+        table.add_row({key, group_count(g.requests), reported_rate(g), money(g.actual.total()),
                        money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total())});
     }
     table.print(out);
@@ -355,8 +367,8 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
         "| net savings |\n");
     fmt::print(out, "|---:|---:|---:|---|---:|\n");
     fmt::print(out, "| {} | {} | {} of {} | {} / {} | {} USD |\n\n", group_count(t.requests),
-               pct(t.hit_rate()), group_count(t.with_read), group_count(t.with_usage),
-               pct(r.new_or_expired.hit_rate()), pct(r.warm.hit_rate()),
+               reported_rate(t), group_count(t.with_read), group_count(t.with_usage),
+               reported_rate(r.new_or_expired), reported_rate(r.warm),
                usd(t.read_savings - t.write_premium));
     if (t.priced > 0) {
         cost_rows(r, out, true);

@@ -113,7 +113,7 @@ struct PlacementReplay {
 struct GroupRow {
     std::string key;
     std::size_t requests = 0;
-    double hit_rate = 0;
+    std::optional<double> hit_rate;   // nothing when none of its requests reports usage
     std::optional<double> actual_usd; // nothing when none of its requests is priced
     std::optional<double> no_cache_usd;
 };

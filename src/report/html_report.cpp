@@ -37,6 +37,12 @@ usd_or_dash(const std::optional<double>& v)
 }
 
 std::string
+percent_or_dash(const std::optional<double>& v)
+{
+    return v ? format_percent(*v) : "–";
+}
+
+std::string
 number_cell(const std::string& text, double sort)
 {
     return fmt::format("<td class=\"n\" data-sort=\"{}\">{}</td>", sort, esc(text));
@@ -83,7 +89,7 @@ groups_table(std::ostream& out, const HtmlReport& r)
             g.actual_usd ? std::optional<double>(*g.no_cache_usd - *g.actual_usd) : std::nullopt;
         fmt::print(out, "<tr data-key=\"{}\"><td>{}</td>{}{}{}{}{}</tr>\n", esc(g.key), esc(g.key),
                    number_cell(group_count(g.requests), static_cast<double>(g.requests)),
-                   number_cell(format_percent(g.hit_rate), g.hit_rate),
+                   number_cell(percent_or_dash(g.hit_rate), g.hit_rate.value_or(0)),
                    number_cell(usd_or_dash(g.actual_usd), g.actual_usd.value_or(0)),
                    number_cell(usd_or_dash(g.no_cache_usd), g.no_cache_usd.value_or(0)),
                    number_cell(usd_or_dash(saved), saved.value_or(0)));

@@ -292,5 +292,13 @@ TEST_SUITE("cli::config")
         gate.max_regression = 5;
         CHECK(cli::gate_status({}, gate, 0.86) == 0);
         CHECK(cli::gate_status({}, gate, 0.80) == 1);
+
+        // An audit of a log without usage writes a null hit rate: not a 0% to
+        // compare against, an error that says why.
+        test::TempFile unreported(R"({"findings":[],"totals":{"hit_rate":null}})", "null.json");
+        const auto null_rate = cli::read_baseline(unreported.path(), "");
+        gate.baseline = &null_rate;
+        CHECK(error_of([&] { (void)cli::gate_status({}, gate, 0.80); })
+                  .find("null when no request reported usage") != std::string::npos);
     }
 }

@@ -208,7 +208,7 @@ TEST_SUITE("report::html_data")
         CHECK(report.groups[0].key == "s1");
         CHECK(report.groups[1].key == "s2");
         CHECK(report.groups[0].requests == 4);
-        CHECK(report.groups[0].hit_rate == doctest::Approx(0.9));
+        CHECK(report.groups[0].hit_rate.value_or(-1) == doctest::Approx(0.9));
         CHECK(!report.groups[0].actual_usd); // nothing priced
         CHECK(report.groups_total == 4);
         CHECK(report.aggregated.back() == "by stream: the 2 of 4 groups with the most requests");
