@@ -65,14 +65,7 @@ namespace {
 std::string
 minimum_doubt(const model::Request& r, const sim::SimResult& s)
 {
-    if (s.minimum_known) {
-        return {};
-    }
-    if (!s.minimum_listed) {
-        return " (an assumed minimum: not documented for this model)";
-    }
-    return fmt::format(" (uncertain for this model: rules/providers/{}.json gives the sources)",
-                       r.provider);
+    return ruleset::minimum_doubt(s.minimum_known, s.minimum_listed, r.provider);
 }
 
 // The rule of a simulated miss: expiry, a request sent before its writer's
@@ -405,7 +398,9 @@ private:
             Finding f = make_finding(rule::k_below_minimum, r);
             f.location.path = r.segments[segment].path.str();
             f.location.token = r.segments[segment].cumulative_tokens;
-            f.kind = s.minimum_known ? "" : "minimum-assumed";
+            f.kind = s.minimum_known    ? ""
+                     : s.minimum_listed ? "minimum-uncertain"
+                                        : "minimum-assumed";
             // The whole prompt's length is the reported one, not an estimate.
             const bool reported = segment + 1 == r.segments.size() && r.usage &&
                                   r.usage->total_input() == r.segments[segment].cumulative_tokens;

@@ -253,6 +253,8 @@ private:
     {
         const Request& r = x.r;
         const auto& minimum = x.minimum;
+        const std::string doubt =
+            ruleset::minimum_doubt(minimum.certain(), minimum.known_model, r.provider);
         const double band = x.band;
         for (const auto& bp : x.bps) {
             const Segment& s = r.segments[bp.segment];
@@ -263,12 +265,10 @@ private:
             if (x.exact) {
                 Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
                 f.kind = "exact";
-                f.message =
-                    fmt::format("the prefix up to {} is {} tokens (counted with the "
-                                "model's tokenizer), below the {} minimum of {}{}",
-                                s.path.str(), group_digits(s.cumulative_tokens), r.model,
-                                group_digits(minimum.tokens),
-                                minimum.known_model ? "" : " (assumed for an unlisted model)");
+                f.message = fmt::format("the prefix up to {} is {} tokens (counted with the "
+                                        "model's tokenizer), below the {} minimum of {}{}",
+                                        s.path.str(), group_digits(s.cumulative_tokens), r.model,
+                                        group_digits(minimum.tokens), doubt);
                 emit(out, std::move(f));
                 continue;
             }
@@ -279,9 +279,9 @@ private:
                         f.kind = "exact";
                         f.message = fmt::format(
                             "the prefix up to {} is {} tokens (counted by the provider; "
-                            "estimated {}), below the {} minimum of {}",
+                            "estimated {}), below the {} minimum of {}{}",
                             s.path.str(), group_digits(*exact), group_digits(s.cumulative_tokens),
-                            r.model, group_digits(minimum.tokens));
+                            r.model, group_digits(minimum.tokens), doubt);
                         emit(out, std::move(f));
                     }
                     continue;
@@ -297,7 +297,7 @@ private:
                 group_digits(std::llround(tokens * (1 - band))),
                 group_digits(std::llround(tokens * (1 + band))),
                 borderline ? "borderline against" : "below", r.model, group_digits(minimum.tokens),
-                minimum.known_model ? "" : " (assumed for an unlisted model)");
+                doubt);
             emit(out, std::move(f));
         }
     }
@@ -415,6 +415,8 @@ private:
     {
         const Request& r = x.r;
         const auto& minimum = x.minimum;
+        const std::string doubt =
+            ruleset::minimum_doubt(minimum.certain(), minimum.known_model, r.provider);
         const double band = x.band;
         const bool anthropic = x.anthropic;
         if (x.bps.empty() && (anthropic || (x.openai_breakpoints && r.explicit_mode))) {

@@ -119,6 +119,19 @@ ProviderRules::minimum_tokens(std::string_view model) const
     return {default_minimum_tokens.value, false, &default_minimum_tokens.provenance};
 }
 
+std::string
+minimum_doubt(bool certain, bool listed, std::string_view provider)
+{
+    if (certain) {
+        return {};
+    }
+    if (!listed) {
+        return " (an assumed minimum: not documented for this model)";
+    }
+    return fmt::format(" (uncertain for this model: rules/providers/{}.json gives the sources)",
+                       provider);
+}
+
 const Sourced<double>&
 ProviderRules::fact(std::string_view fact_name) const
 {

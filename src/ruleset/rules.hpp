@@ -82,6 +82,12 @@ struct MinimumLookup {
     }
 };
 
+// What CW012 says after a minimum it is not sure of, the same in lint and
+// audit: empty when `certain`; an assumption when the model is not `listed`
+// (the provider's default applied); else a listed value that is second-hand,
+// a bound or assumed, with the rules file that gives its sources.
+std::string minimum_doubt(bool certain, bool listed, std::string_view provider);
+
 // How a provider's usage counts cache tokens: outside the input count
 // (Anthropic, Bedrock: total = read + write + input_tokens) or inside the
 // prompt total (OpenAI, DeepSeek, Gemini, OTel: cached <= prompt_tokens).

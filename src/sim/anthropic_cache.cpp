@@ -239,7 +239,8 @@ AnthropicCache::simulate(const Request& r, std::size_t index)
 
     const auto minimum = m_rules.minimum_tokens(r.model);
     out.minimum_tokens = minimum.tokens;
-    out.minimum_known = minimum.known_model;
+    out.minimum_known =
+        minimum.certain(); // second-hand rows are not (rule: minimum cacheable length)
     out.minimum_listed = minimum.known_model;
     std::vector<const Breakpoint*> eligible;
     for (const auto& bp : bps) {

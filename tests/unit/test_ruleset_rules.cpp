@@ -176,13 +176,24 @@ TEST_SUITE("ruleset::rules")
 
     TEST_CASE("a minimum that is only a bound or an assumption is not certain")
     {
-        // Gemini 3 Pro: measured as at most about 2,011 tokens, the exact value
-        // undocumented; CW012 then says "probably".
+        // Gemini 3 Pro: undocumented, assumed from the 2,048-token hit step
+        // (measured at most 3,479); CW012 then says it is uncertain.
         const auto bound = test::rules().provider("gemini").minimum_tokens("gemini-3-pro-preview");
         CHECK(bound.tokens == 2048);
         CHECK(!bound.certain());
         CHECK(test::rules().provider("anthropic").minimum_tokens("claude-haiku-4-5").certain());
         CHECK(!test::rules().provider("gemini").minimum_tokens("gemini-9-ultra").certain());
+        // Second-hand rows (quotes of the page) are not certain either.
+        CHECK(!test::rules().provider("anthropic").minimum_tokens("claude-haiku-5-5").certain());
+    }
+
+    TEST_CASE("CW012's doubt about a minimum: none, uncertain (listed) or assumed (unlisted)")
+    {
+        CHECK(ruleset::minimum_doubt(true, true, "openai").empty());
+        CHECK(ruleset::minimum_doubt(false, true, "gemini") ==
+              " (uncertain for this model: rules/providers/gemini.json gives the sources)");
+        CHECK(ruleset::minimum_doubt(false, false, "gemini") ==
+              " (an assumed minimum: not documented for this model)");
     }
 
     TEST_CASE("a price file laid over the built-in prices replaces the models it matches")
