@@ -252,7 +252,7 @@ private:
         f.location.path = m_now.segments[m_k].path.str();
         f.location.offset = 0;
         f.location.token = tokens_before(m_now, m_k);
-        f.tokens_lost = tokens_lost(m_was, m_k);
+        f.tokens_lost = tokens_lost(m_was, m_k, m_c.rules);
         f.cost_usd = cost_of(m_now, m_was, f.tokens_lost, m_c.rules);
         return f;
     }
@@ -501,13 +501,24 @@ private:
 } // namespace
 
 std::int64_t
-tokens_lost(const Request& partner, std::size_t k)
+readable_tokens(const Request& partner, std::int64_t shared, const ruleset::Rules& rules)
 {
-    const std::int64_t before = tokens_before(partner, k);
-    if (const auto last = last_breakpoint(partner)) {
-        return *last >= k ? partner.segments[*last].cumulative_tokens - before : 0;
+    const auto it = rules.providers.find(partner.provider);
+    return it == rules.providers.end() ? shared
+                                       : it->second.readable_tokens(shared, partner.billed_model());
+}
+
+std::int64_t
+tokens_lost(const Request& partner, std::size_t k, const ruleset::Rules& rules)
+{
+    const auto last = last_breakpoint(partner);
+    if (last && *last < k) {
+        return 0;
     }
-    return partner.prompt_tokens() - before;
+    const std::int64_t end =
+        last ? partner.segments[*last].cumulative_tokens : partner.prompt_tokens();
+    return readable_tokens(partner, end, rules) -
+           readable_tokens(partner, tokens_before(partner, k), rules);
 }
 
 namespace {
@@ -564,16 +575,21 @@ lose_whole_unit(Finding& f, const Request& request, const Request& partner, std:
                 const DivergenceContext& context)
 {
     const auto it = context.rules.providers.find(partner.provider);
+    const auto last = last_breakpoint(partner);
     if (it == context.rules.providers.end() || !it->second.has("whole_unit_match") ||
-        f.tokens_lost <= 0) {
-        return;
+        (last && *last < k)) {
+        return; // not a whole-unit cache, or nothing of the partner's cache is lost
     }
     const std::int64_t readable = unit_readable_before(partner, k);
-    const std::int64_t unread = tokens_before(partner, k) - readable;
+    const std::int64_t before = tokens_before(partner, k);
+    const std::int64_t unread = before - readable;
     if (unread <= 0) {
         return;
     }
-    f.tokens_lost += unread;
+    // What the change costs: the read the partner's prompt would have given,
+    // less what the last turn's unit still gives; both in whole units.
+    f.tokens_lost += readable_tokens(partner, before, context.rules) -
+                     readable_tokens(partner, readable, context.rules);
     f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
     f.message += fmt::format(" ({} reads a cached prefix only as a whole unit: the {} shared "
                              "tokens {} are lost with it)",

@@ -20,9 +20,12 @@ struct DivergenceContext {
     const model::TokenEstimator& estimator;
 };
 
-// Tokens of `partner` after segment `k` begins that its cache held: up to its
-// last breakpoint when it had breakpoints, the whole remainder otherwise.
-std::int64_t tokens_lost(const model::Request& partner, std::size_t k);
+// Tokens of `partner`'s cache that a request parting from it at segment `k`
+// no longer reads: what its cache held (up to its last breakpoint when it had
+// breakpoints, the whole prompt otherwise) less the shared tokens before `k`,
+// each as the provider reads it (minimum, steps, units:
+// ProviderRules::readable_tokens).
+std::int64_t tokens_lost(const model::Request& partner, std::size_t k, const ruleset::Rules& rules);
 
 // The earliest divergence of `request` from `partner` and its cause, or
 // nothing when one prompt is a prefix of the other (append-only growth) or

@@ -119,6 +119,25 @@ ProviderRules::minimum_tokens(std::string_view model) const
     return {default_minimum_tokens.value, false, &default_minimum_tokens.provenance};
 }
 
+std::int64_t
+ProviderRules::readable_tokens(std::int64_t shared, std::string_view model) const
+{
+    // Rule "minimum cacheable length": a shorter prefix is processed without
+    // caching. Steps: OpenAI "cache hits occurring in increments of 128
+    // tokens", Gemini's measured 2,048-token steps (hit_step_tokens);
+    // DeepSeek "uses 64 tokens as a storage unit" (unit_tokens); vLLM's full
+    // blocks and SGLang's pages (block_size).
+    if (shared < minimum_tokens(model).tokens) {
+        return 0;
+    }
+    for (const std::string_view step : {"hit_step_tokens", "unit_tokens", "block_size"}) {
+        if (has(step) && integer(step) > 1) {
+            return shared / integer(step) * integer(step);
+        }
+    }
+    return shared;
+}
+
 std::string
 minimum_doubt(bool certain, bool listed, std::string_view provider)
 {

@@ -134,6 +134,11 @@ struct ProviderRules {
     }
     [[nodiscard]] bool uses_breakpoints(std::string_view model) const;
     [[nodiscard]] MinimumLookup minimum_tokens(std::string_view model) const;
+    // The tokens a request of `model` reads of a cached prefix of `shared`
+    // tokens: none below the minimum, else whole steps or units. Used by
+    // analyze and audit alike, so that a break loses what the cache would
+    // have read, no more.
+    [[nodiscard]] std::int64_t readable_tokens(std::int64_t shared, std::string_view model) const;
     [[nodiscard]] const InvalidationRule* invalidation_for(std::string_view param) const;
 };
 

@@ -21,6 +21,18 @@ namespace {
 const std::string k_system =
     R"("You are a careful coding agent. Work in small steps and explain each change.")";
 
+// A system prompt above claude-sonnet-4-5's 1,024-token minimum: a shorter
+// one is cached by nothing, and a change to it loses no tokens.
+std::string
+above_minimum(const std::string& system)
+{
+    std::string filler;
+    for (int i = 0; i < 300; ++i) {
+        filler += " Keep every change small and reviewable.";
+    }
+    return system.substr(0, system.size() - 1) + filler + "\"";
+}
+
 const std::string k_history =
     R"([{"role":"user","content":"Fix the failing test in parser.py."},{"role":"assistant","content":[{"type":"text","text":"Reading the file first."},{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"parser.py","lines":200}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"def parse(x):\n    return int(x)\n","cache_control":{"type":"ephemeral"}}]}])";
 
@@ -102,8 +114,8 @@ TEST_SUITE("analysis::divergence")
     {
         const std::string edited =
             R"("You are a careful coding agent. Work in large steps and explain each change.")";
-        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
-                                record("r2", "s", 20, body(edited, k_history))});
+        const auto a = analyse({record("r1", "s", 0, body(above_minimum(k_system), k_history)),
+                                record("r2", "s", 20, body(above_minimum(edited), k_history))});
         const auto& f = only_break(a);
         CHECK(f.rule == "CW001");
         CHECK(f.name == "prefix-changed");
@@ -310,13 +322,27 @@ TEST_SUITE("analysis::divergence")
         // The change is in the system prompt; the partner cached through its last message.
         const std::string edited =
             R"("You are a careful coding agent. Work in large steps and explain each change.")";
-        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
-                                record("r2", "s", 20, body(edited, k_history))});
+        const auto a = analyse({record("r1", "s", 0, body(above_minimum(k_system), k_history)),
+                                record("r2", "s", 20, body(above_minimum(edited), k_history))});
         const auto& f = only_break(a);
         const auto& partner = a.result.outcomes[0];
         const std::int64_t tools_tokens = f.location.token.value_or(0) - 0;
         CHECK(f.tokens_lost <= partner.prompt_tokens);
         CHECK(f.tokens_lost >= partner.prompt_tokens - tools_tokens - 50);
+    }
+
+    TEST_CASE("tokens lost: none when the partner's cached prefix is below the minimum")
+    {
+        // Rule "minimum cacheable length": a shorter prefix is processed
+        // without caching, so the edit loses nothing (analyze as audit).
+        const std::string edited =
+            R"("You are a careful coding agent. Work in large steps and explain each change.")";
+        const auto a = analyse({record("r1", "s", 0, body(k_system, k_history)),
+                                record("r2", "s", 20, body(edited, k_history))});
+        const auto& f = only_break(a);
+        CHECK(a.result.outcomes[0].prompt_tokens < 1024);
+        CHECK(f.tokens_lost == 0);
+        CHECK(!f.cost_usd.has_value());
     }
 
     TEST_CASE("without any cache_control an Anthropic prompt cached nothing: an edit is latent")
