@@ -43,22 +43,41 @@ table_size(std::size_t n)
 
 } // namespace
 
+// What the adds and finish() build, kept by the vocabulary (and its clones)
+// through m_backing.
+struct Vocabulary::Owned {
+    std::string bytes;
+    std::vector<std::uint64_t> spans;
+    std::vector<TokenId> slots;
+    std::vector<PairSlot> pairs;
+};
+
+Vocabulary::Owned&
+Vocabulary::owned()
+{
+    if (!m_owned) {
+        m_owned = std::make_shared<Owned>();
+    }
+    return *m_owned;
+}
+
 bool
 Vocabulary::add_token(TokenId id, std::string_view bytes)
 {
     if (id == k_none || bytes.empty() || bytes.size() >= (1U << k_length_bits)) {
         return false;
     }
-    if (id == m_spans.size()) {
-        m_spans.push_back(k_no_span); // ids in order, as rank files have them
-    } else if (id > m_spans.size()) {
-        m_spans.resize(static_cast<std::size_t>(id) + 1, k_no_span);
+    auto& spans = owned().spans;
+    if (id == spans.size()) {
+        spans.push_back(k_no_span); // ids in order, as rank files have them
+    } else if (id > spans.size()) {
+        spans.resize(static_cast<std::size_t>(id) + 1, k_no_span);
     }
-    if (m_spans[id] != k_no_span) {
+    if (spans[id] != k_no_span) {
         return false;
     }
-    m_spans[id] = (static_cast<std::uint64_t>(m_bytes.size()) << k_length_bits) | bytes.size();
-    m_bytes.append(bytes);
+    spans[id] = (static_cast<std::uint64_t>(m_owned->bytes.size()) << k_length_bits) | bytes.size();
+    m_owned->bytes.append(bytes);
     ++m_count;
     return true;
 }
@@ -72,61 +91,91 @@ Vocabulary::add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId m
 void
 Vocabulary::reserve(std::size_t tokens, std::size_t bytes)
 {
-    m_spans.reserve(tokens);
-    m_bytes.reserve(bytes);
+    owned().spans.reserve(tokens);
+    m_owned->bytes.reserve(bytes);
 }
 
 void
 Vocabulary::finish()
 {
-    m_byte_tokens.fill(k_none);
-    m_slots.assign(table_size(m_count), k_none);
-    const std::size_t mask = m_slots.size() - 1;
-    for (TokenId id = 0; id < m_spans.size(); ++id) {
-        if (m_spans[id] == k_no_span) {
+    Owned& o = owned();
+    const std::size_t merge_count = m_tables.merge_count;
+    m_tables = Tables{};
+    m_tables.bytes = o.bytes;
+    m_tables.spans = o.spans;
+    m_tables.count = m_count;
+    m_tables.byte_tokens.fill(k_none);
+    o.slots.assign(table_size(m_count), k_none);
+    const std::size_t mask = o.slots.size() - 1;
+    for (TokenId id = 0; id < o.spans.size(); ++id) {
+        if (o.spans[id] == k_no_span) {
             continue;
         }
         const auto bytes = bytes_of(id);
         std::size_t slot = hash_of(bytes) & mask;
-        while (m_slots[slot] != k_none) {
+        while (o.slots[slot] != k_none) {
             slot = (slot + 1) & mask;
         }
-        m_slots[slot] = id;
-        if (bytes.size() == 1 && m_byte_tokens[static_cast<unsigned char>(bytes[0])] == k_none) {
-            m_byte_tokens[static_cast<unsigned char>(bytes[0])] = id;
+        o.slots[slot] = id;
+        auto& byte_token = m_tables.byte_tokens[static_cast<unsigned char>(bytes[0])];
+        if (bytes.size() == 1 && byte_token == k_none) {
+            byte_token = id;
         }
     }
-    m_pairs.assign(table_size(m_pending_merges.size()), PairSlot{});
-    const std::size_t pair_mask = m_pairs.size() - 1;
+    m_tables.slots = o.slots;
+    m_tables.merge_count = merge_count;
+    if (!m_pending_merges.empty()) {
+        build_pairs(o.pairs);
+    }
+    m_tables.pairs = o.pairs;
+    m_backing = m_owned;
+}
+
+void
+Vocabulary::build_pairs(std::vector<PairSlot>& pairs)
+{
+    pairs.assign(table_size(m_pending_merges.size()), PairSlot{});
+    m_tables.merge_count = 0;
+    const std::size_t mask = pairs.size() - 1;
     for (const auto& [key, merge] : m_pending_merges) {
-        std::size_t slot = mix(key) & pair_mask;
-        while (m_pairs[slot].key != ~0ULL && m_pairs[slot].key != key) {
-            slot = (slot + 1) & pair_mask;
+        std::size_t slot = mix(key) & mask;
+        while (pairs[slot].key != ~0ULL && pairs[slot].key != key) {
+            slot = (slot + 1) & mask;
         }
         // The first (lowest-ranked) merge of a pair wins, as in tokenizer.json.
-        if (m_pairs[slot].key == ~0ULL) {
-            m_pairs[slot].key = key;
-            m_pairs[slot].merge = merge;
-            ++m_merge_count;
-        } else if (merge.rank < m_pairs[slot].merge.rank) {
-            m_pairs[slot].merge = merge;
+        if (pairs[slot].key == ~0ULL) {
+            pairs[slot] = {key, merge};
+            ++m_tables.merge_count;
+        } else if (merge.rank < pairs[slot].merge.rank) {
+            pairs[slot].merge = merge;
         }
     }
     m_pending_merges.clear();
     m_pending_merges.shrink_to_fit();
 }
 
+Vocabulary
+Vocabulary::from_tables(const Tables& tables, std::shared_ptr<const void> backing)
+{
+    Vocabulary v;
+    v.m_tables = tables;
+    v.m_count = tables.count;
+    v.m_backing = std::move(backing);
+    return v;
+}
+
 std::optional<TokenId>
 Vocabulary::find(std::string_view bytes) const
 {
-    if (m_slots.empty()) {
+    const auto slots = m_tables.slots;
+    if (slots.empty()) {
         return std::nullopt;
     }
-    const std::size_t mask = m_slots.size() - 1;
+    const std::size_t mask = slots.size() - 1;
     std::size_t slot = hash_of(bytes) & mask;
-    while (m_slots[slot] != k_none) {
-        if (bytes_of(m_slots[slot]) == bytes) {
-            return m_slots[slot];
+    while (slots[slot] != k_none) {
+        if (bytes_of(slots[slot]) == bytes) {
+            return slots[slot];
         }
         slot = (slot + 1) & mask;
     }
@@ -136,15 +185,16 @@ Vocabulary::find(std::string_view bytes) const
 std::optional<Vocabulary::Merge>
 Vocabulary::find_merge(TokenId left, TokenId right) const
 {
-    if (m_pairs.empty()) {
+    const auto pairs = m_tables.pairs;
+    if (pairs.empty()) {
         return std::nullopt;
     }
     const std::uint64_t key = pair_key(left, right);
-    const std::size_t mask = m_pairs.size() - 1;
+    const std::size_t mask = pairs.size() - 1;
     std::size_t slot = mix(key) & mask;
-    while (m_pairs[slot].key != ~0ULL) {
-        if (m_pairs[slot].key == key) {
-            return m_pairs[slot].merge;
+    while (pairs[slot].key != ~0ULL) {
+        if (pairs[slot].key == key) {
+            return pairs[slot].merge;
         }
         slot = (slot + 1) & mask;
     }
@@ -154,19 +204,19 @@ Vocabulary::find_merge(TokenId left, TokenId right) const
 std::string_view
 Vocabulary::bytes_of(TokenId id) const
 {
-    if (id >= m_spans.size() || m_spans[id] == k_no_span) {
+    const auto spans = m_tables.spans;
+    if (id >= spans.size() || spans[id] == k_no_span) {
         return {};
     }
-    const std::uint64_t span = m_spans[id];
-    return std::string_view(m_bytes).substr(span >> k_length_bits,
-                                            span & ((1U << k_length_bits) - 1));
+    const std::uint64_t span = spans[id];
+    return m_tables.bytes.substr(span >> k_length_bits, span & ((1U << k_length_bits) - 1));
 }
 
 std::size_t
 Vocabulary::memory_bytes() const
 {
-    return m_bytes.capacity() + m_spans.capacity() * sizeof(std::uint64_t) +
-           m_slots.capacity() * sizeof(TokenId) + m_pairs.capacity() * sizeof(PairSlot);
+    return m_tables.bytes.size() + m_tables.spans.size_bytes() + m_tables.slots.size_bytes() +
+           m_tables.pairs.size_bytes();
 }
 
 } // namespace cachewise::tokenize

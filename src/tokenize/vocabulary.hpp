@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,21 @@ public:
         std::uint32_t rank;
         TokenId merged;
     };
+    struct PairSlot {
+        std::uint64_t key = ~0ULL;
+        Merge merge{};
+    };
+    // The built tables, as finish() leaves them or as an image on disk holds
+    // them (vocabulary_image.hpp): views into memory that `backing` keeps.
+    struct Tables {
+        std::string_view bytes;                 // all token bytes
+        std::span<const std::uint64_t> spans;   // by id: offset << 24 | length; ~0 for none
+        std::span<const TokenId> slots;         // bytes -> id, open addressing
+        std::span<const PairSlot> pairs;        // (left, right) -> merge
+        std::array<TokenId, 256> byte_tokens{}; // the token of each single byte
+        std::size_t count = 0;
+        std::size_t merge_count = 0;
+    };
 
     // Adds a token; ids need not be dense. Returns false when the bytes or
     // the id are already taken.
@@ -30,38 +47,40 @@ public:
     // Room for `tokens` ids and `bytes` bytes of tokens, ahead of the adds.
     void reserve(std::size_t tokens, std::size_t bytes);
     void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
-    // Builds the lookup tables; call once, after the last add.
+    // Builds the lookup tables, after the adds (and again after merges that
+    // needed find(): the merge table is built from the merges added since).
     void finish();
+    // A vocabulary over tables built before; `backing` owns their memory.
+    static Vocabulary from_tables(const Tables& tables, std::shared_ptr<const void> backing);
 
     [[nodiscard]] std::optional<TokenId> find(std::string_view bytes) const;
     [[nodiscard]] std::optional<Merge> find_merge(TokenId left, TokenId right) const;
     // The token of a single byte; every byte-level vocabulary has all 256.
     [[nodiscard]] std::optional<TokenId> byte_token(unsigned char b) const
     {
-        const TokenId t = m_byte_tokens[b];
+        const TokenId t = m_tables.byte_tokens[b];
         return t == k_none ? std::nullopt : std::optional<TokenId>(t);
     }
     [[nodiscard]] std::string_view bytes_of(TokenId id) const;
-    [[nodiscard]] std::size_t size() const { return m_count; }
-    [[nodiscard]] std::size_t merge_count() const { return m_merge_count; }
+    [[nodiscard]] std::size_t size() const { return m_tables.count; }
+    [[nodiscard]] std::size_t merge_count() const { return m_tables.merge_count; }
+    [[nodiscard]] const Tables& tables() const { return m_tables; }
     // Bytes held by the tables, for the memory figure of `tokens --stats`.
     [[nodiscard]] std::size_t memory_bytes() const;
 
 private:
     static constexpr TokenId k_none = 0xFFFFFFFFU;
-    struct PairSlot {
-        std::uint64_t key = ~0ULL;
-        Merge merge{};
-    };
 
-    std::string m_bytes;                // all token bytes
-    std::vector<std::uint64_t> m_spans; // by id: offset << 24 | length; ~0 for none
-    std::vector<TokenId> m_slots;       // bytes -> id
-    std::vector<PairSlot> m_pairs;      // (left, right) -> merge
+    struct Owned; // the tables the adds and finish() build
+    Owned& owned();
+    void build_pairs(std::vector<PairSlot>& pairs);
+
+    std::shared_ptr<Owned> m_owned; // while building
     std::vector<std::pair<std::uint64_t, Merge>> m_pending_merges;
-    std::array<TokenId, 256> m_byte_tokens{};
     std::size_t m_count = 0;
-    std::size_t m_merge_count = 0;
+
+    Tables m_tables;
+    std::shared_ptr<const void> m_backing; // m_owned once built, or a mapped image
 };
 
 } // namespace cachewise::tokenize
