@@ -14,11 +14,19 @@ with --check the exit status is 1 when either misses it. It also says which
 shared libraries the binary itself needs (readelf -d): the CUDA runtime and
 cuBLAS must not be among them; the CUDA module (cachewise-cuda.so next to
 the binary) is loaded by `bench prefill` only.
+
+Vocabularies: the first run on a machine reads, checks and hashes a rank
+file and writes its image (tokenize/vocabulary_image.hpp); later runs map the
+image. Each command runs once unmeasured first, with images in a folder of
+the bench's own, so the gated rows are the later runs; the "first run" row,
+not gated, starts each run from an empty folder.
 """
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,15 +40,17 @@ COMMANDS = [
     # 200k ranks and tables) inside the same budget.
     ("lint gpt56-breakpoint-template", ["lint", "tests/cli/data/gpt56-breakpoint-template.json"],
      True),
+    ("  the same, first run (no image)", ["lint", "tests/cli/data/gpt56-breakpoint-template.json"],
+     "first"),
     ("bench prefill --gpu (modelled)",
      ["bench", "prefill", "--gpu", "H200", "--model", "llama-3.1-8b", "--tokens", "8192"], False),
     ("analyze agent-session", ["analyze", "samples/agent-session.jsonl"], False),
 ]
 
 
-def run_once(argv):
+def run_once(argv, env):
     start = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, os.environ,
+    pid = os.posix_spawn(argv[0], argv, env,
                          file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                                        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
     _, status, usage = os.wait4(pid, 0)
@@ -74,10 +84,15 @@ def main():
     print(f"{runs} runs each, {os.cpu_count()} cores\n")
     print(f"{'command':<34} {'best ms':>8} {'median ms':>10} {'cpu ms':>7} {'peak MiB':>9}  goal")
     failed = bool(cuda)
+    images = tempfile.mkdtemp(prefix="cachewise-startup-")
+    env = dict(os.environ, CACHEWISE_VOCABULARY_CACHE=images)
     for name, command, gated in COMMANDS:
         walls, cpus, peaks = [], [], []
+        run_once([binary] + command, env)  # writes the images the later runs map
         for _ in range(runs):
-            wall, cpu, peak, code = run_once([binary] + command)
+            if gated == "first":
+                shutil.rmtree(images, ignore_errors=True)
+            wall, cpu, peak, code = run_once([binary] + command, env)
             if code not in (0, 1):
                 print(f"{name}: exit status {code}", file=sys.stderr)
                 return 2
@@ -87,13 +102,14 @@ def main():
         median = statistics.median(walls)
         peak = max(peaks)
         verdict = ""
-        if gated:
+        if gated is True:
             ok = min(walls) <= GOAL_S and peak <= GOAL_KIB
             failed |= not ok
             verdict = "ok" if ok else "MISSED (20 ms, 20 MiB)"
         print(f"{name:<34} {1e3 * min(walls):>8.1f} {1e3 * median:>10.1f} "
               f"{1e3 * statistics.median(cpus):>7.1f} {peak / 1024:>9.1f}  "
               f"{verdict}")
+    shutil.rmtree(images, ignore_errors=True)
     return 1 if check and failed else 0
 
 

@@ -2,6 +2,7 @@
 
 #include "tokenize/loaders.hpp"
 #include "tokenize/mapped_file.hpp"
+#include "tokenize/vocabulary_image.hpp"
 #include "util/file.hpp"
 #include "util/find_by.hpp"
 
@@ -212,17 +213,21 @@ Catalogue::locate(const TokenizerEntry& entry) const
                     entry.name, entry.file, entry.licence));
 }
 
-Expected<const Tokenizer*>
-Catalogue::tokenizer(const TokenizerEntry& entry)
+namespace {
+
+TokenizerTraits
+tiktoken_traits(const TokenizerEntry& entry)
 {
-    if (const auto it = m_loaded.find(entry.name); it != m_loaded.end()) {
-        return it->second.get();
-    }
-    const auto located = locate(entry);
-    if (!located) {
-        return unexpected(located.error());
-    }
-    const std::string& path = *located;
+    return TokenizerTraits{.name = entry.name,
+                           .pre_tokenizer = entry.pre_tokenizer,
+                           .whole_piece_first = true,
+                           .special_tokens = entry.special_tokens};
+}
+
+// Reads, checks (SHA-256 against the manifest) and builds a vocabulary file.
+Expected<std::unique_ptr<Tokenizer>>
+load_checked(const TokenizerEntry& entry, const std::string& path)
+{
     auto file = MappedFile::open(path);
     if (!file) {
         return unexpected(file.error());
@@ -237,23 +242,70 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
                                       "version of {}?)",
                                       path, *sum, entry.sha256, entry.name));
     }
-    auto loaded = entry.format == "tiktoken"
-                      ? load_tiktoken(text, path,
-                                      TokenizerTraits{.name = entry.name,
-                                                      .pre_tokenizer = entry.pre_tokenizer,
-                                                      .whole_piece_first = true,
-                                                      .special_tokens = entry.special_tokens},
-                                      // A rank file's pages go back as they are read, so
-                                      // that the file and the tables it becomes are not
-                                      // resident at once (lint of an OpenAI template:
-                                      // peak memory).
-                                      [&](std::size_t n) { file->release_before(n); })
-                      : load_tokenizer_json(text, path, entry.name);
-    if (!loaded) {
-        return unexpected(loaded.error());
+    if (entry.format != "tiktoken") {
+        return load_tokenizer_json(text, path, entry.name);
     }
-    const Tokenizer* t = loaded->get();
-    m_loaded.emplace(entry.name, std::move(*loaded));
+    // A rank file's pages go back as they are read, so that the file and the
+    // tables it becomes are not resident at once (lint of an OpenAI
+    // template: peak memory).
+    return load_tiktoken(text, path, tiktoken_traits(entry),
+                         [&](std::size_t n) { file->release_before(n); });
+}
+
+// Where the image of a rank file goes, and what it must have been built
+// from; none for tokenizer.json (its traits come from the file itself) or
+// without a manifest checksum to key it by.
+std::optional<std::pair<std::string, SourceStamp>>
+image_of(const TokenizerEntry& entry, const std::string& path)
+{
+    const auto dir = vocabulary_image_dir();
+    if (!dir || entry.format != "tiktoken" || entry.sha256.size() < 16) {
+        return std::nullopt;
+    }
+    auto stamp = stamp_of(path, entry.sha256);
+    if (!stamp) {
+        return std::nullopt;
+    }
+    return std::pair{(*dir / (entry.name + "-" + entry.sha256.substr(0, 16) + ".vocab")).string(),
+                     std::move(*stamp)};
+}
+
+} // namespace
+
+Expected<const Tokenizer*>
+Catalogue::tokenizer(const TokenizerEntry& entry)
+{
+    if (const auto it = m_loaded.find(entry.name); it != m_loaded.end()) {
+        return it->second.get();
+    }
+    const auto located = locate(entry);
+    if (!located) {
+        return unexpected(located.error());
+    }
+    const std::string& path = *located;
+    const auto image = image_of(entry, path);
+    std::unique_ptr<Tokenizer> tokenizer;
+    if (image) {
+        if (auto mapped = read_vocabulary_image(image->first, image->second)) {
+            tokenizer = std::make_unique<Tokenizer>(tiktoken_traits(entry), std::move(*mapped));
+        }
+    }
+    if (!tokenizer) {
+        auto loaded = load_checked(entry, path);
+        if (!loaded) {
+            return unexpected(loaded.error());
+        }
+        tokenizer = std::move(*loaded);
+        if (image) {
+            // A cache: when it cannot be written the next run builds again.
+            std::error_code ec;
+            std::filesystem::create_directories(std::filesystem::path(image->first).parent_path(),
+                                                ec);
+            (void)write_vocabulary_image(image->first, tokenizer->vocabulary(), image->second);
+        }
+    }
+    const Tokenizer* t = tokenizer.get();
+    m_loaded.emplace(entry.name, std::move(tokenizer));
     return t;
 }
 

@@ -1,0 +1,209 @@
+#include "tokenize/vocabulary_image.hpp"
+
+#include "tokenize/mapped_file.hpp"
+#include "util/atomic_file.hpp"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+#include <type_traits>
+
+namespace cachewise::tokenize {
+
+namespace {
+
+constexpr std::uint32_t k_version = 1; // bump when the tables' layout changes
+constexpr std::uint32_t k_byte_order =
+    0x01020304U; // an image of another machine's order is not read
+constexpr char k_magic[8] = {'C', 'W', 'V', 'O', 'C', 'A', 'B', '\0'};
+
+struct Header {
+    char magic[8];
+    std::uint32_t version;
+    std::uint32_t byte_order;
+    char sha256[64];
+    std::uint64_t source_size;
+    std::int64_t source_mtime_ns;
+    std::uint64_t source_inode;
+    std::uint64_t count;
+    std::uint64_t merge_count;
+    std::uint64_t bytes; // lengths of the four tables, in elements
+    std::uint64_t spans;
+    std::uint64_t slots;
+    std::uint64_t pairs;
+    std::uint64_t payload_xxh3; // of everything after the header
+    TokenId byte_tokens[256];
+};
+static_assert(std::is_trivially_copyable_v<Header> && sizeof(Header) % 8 == 0);
+static_assert(sizeof(Vocabulary::PairSlot) == 16);
+
+constexpr std::size_t
+aligned(std::size_t n)
+{
+    return (n + 7) / 8 * 8;
+}
+
+// Offsets of the four tables after the header, each 8-byte aligned; [4] is the end.
+std::array<std::size_t, 5>
+layout(const Header& h)
+{
+    std::array<std::size_t, 5> at{};
+    at[0] = sizeof(Header);
+    at[1] = at[0] + aligned(h.bytes);
+    at[2] = at[1] + h.spans * sizeof(std::uint64_t);
+    at[3] = at[2] + aligned(h.slots * sizeof(TokenId));
+    at[4] = at[3] + h.pairs * sizeof(Vocabulary::PairSlot);
+    return at;
+}
+
+// The four tables as written, each padded to 8 bytes.
+std::array<std::string_view, 8>
+payload_parts(const Vocabulary::Tables& t)
+{
+    static constexpr char k_zeros[8] = {};
+    const auto part = [](const void* data, std::size_t size) {
+        return std::string_view(static_cast<const char*>(data), size);
+    };
+    const auto pad = [](std::size_t size) {
+        return std::string_view(k_zeros, aligned(size) - size);
+    };
+    return {part(t.bytes.data(), t.bytes.size()),       pad(t.bytes.size()),
+            part(t.spans.data(), t.spans.size_bytes()), pad(t.spans.size_bytes()),
+            part(t.slots.data(), t.slots.size_bytes()), pad(t.slots.size_bytes()),
+            part(t.pairs.data(), t.pairs.size_bytes()), pad(t.pairs.size_bytes())};
+}
+
+template <typename T>
+std::span<const T>
+table_at(std::string_view image, std::size_t offset, std::size_t count)
+{
+    // The image is page-aligned (mapped) or malloc'd, its offsets 8-aligned.
+    return {reinterpret_cast<const T*>(image.data() + offset), count}; // NOLINT: a mapped table
+}
+
+} // namespace
+
+Expected<SourceStamp>
+stamp_of(const std::string& path, std::string sha256)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
+    }
+    return SourceStamp{std::move(sha256), static_cast<std::uint64_t>(st.st_size),
+                       static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
+                           st.st_mtim.tv_nsec,
+                       static_cast<std::uint64_t>(st.st_ino)};
+}
+
+Expected<bool>
+write_vocabulary_image(const std::string& path, const Vocabulary& vocab, const SourceStamp& stamp)
+{
+    const auto& t = vocab.tables();
+    Header h{};
+    std::memcpy(h.magic, k_magic, sizeof k_magic);
+    h.version = k_version;
+    h.byte_order = k_byte_order;
+    std::memcpy(h.sha256, stamp.sha256.data(), std::min(stamp.sha256.size(), sizeof h.sha256));
+    h.source_size = stamp.size;
+    h.source_mtime_ns = stamp.mtime_ns;
+    h.source_inode = stamp.inode;
+    h.count = t.count;
+    h.merge_count = t.merge_count;
+    h.bytes = t.bytes.size();
+    h.spans = t.spans.size();
+    h.slots = t.slots.size();
+    h.pairs = t.pairs.size();
+    std::copy(t.byte_tokens.begin(), t.byte_tokens.end(), h.byte_tokens);
+
+    // Written from the tables in place: a first run does not hold a copy.
+    const auto parts = payload_parts(t);
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    for (const auto part : parts) {
+        XXH3_64bits_update(state, part.data(), part.size());
+    }
+    h.payload_xxh3 = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+
+    auto file = AtomicFile::create(path);
+    if (!file) {
+        return unexpected(file.error());
+    }
+    if (auto written = file->write(std::string_view(reinterpret_cast<const char*>(&h), // NOLINT
+                                                    sizeof h));
+        !written) {
+        return unexpected(written.error());
+    }
+    for (const auto part : parts) {
+        if (auto written = file->write(part); !written) {
+            return unexpected(written.error());
+        }
+    }
+    return file->commit();
+}
+
+Expected<Vocabulary>
+read_vocabulary_image(const std::string& path, const SourceStamp& stamp)
+{
+    auto mapped = MappedFile::open(path);
+    if (!mapped) {
+        return unexpected(mapped.error());
+    }
+    auto file = std::make_shared<MappedFile>(std::move(*mapped));
+    const std::string_view image = file->bytes();
+    Header h{};
+    if (image.size() < sizeof h) {
+        return unexpected(fmt::format("{}: too short for a vocabulary image", path));
+    }
+    std::memcpy(&h, image.data(), sizeof h);
+    if (std::memcmp(h.magic, k_magic, sizeof k_magic) != 0 || h.version != k_version ||
+        h.byte_order != k_byte_order) {
+        return unexpected(fmt::format("{}: not a vocabulary image of this version", path));
+    }
+    const SourceStamp built{std::string(h.sha256, strnlen(h.sha256, sizeof h.sha256)),
+                            h.source_size, h.source_mtime_ns, h.source_inode};
+    if (!(built == stamp)) {
+        return unexpected(fmt::format("{}: built from another vocabulary file", path));
+    }
+    const auto at = layout(h);
+    if (image.size() != at[4] ||
+        XXH3_64bits(image.data() + at[0], image.size() - at[0]) != h.payload_xxh3) {
+        return unexpected(fmt::format("{}: damaged (size or checksum)", path));
+    }
+    Vocabulary::Tables t;
+    t.bytes = image.substr(at[0], h.bytes);
+    t.spans = table_at<std::uint64_t>(image, at[1], h.spans);
+    t.slots = table_at<TokenId>(image, at[2], h.slots);
+    t.pairs = table_at<Vocabulary::PairSlot>(image, at[3], h.pairs);
+    std::copy(std::begin(h.byte_tokens), std::end(h.byte_tokens), t.byte_tokens.begin());
+    t.count = h.count;
+    t.merge_count = h.merge_count;
+    return Vocabulary::from_tables(t, std::move(file));
+}
+
+std::optional<std::filesystem::path>
+vocabulary_image_dir()
+{
+    namespace fs = std::filesystem;
+    if (const char* dir = std::getenv("CACHEWISE_VOCABULARY_CACHE"); dir != nullptr) {
+        if (std::string_view(dir) == "off" || *dir == '\0') {
+            return std::nullopt;
+        }
+        return fs::path(dir);
+    }
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+        return fs::path(xdg) / "cachewise" / "vocabularies";
+    }
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home == '\0') {
+        return std::nullopt;
+    }
+    return fs::path(home) / ".cache" / "cachewise" / "vocabularies";
+}
+
+} // namespace cachewise::tokenize

@@ -1,0 +1,168 @@
+#include "helpers.hpp"
+#include "tokenize/catalogue.hpp"
+#include "tokenize/vocabulary_image.hpp"
+#include "tokenize_helpers.hpp"
+#include "util/file.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+using namespace cachewise;
+using namespace cachewise::tokenize;
+
+namespace {
+
+// Every byte, some longer tokens (one at a sparse id) and merges.
+Vocabulary
+small_vocabulary()
+{
+    Vocabulary v;
+    for (int b = 0; b < 256; ++b) {
+        v.add_token(static_cast<TokenId>(b), std::string(1, static_cast<char>(b)));
+    }
+    v.add_token(256, "he");
+    v.add_token(257, "hel");
+    v.add_token(300, "hello");
+    v.finish();
+    v.add_merge('h', 'e', 0, 256);
+    v.add_merge(256, 'l', 1, 257);
+    v.finish();
+    return v;
+}
+
+std::string
+file_bytes(const std::string& path)
+{
+    auto bytes = read_file(path);
+    REQUIRE(bytes.has_value());
+    return *bytes;
+}
+
+void
+put_bytes(const std::string& path, const std::string& bytes)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const std::string& value) : m_name(name)
+    {
+        if (const char* old = std::getenv(name)) {
+            m_old = old;
+        }
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnv()
+    {
+        if (m_old) {
+            ::setenv(m_name, m_old->c_str(), 1);
+        } else {
+            ::unsetenv(m_name);
+        }
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* m_name;
+    std::optional<std::string> m_old;
+};
+
+} // namespace
+
+TEST_SUITE("tokenize::vocabulary_image")
+{
+    TEST_CASE("an image maps back to the same tokens, ids and merges")
+    {
+        const Vocabulary v = small_vocabulary();
+        test::TempFile dir("", "unused");
+        const std::string path = dir.dir() + "/small.vocab";
+        const SourceStamp stamp{"ab", 1, 2, 3};
+        REQUIRE(write_vocabulary_image(path, v, stamp).has_value());
+        const auto read = read_vocabulary_image(path, stamp);
+        REQUIRE_MESSAGE(read.has_value(), (read ? "" : read.error()));
+        CHECK(read->size() == v.size());
+        CHECK(read->merge_count() == 2);
+        for (TokenId id = 0; id < 310; ++id) {
+            CHECK(read->bytes_of(id) == v.bytes_of(id));
+        }
+        CHECK(read->find("hello") == std::optional<TokenId>(300));
+        CHECK(!read->find("hell"));
+        CHECK(read->byte_token('x') == v.byte_token('x'));
+        CHECK(read->find_merge(256, 'l')->merged == 257);
+        CHECK(!read->find_merge('l', 'l'));
+    }
+
+    TEST_CASE("an image of another source, damaged or cut short is not used")
+    {
+        const Vocabulary v = small_vocabulary();
+        test::TempFile dir("", "unused");
+        const std::string path = dir.dir() + "/small.vocab";
+        const SourceStamp stamp{"ab", 1, 2, 3};
+        REQUIRE(write_vocabulary_image(path, v, stamp).has_value());
+
+        CHECK(read_vocabulary_image(path, {"ab", 1, 5, 3}).error().find("another") !=
+              std::string::npos);
+        const std::string whole = file_bytes(path);
+        std::string flipped = whole;
+        flipped[whole.size() - 20] ^= 1; // in the merge table
+        put_bytes(path, flipped);
+        CHECK(read_vocabulary_image(path, stamp).error().find("damaged") != std::string::npos);
+        put_bytes(path, whole.substr(0, whole.size() - 8));
+        CHECK(read_vocabulary_image(path, stamp).error().find("damaged") != std::string::npos);
+        put_bytes(path, whole.substr(0, 40));
+        CHECK(!read_vocabulary_image(path, stamp).has_value());
+        put_bytes(path, "CWVOCAB" + whole.substr(7, 1000));
+        CHECK(!read_vocabulary_image(path, stamp).has_value());
+        CHECK(!read_vocabulary_image(dir.dir() + "/missing.vocab", stamp).has_value());
+    }
+
+    TEST_CASE("the catalogue writes an image, reads it the next time, and rebuilds for a changed "
+              "file")
+    {
+        test::TempFile dir("", "unused");
+        const ScopedEnv env("CACHEWISE_VOCABULARY_CACHE", dir.dir() + "/images");
+        // A --tokenizer-dir copy of o200k_base, whose time can change.
+        const std::string user_dir = dir.dir() + "/mine";
+        std::filesystem::create_directories(user_dir);
+        const std::string copy = user_dir + "/o200k_base.tiktoken";
+        std::filesystem::copy_file(test::tokenizer_dir() + "/o200k_base.tiktoken", copy);
+        const auto ids_of = [&](std::string_view text) {
+            auto c = Catalogue::load(test::tokenizer_dir(), user_dir);
+            REQUIRE(c.has_value());
+            const auto t = c->tokenizer(*c->find("o200k_base"));
+            REQUIRE_MESSAGE(t.has_value(), (t ? "" : t.error()));
+            std::vector<TokenId> ids;
+            (*t)->encode(text, ids);
+            return ids;
+        };
+        const std::string text = "Hello, world! 12345 naïve 東京 🙂 <|endoftext|>";
+        const auto built = ids_of(text);
+        const auto images = std::filesystem::directory_iterator(dir.dir() + "/images");
+        const auto image = images->path().string();
+        CHECK(image.find("o200k_base-") != std::string::npos);
+        const auto written = std::filesystem::last_write_time(image);
+        CHECK(ids_of(text) == built); // from the image
+        CHECK(std::filesystem::last_write_time(image) == written);
+
+        // The file changes (here only its time): read and checked again, the image rewritten.
+        std::filesystem::last_write_time(copy, std::filesystem::last_write_time(copy) +
+                                                   std::chrono::seconds(5));
+        CHECK(ids_of(text) == built);
+        CHECK(std::filesystem::last_write_time(image) != written);
+
+        // A changed file whose checksum differs is refused, image or not.
+        std::ofstream(copy, std::ios::app) << "IQ== 999999\n";
+        auto c = Catalogue::load(test::tokenizer_dir(), user_dir);
+        REQUIRE(c.has_value());
+        const auto refused = c->tokenizer(*c->find("o200k_base"));
+        REQUIRE(!refused);
+        CHECK(refused.error().find("sha256") != std::string::npos);
+    }
+}
