@@ -252,14 +252,13 @@ load_checked(const TokenizerEntry& entry, const std::string& path)
                          [&](std::size_t n) { file->release_before(n); });
 }
 
-// Where the image of a rank file goes, and what it must have been built
-// from; none for tokenizer.json (its traits come from the file itself) or
-// without a manifest checksum to key it by.
+// Where the image of a vocabulary file goes, and what it must have been
+// built from; none without a manifest checksum to key it by.
 std::optional<std::pair<std::string, SourceStamp>>
 image_of(const TokenizerEntry& entry, const std::string& path)
 {
     const auto dir = vocabulary_image_dir();
-    if (!dir || entry.format != "tiktoken" || entry.sha256.size() < 16) {
+    if (!dir || entry.sha256.size() < 16) {
         return std::nullopt;
     }
     auto stamp = stamp_of(path, entry.sha256);
@@ -286,8 +285,11 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
     const auto image = image_of(entry, path);
     std::unique_ptr<Tokenizer> tokenizer;
     if (image) {
-        if (auto mapped = read_vocabulary_image(image->first, image->second)) {
-            tokenizer = std::make_unique<Tokenizer>(tiktoken_traits(entry), std::move(*mapped));
+        auto mapped = read_vocabulary_image(image->first, image->second, entry.name);
+        // A rank file's traits come from the manifest, which may have changed since.
+        if (mapped &&
+            (entry.format != "tiktoken" || (*mapped)->traits() == tiktoken_traits(entry))) {
+            tokenizer = std::move(*mapped);
         }
     }
     if (!tokenizer) {
@@ -301,7 +303,7 @@ Catalogue::tokenizer(const TokenizerEntry& entry)
             std::error_code ec;
             std::filesystem::create_directories(std::filesystem::path(image->first).parent_path(),
                                                 ec);
-            (void)write_vocabulary_image(image->first, tokenizer->vocabulary(), image->second);
+            (void)write_vocabulary_image(image->first, *tokenizer, image->second);
         }
     }
     const Tokenizer* t = tokenizer.get();

@@ -28,6 +28,7 @@ struct TokenizerTraits {
     // templates and --ids; plain text never produces them (tiktoken's
     // encode_ordinary), so a log that quotes one counts it as text.
     std::vector<std::pair<std::string, TokenId>> special_tokens;
+    bool operator==(const TokenizerTraits&) const = default;
 };
 
 // A byte-level BPE tokenizer: repairs ill-formed UTF-8, pre-tokenises,

@@ -16,7 +16,7 @@ namespace cachewise::tokenize {
 
 namespace {
 
-constexpr std::uint32_t k_version = 1; // bump when the tables' layout changes
+constexpr std::uint32_t k_version = 2; // bump when the tables' layout changes
 constexpr std::uint32_t k_byte_order =
     0x01020304U; // an image of another machine's order is not read
 constexpr char k_magic[8] = {'C', 'W', 'V', 'O', 'C', 'A', 'B', '\0'};
@@ -35,6 +35,7 @@ struct Header {
     std::uint64_t spans;
     std::uint64_t slots;
     std::uint64_t pairs;
+    std::uint64_t traits;       // bytes of the traits after the tables
     std::uint64_t payload_xxh3; // of everything after the header
     TokenId byte_tokens[256];
 };
@@ -47,22 +48,97 @@ aligned(std::size_t n)
     return (n + 7) / 8 * 8;
 }
 
-// Offsets of the four tables after the header, each 8-byte aligned; [4] is the end.
-std::array<std::size_t, 5>
+// Offsets of the four tables after the header, each 8-byte aligned, then of
+// the traits; [5] is the end.
+std::array<std::size_t, 6>
 layout(const Header& h)
 {
-    std::array<std::size_t, 5> at{};
+    std::array<std::size_t, 6> at{};
     at[0] = sizeof(Header);
     at[1] = at[0] + aligned(h.bytes);
     at[2] = at[1] + h.spans * sizeof(std::uint64_t);
     at[3] = at[2] + aligned(h.slots * sizeof(TokenId));
     at[4] = at[3] + h.pairs * sizeof(Vocabulary::PairSlot);
+    at[5] = at[4] + h.traits;
     return at;
 }
 
-// The four tables as written, each padded to 8 bytes.
-std::array<std::string_view, 8>
-payload_parts(const Vocabulary::Tables& t)
+void
+put_u32(std::string& out, std::uint32_t v)
+{
+    out.append(reinterpret_cast<const char*>(&v), sizeof v); // NOLINT: raw bytes
+}
+
+// The traits the tokenizer was built with: the pre-tokeniser by name, the
+// flags, the special tokens.
+std::string
+traits_bytes(const TokenizerTraits& traits)
+{
+    std::string out;
+    const std::string_view pre = to_string(traits.pre_tokenizer);
+    put_u32(out, static_cast<std::uint32_t>(pre.size()));
+    out += pre;
+    out += static_cast<char>(traits.whole_piece_first);
+    out += static_cast<char>(traits.nfc);
+    put_u32(out, static_cast<std::uint32_t>(traits.special_tokens.size()));
+    for (const auto& [text, id] : traits.special_tokens) {
+        put_u32(out, id);
+        put_u32(out, static_cast<std::uint32_t>(text.size()));
+        out += text;
+    }
+    return out;
+}
+
+// Reads what traits_bytes wrote; nothing when it is cut short or names no
+// pre-tokeniser cachewise knows.
+std::optional<TokenizerTraits>
+traits_of(std::string_view in)
+{
+    const auto u32 = [&in](std::uint32_t& v) {
+        if (in.size() < sizeof v) {
+            return false;
+        }
+        std::memcpy(&v, in.data(), sizeof v);
+        in.remove_prefix(sizeof v);
+        return true;
+    };
+    const auto text = [&in](std::uint32_t n, std::string_view& v) {
+        if (in.size() < n) {
+            return false;
+        }
+        v = in.substr(0, n);
+        in.remove_prefix(n);
+        return true;
+    };
+    TokenizerTraits t;
+    std::uint32_t n = 0;
+    std::string_view name;
+    std::string_view flags;
+    if (!u32(n) || !text(n, name) || !text(2, flags) || !u32(n)) {
+        return std::nullopt;
+    }
+    const auto pre = parse_pre_tokenizer(name);
+    if (!pre) {
+        return std::nullopt;
+    }
+    t.pre_tokenizer = *pre;
+    t.whole_piece_first = flags[0] != 0;
+    t.nfc = flags[1] != 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint32_t id = 0;
+        std::uint32_t size = 0;
+        std::string_view special;
+        if (!u32(id) || !u32(size) || !text(size, special)) {
+            return std::nullopt;
+        }
+        t.special_tokens.emplace_back(std::string(special), id);
+    }
+    return in.empty() ? std::optional(std::move(t)) : std::nullopt;
+}
+
+// The four tables as written, each padded to 8 bytes, then the traits.
+std::array<std::string_view, 9>
+payload_parts(const Vocabulary::Tables& t, std::string_view traits)
 {
     static constexpr char k_zeros[8] = {};
     const auto part = [](const void* data, std::size_t size) {
@@ -71,10 +147,15 @@ payload_parts(const Vocabulary::Tables& t)
     const auto pad = [](std::size_t size) {
         return std::string_view(k_zeros, aligned(size) - size);
     };
-    return {part(t.bytes.data(), t.bytes.size()),       pad(t.bytes.size()),
-            part(t.spans.data(), t.spans.size_bytes()), pad(t.spans.size_bytes()),
-            part(t.slots.data(), t.slots.size_bytes()), pad(t.slots.size_bytes()),
-            part(t.pairs.data(), t.pairs.size_bytes()), pad(t.pairs.size_bytes())};
+    return {part(t.bytes.data(), t.bytes.size()),
+            pad(t.bytes.size()),
+            part(t.spans.data(), t.spans.size_bytes()),
+            pad(t.spans.size_bytes()),
+            part(t.slots.data(), t.slots.size_bytes()),
+            pad(t.slots.size_bytes()),
+            part(t.pairs.data(), t.pairs.size_bytes()),
+            pad(t.pairs.size_bytes()),
+            traits};
 }
 
 template <typename T>
@@ -101,9 +182,11 @@ stamp_of(const std::string& path, std::string sha256)
 }
 
 Expected<bool>
-write_vocabulary_image(const std::string& path, const Vocabulary& vocab, const SourceStamp& stamp)
+write_vocabulary_image(const std::string& path, const Tokenizer& tokenizer,
+                       const SourceStamp& stamp)
 {
-    const auto& t = vocab.tables();
+    const auto& t = tokenizer.vocabulary().tables();
+    const std::string traits = traits_bytes(tokenizer.traits());
     Header h{};
     std::memcpy(h.magic, k_magic, sizeof k_magic);
     h.version = k_version;
@@ -118,10 +201,11 @@ write_vocabulary_image(const std::string& path, const Vocabulary& vocab, const S
     h.spans = t.spans.size();
     h.slots = t.slots.size();
     h.pairs = t.pairs.size();
+    h.traits = traits.size();
     std::copy(t.byte_tokens.begin(), t.byte_tokens.end(), h.byte_tokens);
 
     // Written from the tables in place: a first run does not hold a copy.
-    const auto parts = payload_parts(t);
+    const auto parts = payload_parts(t, traits);
     XXH3_state_t* state = XXH3_createState();
     XXH3_64bits_reset(state);
     for (const auto part : parts) {
@@ -147,8 +231,8 @@ write_vocabulary_image(const std::string& path, const Vocabulary& vocab, const S
     return file->commit();
 }
 
-Expected<Vocabulary>
-read_vocabulary_image(const std::string& path, const SourceStamp& stamp)
+Expected<std::unique_ptr<Tokenizer>>
+read_vocabulary_image(const std::string& path, const SourceStamp& stamp, std::string name)
 {
     auto mapped = MappedFile::open(path);
     if (!mapped) {
@@ -171,10 +255,15 @@ read_vocabulary_image(const std::string& path, const SourceStamp& stamp)
         return unexpected(fmt::format("{}: built from another vocabulary file", path));
     }
     const auto at = layout(h);
-    if (image.size() != at[4] ||
+    if (image.size() != at[5] ||
         XXH3_64bits(image.data() + at[0], image.size() - at[0]) != h.payload_xxh3) {
         return unexpected(fmt::format("{}: damaged (size or checksum)", path));
     }
+    auto traits = traits_of(image.substr(at[4], h.traits));
+    if (!traits) {
+        return unexpected(fmt::format("{}: damaged (traits)", path));
+    }
+    traits->name = std::move(name);
     Vocabulary::Tables t;
     t.bytes = image.substr(at[0], h.bytes);
     t.spans = table_at<std::uint64_t>(image, at[1], h.spans);
@@ -183,7 +272,8 @@ read_vocabulary_image(const std::string& path, const SourceStamp& stamp)
     std::copy(std::begin(h.byte_tokens), std::end(h.byte_tokens), t.byte_tokens.begin());
     t.count = h.count;
     t.merge_count = h.merge_count;
-    return Vocabulary::from_tables(t, std::move(file));
+    return std::make_unique<Tokenizer>(std::move(*traits),
+                                       Vocabulary::from_tables(t, std::move(file)));
 }
 
 std::optional<std::filesystem::path>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tokenize/vocabulary.hpp"
+#include "tokenize/tokenizer.hpp"
 #include "util/expected.hpp"
 
 #include <cstdint>
@@ -28,15 +28,18 @@ struct SourceStamp {
 };
 Expected<SourceStamp> stamp_of(const std::string& path, std::string sha256);
 
-// Writes `vocab` (built, finish() called) as an image at `path`, whole or
-// not at all (AtomicFile): a reader never maps half of one.
-Expected<bool> write_vocabulary_image(const std::string& path, const Vocabulary& vocab,
+// Writes the vocabulary and the traits of `tokenizer` (its name aside) as an
+// image at `path`, whole or not at all (AtomicFile): a reader never maps
+// half of one.
+Expected<bool> write_vocabulary_image(const std::string& path, const Tokenizer& tokenizer,
                                       const SourceStamp& stamp);
 
-// Maps the image at `path`. The error says why it is not used: missing, of
-// another format, built from another file, or damaged (its XXH3 checksum,
-// checked on every read, differs).
-Expected<Vocabulary> read_vocabulary_image(const std::string& path, const SourceStamp& stamp);
+// The tokenizer of the image at `path`, named `name`, its vocabulary mapped.
+// The error says why it is not used: missing, of another format, built from
+// another file, or damaged (its XXH3 checksum, checked on every read,
+// differs).
+Expected<std::unique_ptr<Tokenizer>>
+read_vocabulary_image(const std::string& path, const SourceStamp& stamp, std::string name);
 
 // Where images go: $CACHEWISE_VOCABULARY_CACHE ("off": nowhere), else
 // $XDG_CACHE_HOME/cachewise/vocabularies, else ~/.cache/cachewise/vocabularies.

@@ -16,9 +16,10 @@ using namespace cachewise::tokenize;
 
 namespace {
 
-// Every byte, some longer tokens (one at a sparse id) and merges.
-Vocabulary
-small_vocabulary()
+// Every byte, some longer tokens (one at a sparse id) and merges, with
+// traits unlike the defaults.
+Tokenizer
+small_tokenizer()
 {
     Vocabulary v;
     for (int b = 0; b < 256; ++b) {
@@ -31,7 +32,12 @@ small_vocabulary()
     v.add_merge('h', 'e', 0, 256);
     v.add_merge(256, 'l', 1, 257);
     v.finish();
-    return v;
+    return Tokenizer(TokenizerTraits{.name = "small",
+                                     .pre_tokenizer = PreTokenizer::qwen2,
+                                     .whole_piece_first = false,
+                                     .nfc = true,
+                                     .special_tokens = {{"<|end|>", 301}, {"<｜User｜>", 302}}},
+                     std::move(v));
 }
 
 std::string
@@ -80,13 +86,16 @@ TEST_SUITE("tokenize::vocabulary_image")
 {
     TEST_CASE("an image maps back to the same tokens, ids and merges")
     {
-        const Vocabulary v = small_vocabulary();
+        const Tokenizer small = small_tokenizer();
+        const Vocabulary& v = small.vocabulary();
         test::TempFile dir("", "unused");
         const std::string path = dir.dir() + "/small.vocab";
         const SourceStamp stamp{"ab", 1, 2, 3};
-        REQUIRE(write_vocabulary_image(path, v, stamp).has_value());
-        const auto read = read_vocabulary_image(path, stamp);
-        REQUIRE_MESSAGE(read.has_value(), (read ? "" : read.error()));
+        REQUIRE(write_vocabulary_image(path, small, stamp).has_value());
+        const auto mapped = read_vocabulary_image(path, stamp, "small");
+        REQUIRE_MESSAGE(mapped.has_value(), (mapped ? "" : mapped.error()));
+        CHECK((*mapped)->traits() == small.traits());
+        const Vocabulary* read = &(*mapped)->vocabulary();
         CHECK(read->size() == v.size());
         CHECK(read->merge_count() == 2);
         for (TokenId id = 0; id < 310; ++id) {
@@ -101,26 +110,27 @@ TEST_SUITE("tokenize::vocabulary_image")
 
     TEST_CASE("an image of another source, damaged or cut short is not used")
     {
-        const Vocabulary v = small_vocabulary();
         test::TempFile dir("", "unused");
         const std::string path = dir.dir() + "/small.vocab";
         const SourceStamp stamp{"ab", 1, 2, 3};
-        REQUIRE(write_vocabulary_image(path, v, stamp).has_value());
+        REQUIRE(write_vocabulary_image(path, small_tokenizer(), stamp).has_value());
 
-        CHECK(read_vocabulary_image(path, {"ab", 1, 5, 3}).error().find("another") !=
+        CHECK(read_vocabulary_image(path, {"ab", 1, 5, 3}, "small").error().find("another") !=
               std::string::npos);
         const std::string whole = file_bytes(path);
         std::string flipped = whole;
-        flipped[whole.size() - 20] ^= 1; // in the merge table
+        flipped[whole.size() - 60] ^= 1; // in the merge table
         put_bytes(path, flipped);
-        CHECK(read_vocabulary_image(path, stamp).error().find("damaged") != std::string::npos);
+        CHECK(read_vocabulary_image(path, stamp, "small").error().find("damaged") !=
+              std::string::npos);
         put_bytes(path, whole.substr(0, whole.size() - 8));
-        CHECK(read_vocabulary_image(path, stamp).error().find("damaged") != std::string::npos);
+        CHECK(read_vocabulary_image(path, stamp, "small").error().find("damaged") !=
+              std::string::npos);
         put_bytes(path, whole.substr(0, 40));
-        CHECK(!read_vocabulary_image(path, stamp).has_value());
+        CHECK(!read_vocabulary_image(path, stamp, "small").has_value());
         put_bytes(path, "CWVOCAB" + whole.substr(7, 1000));
-        CHECK(!read_vocabulary_image(path, stamp).has_value());
-        CHECK(!read_vocabulary_image(dir.dir() + "/missing.vocab", stamp).has_value());
+        CHECK(!read_vocabulary_image(path, stamp, "small").has_value());
+        CHECK(!read_vocabulary_image(dir.dir() + "/missing.vocab", stamp, "small").has_value());
     }
 
     TEST_CASE("the catalogue writes an image, reads it the next time, and rebuilds for a changed "
@@ -144,8 +154,8 @@ TEST_SUITE("tokenize::vocabulary_image")
         };
         const std::string text = "Hello, world! 12345 naïve 東京 🙂 <|endoftext|>";
         const auto built = ids_of(text);
-        const auto images = std::filesystem::directory_iterator(dir.dir() + "/images");
-        const auto image = images->path().string();
+        const auto image =
+            std::filesystem::directory_iterator(dir.dir() + "/images")->path().string();
         CHECK(image.find("o200k_base-") != std::string::npos);
         const auto written = std::filesystem::last_write_time(image);
         CHECK(ids_of(text) == built); // from the image
@@ -156,6 +166,21 @@ TEST_SUITE("tokenize::vocabulary_image")
                                                    std::chrono::seconds(5));
         CHECK(ids_of(text) == built);
         CHECK(std::filesystem::last_write_time(image) != written);
+
+        // tokenizer.json: the traits come from the file, so the image keeps them.
+        const auto deepseek = [&] {
+            auto c = Catalogue::load(test::tokenizer_dir(), std::nullopt);
+            REQUIRE(c.has_value());
+            const auto t = c->tokenizer(*c->find("deepseek_v3"));
+            REQUIRE_MESSAGE(t.has_value(), (t ? "" : t.error()));
+            std::vector<TokenId> ids;
+            (*t)->encode(text, ids);
+            return std::pair{(*t)->traits(), ids};
+        };
+        const auto deepseek_built = deepseek();
+        CHECK(std::filesystem::exists(dir.dir() + "/images"));
+        CHECK(deepseek() == deepseek_built); // from the image
+        CHECK(deepseek_built.first.pre_tokenizer == PreTokenizer::deepseek_v3);
 
         // A changed file whose checksum differs is refused, image or not.
         std::ofstream(copy, std::ios::app) << "IQ== 999999\n";
