@@ -616,6 +616,12 @@ find_divergence(const Request& request, const Request& partner, const Divergence
     }
     Finding f = Classifier(request, partner, k, context).run();
     lose_whole_unit(f, request, partner, k, context);
+    if (f.tokens_lost == 0 && tokens_lost(partner, 0, context.rules) == 0) {
+        // Rule "minimum cacheable length": the partner's prompt was too short
+        // to be cached, so the change invalidated nothing today.
+        f.message += " (nothing of it was cached: the earlier prompt is below the model's "
+                     "minimum cacheable length)";
+    }
     return f;
 }
 

@@ -343,6 +343,7 @@ TEST_SUITE("analysis::divergence")
         CHECK(a.result.outcomes[0].prompt_tokens < 1024);
         CHECK(f.tokens_lost == 0);
         CHECK(!f.cost_usd.has_value());
+        CHECK(f.message.find("nothing of it was cached") != std::string::npos);
     }
 
     TEST_CASE("without any cache_control an Anthropic prompt cached nothing: an edit is latent")
