@@ -17,8 +17,8 @@ namespace cachewise::tokenize {
 namespace {
 
 constexpr std::uint32_t k_version = 2; // bump when the tables' layout changes
-constexpr std::uint32_t k_byte_order =
-    0x01020304U; // an image of another machine's order is not read
+// As written: an image of a machine of the other byte order is not read.
+constexpr std::uint32_t k_byte_order = 0x01020304U;
 constexpr char k_magic[8] = {'C', 'W', 'V', 'O', 'C', 'A', 'B', '\0'};
 
 struct Header {
@@ -166,6 +166,39 @@ table_at(std::string_view image, std::size_t offset, std::size_t count)
     return {reinterpret_cast<const T*>(image.data() + offset), count}; // NOLINT: a mapped table
 }
 
+// The header of `image`, once the image is known whole, of this format and
+// built from `stamp`'s file.
+Expected<Header>
+checked_header(std::string_view image, const SourceStamp& stamp, const std::string& path)
+{
+    Header h{};
+    if (image.size() < sizeof h) {
+        return unexpected(fmt::format("{}: too short for a vocabulary image", path));
+    }
+    std::memcpy(&h, image.data(), sizeof h);
+    if (std::memcmp(h.magic, k_magic, sizeof k_magic) != 0 || h.version != k_version ||
+        h.byte_order != k_byte_order) {
+        return unexpected(fmt::format("{}: not a vocabulary image of this version", path));
+    }
+    const SourceStamp built{std::string(h.sha256, strnlen(h.sha256, sizeof h.sha256)),
+                            h.source_size, h.source_mtime_ns, h.source_inode};
+    if (!(built == stamp)) {
+        return unexpected(fmt::format("{}: built from another vocabulary file", path));
+    }
+    // Each length within the file before any is multiplied: no wrap-around.
+    for (const std::uint64_t n : {h.bytes, h.spans, h.slots, h.pairs, h.traits}) {
+        if (n > image.size()) {
+            return unexpected(fmt::format("{}: damaged (table sizes)", path));
+        }
+    }
+    const auto at = layout(h);
+    if (image.size() != at[5] ||
+        XXH3_64bits(image.data() + at[0], image.size() - at[0]) != h.payload_xxh3) {
+        return unexpected(fmt::format("{}: damaged (size or checksum)", path));
+    }
+    return h;
+}
+
 } // namespace
 
 Expected<SourceStamp>
@@ -240,25 +273,12 @@ read_vocabulary_image(const std::string& path, const SourceStamp& stamp, std::st
     }
     auto file = std::make_shared<MappedFile>(std::move(*mapped));
     const std::string_view image = file->bytes();
-    Header h{};
-    if (image.size() < sizeof h) {
-        return unexpected(fmt::format("{}: too short for a vocabulary image", path));
+    const auto header = checked_header(image, stamp, path);
+    if (!header) {
+        return unexpected(header.error());
     }
-    std::memcpy(&h, image.data(), sizeof h);
-    if (std::memcmp(h.magic, k_magic, sizeof k_magic) != 0 || h.version != k_version ||
-        h.byte_order != k_byte_order) {
-        return unexpected(fmt::format("{}: not a vocabulary image of this version", path));
-    }
-    const SourceStamp built{std::string(h.sha256, strnlen(h.sha256, sizeof h.sha256)),
-                            h.source_size, h.source_mtime_ns, h.source_inode};
-    if (!(built == stamp)) {
-        return unexpected(fmt::format("{}: built from another vocabulary file", path));
-    }
+    const Header& h = *header;
     const auto at = layout(h);
-    if (image.size() != at[5] ||
-        XXH3_64bits(image.data() + at[0], image.size() - at[0]) != h.payload_xxh3) {
-        return unexpected(fmt::format("{}: damaged (size or checksum)", path));
-    }
     auto traits = traits_of(image.substr(at[4], h.traits));
     if (!traits) {
         return unexpected(fmt::format("{}: damaged (traits)", path));
