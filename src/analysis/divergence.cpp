@@ -582,7 +582,10 @@ lose_whole_unit(Finding& f, const Request& request, const Request& partner, std:
     }
     const std::int64_t readable = unit_readable_before(partner, k);
     const std::int64_t before = tokens_before(partner, k);
-    const std::int64_t unread = before - readable;
+    // The shared tokens no unit covers run to the change itself, inside
+    // segment `k` too (an edit within a message): the tokens lost from
+    // `before` on are counted already, the sentence names them all.
+    const std::int64_t unread = std::max(before, f.location.token.value_or(before)) - readable;
     if (unread <= 0) {
         return;
     }
