@@ -496,6 +496,14 @@ Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t 
     }
     outcome.partner = p.id;
     outcome.shared_tokens = lo > 0 ? r.segments[lo - 1].cumulative_tokens : 0;
+    // A change inside segment `lo` on a cache that reads any prefix: the
+    // text before it is shared too, and read (the simulators see it).
+    if (finding && reads_any_prefix(p, rules) && finding->location.offset.value_or(0) > 0 &&
+        finding->location.token && *finding->location.token > outcome.shared_tokens &&
+        lo < p.segments.size() && finding->location.path == r.segments[lo].path.str()) {
+        outcome.shared_tokens = *finding->location.token;
+        r.partial_share = model::PartialShare{lo, outcome.shared_tokens, p.segments[lo].chain};
+    }
     result.shared_tokens += outcome.shared_tokens;
     if (finding) {
         finding->stream = r.stream;

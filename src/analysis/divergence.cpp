@@ -601,7 +601,36 @@ lose_whole_unit(Finding& f, const Request& request, const Request& partner, std:
                                            : "between the last turn's end and the change");
 }
 
+// Caches that read any prefix (OpenAI without explicit breakpoints,
+// Gemini's implicit cache, vLLM, SGLang) still read the text before a change
+// inside segment `k`: the loss starts at the change, not at the segment.
+void
+keep_before_change(Finding& f, const Request& request, const Request& partner, std::size_t k,
+                   const DivergenceContext& context)
+{
+    if (!reads_any_prefix(partner, context.rules) || f.tokens_lost <= 0) {
+        return;
+    }
+    const std::int64_t before = tokens_before(partner, k);
+    const std::int64_t change = f.location.token.value_or(before);
+    if (change <= before) {
+        return;
+    }
+    f.tokens_lost = std::max<std::int64_t>(
+        0, f.tokens_lost - (readable_tokens(partner, change, context.rules) -
+                            readable_tokens(partner, before, context.rules)));
+    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
+}
+
 } // namespace
+
+bool
+reads_any_prefix(const Request& partner, const ruleset::Rules& rules)
+{
+    const auto it = rules.providers.find(partner.provider);
+    return it != rules.providers.end() && !it->second.has("whole_unit_match") &&
+           !it->second.uses_breakpoints(partner.model);
+}
 
 std::optional<Finding>
 find_divergence(const Request& request, const Request& partner, const DivergenceContext& context)
@@ -619,6 +648,7 @@ find_divergence(const Request& request, const Request& partner, const Divergence
     }
     Finding f = Classifier(request, partner, k, context).run();
     lose_whole_unit(f, request, partner, k, context);
+    keep_before_change(f, request, partner, k, context);
     if (f.tokens_lost == 0 && tokens_lost(partner, 0, context.rules) == 0) {
         // Rule "minimum cacheable length": the partner's prompt was too short
         // to be cached, so the change invalidated nothing today.

@@ -27,6 +27,12 @@ struct DivergenceContext {
 // ProviderRules::readable_tokens).
 std::int64_t tokens_lost(const model::Request& partner, std::size_t k, const ruleset::Rules& rules);
 
+// Whether `partner`'s cache reads a prefix ending at any token (OpenAI
+// without explicit breakpoints, Gemini's implicit cache, vLLM, SGLang), not
+// only at breakpoints (Anthropic, Bedrock) or whole units (DeepSeek): then
+// the text before a change inside a segment is still read.
+bool reads_any_prefix(const model::Request& partner, const ruleset::Rules& rules);
+
 // The earliest divergence of `request` from `partner` and its cause, or
 // nothing when one prompt is a prefix of the other (append-only growth) or
 // the prompts part after everything the partner had cached.

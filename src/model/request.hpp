@@ -46,6 +46,16 @@ struct CacheCreate {
     std::optional<Timestamp> expire_time;
 };
 
+// The first `tokens` tokens of a prompt equal its analysis partner's up to a
+// change inside segment `segment` (set by the analyzer). A cache that reads
+// any prefix (OpenAI before explicit breakpoints, Gemini's implicit cache)
+// may read into that segment, from the partner's entry for it (`chain`).
+struct PartialShare {
+    std::size_t segment = 0;
+    std::int64_t tokens = 0;
+    Hash128 chain;
+};
+
 struct Request {
     std::string id;        // the record's own id, or <file>:<line>
     std::string stream;    // explicit session or sub-stream; empty when the log gives none
@@ -65,6 +75,7 @@ struct Request {
     std::optional<CacheControl> auto_cache_control; // top-level `cache_control`
     std::vector<Segment> segments;                  // in render order
     std::optional<Usage> usage;
+    std::optional<PartialShare> partial_share;
     std::optional<Continuation> continuation;
     // Anthropic's own diagnosis of this request's cache (response
     // diagnostics.cache_miss_reason): "" when it reported no miss, nothing

@@ -91,7 +91,9 @@ GeminiCache::simulate(const model::Request& r, std::size_t index)
     if (!out.missed && explicit_read == 0) {
         out.missed = found.missed;
     }
-    const std::int64_t shared = found.hit ? r.segments[*found.hit].cumulative_tokens : 0;
+    const std::int64_t shared =
+        std::max(found.hit ? r.segments[*found.hit].cumulative_tokens : 0,
+                 found.partial_tokens.value_or(0)); // implicit: the longest prefix, any token
     std::int64_t implicit_read = 0;
     if (total >= minimum.tokens) {
         implicit_read = shared / step * step;

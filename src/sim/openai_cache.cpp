@@ -35,6 +35,7 @@ OpenAICache::automatic(const model::Request& r, std::size_t index, std::int64_t 
     const auto found = m_automatic.lookup(r, scope, now);
     out.missed = found.missed;
     std::int64_t shared = found.hit ? r.segments[*found.hit].cumulative_tokens : 0;
+    shared = std::max(shared, found.partial_tokens.value_or(0)); // rule: longest prefix, any token
     if (total >= minimum.tokens && shared >= minimum.tokens) {
         // "cache hits occurring in increments of 128 tokens": 1024, 1152, ...
         out.read = shared / step * step;

@@ -21,6 +21,9 @@ public:
         std::optional<std::size_t> hit; // deepest live, visible segment boundary
         std::size_t writer = 0;         // the request that wrote it
         std::optional<Missed> missed;   // a deeper boundary that had expired or was not visible
+        // Tokens shared into the segment after `hit`, from the partner's live
+        // entry for it (Request::partial_share), for caches that read any prefix.
+        std::optional<std::int64_t> partial_tokens;
     };
 
     // The longest cached prefix of `request` in `scope` at time `now` (micros).
@@ -39,6 +42,12 @@ private:
         Lifetime lifetime;
         std::size_t writer = 0;
     };
+    static bool live(const Entry& e, std::int64_t now);     // within its idle and max lifetime
+    static bool readable(const Entry& e, std::int64_t now); // live and visible
+    [[nodiscard]] std::optional<std::int64_t> partial(const model::Request& r,
+                                                      const std::string& scope, std::int64_t now,
+                                                      std::size_t next) const;
+
     std::unordered_map<EntryKey, Entry, EntryKeyHash> m_entries;
 };
 
