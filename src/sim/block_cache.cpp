@@ -81,6 +81,28 @@ BlockCache::evict()
     }
 }
 
+// A change inside segment `next` (Request::partial_share): the partner's
+// blocks of that segment before the change still match, token for token
+// (vLLM hashes full blocks of tokens, SGLang matches the radix tree).
+void
+BlockCache::read_into_segment(const model::Request& r, const std::string& scope, std::size_t next,
+                              std::int64_t& hit, std::int64_t& shared_live) const
+{
+    const auto& share = r.partial_share;
+    if (!share || share->segment != next) {
+        return;
+    }
+    const auto it = m_index.find(EntryKey{share->chain, scope});
+    if (it == m_index.end()) {
+        return;
+    }
+    const std::int64_t b = m_block;
+    const std::int64_t before = next == 0 ? 0 : r.segments[next - 1].cumulative_tokens;
+    const std::int64_t cached = (before / b + m_nodes[it->second].alive) * b;
+    shared_live = std::max(shared_live, std::min(share->tokens, cached));
+    hit = std::max(hit, std::min(share->tokens, cached) / b * b);
+}
+
 SimResult
 BlockCache::simulate(const model::Request& r, std::size_t index)
 {
@@ -95,6 +117,7 @@ BlockCache::simulate(const model::Request& r, std::size_t index)
     std::int64_t shared_live = 0; // tokens shared with cached blocks, before rounding
     std::int64_t shared_ever = 0; // tokens shared with anything ever cached
     bool path_alive = true;
+    std::size_t matched = 0; // segments whose blocks are all cached, from the start
     for (std::size_t j = 0; j < segs.size(); ++j) {
         const auto it = m_index.find(EntryKey{segs[j].chain, scope});
         if (it == m_index.end()) {
@@ -111,12 +134,16 @@ BlockCache::simulate(const model::Request& r, std::size_t index)
             shared_live = segs[j].cumulative_tokens;
             out.hit_segment = j;
             out.hit_writer = n.writer;
+            matched = j + 1;
         } else {
             // Evicted from its tail: the blocks still cached continue the path.
             hit = (before / b + n.alive) * b;
             shared_live = std::max(shared_live, hit);
             path_alive = false;
         }
+    }
+    if (path_alive) {
+        read_into_segment(r, scope, matched, hit, shared_live);
     }
     if (m_rules.fact("recompute_last_token").value != 0 && total > 0) {
         hit = std::min(hit, (total - 1) / b * b);

@@ -48,6 +48,8 @@ private:
     void releaf(std::size_t id);
     void set_alive(std::size_t id, std::int64_t alive);
     void evict();
+    void read_into_segment(const model::Request& r, const std::string& scope, std::size_t next,
+                           std::int64_t& hit, std::int64_t& shared_live) const;
 
     std::int64_t m_block = 16;
     std::vector<Node> m_nodes;
