@@ -135,13 +135,8 @@ baseline_body(const model::Request& request)
 std::filesystem::path
 default_count_cache()
 {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    if (xdg != nullptr && *xdg != '\0') {
-        return std::filesystem::path(xdg) / "cachewise" / "token-counts";
-    }
-    const char* home = std::getenv("HOME");
-    return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "cachewise" /
-           "token-counts";
+    const auto base = user_cache_dir();
+    return base ? *base / "cachewise" / "token-counts" : std::filesystem::path();
 }
 
 ExactCounter::ExactCounter(HttpClient& client, std::optional<std::string> base_url,
@@ -154,8 +149,10 @@ ExactCounter::ExactCounter(HttpClient& client, std::optional<std::string> base_u
 std::int64_t
 ExactCounter::counted(const std::string& key, const Endpoint& endpoint, const std::string& body)
 {
+    // No cache folder (no absolute $XDG_CACHE_HOME or $HOME): every count is asked.
     const auto file = m_dir / (key + ".count");
-    if (const auto text = read_file(file.string())) {
+    if (const auto text = m_dir.empty() ? Expected<std::string>(unexpected(std::string()))
+                                        : read_file(file.string())) {
         std::int64_t n = 0;
         const auto& t = *text;
         const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
@@ -181,6 +178,9 @@ ExactCounter::counted(const std::string& key, const Endpoint& endpoint, const st
                     ExitCode::network);
     }
     const auto n = j["input_tokens"].get<std::int64_t>();
+    if (m_dir.empty()) {
+        return n;
+    }
     // Written whole under a temporary name, then renamed: a reader never sees half.
     std::error_code ec;
     std::filesystem::create_directories(m_dir, ec);

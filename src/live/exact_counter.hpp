@@ -23,7 +23,8 @@ std::optional<std::string> prefix_body(const std::string& body_json, const model
 std::string baseline_body(const model::Request& request);
 
 // The directory of cached counts: $XDG_CACHE_HOME/cachewise/token-counts, else
-// ~/.cache/cachewise/token-counts.
+// ~/.cache/cachewise/token-counts; empty when there is none (no absolute
+// $XDG_CACHE_HOME or $HOME), and then nothing is cached.
 std::filesystem::path default_count_cache();
 
 // Exact prefix counts from Anthropic's count_tokens (and OpenAI's Responses

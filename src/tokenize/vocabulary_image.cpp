@@ -2,6 +2,7 @@
 
 #include "tokenize/mapped_file.hpp"
 #include "util/atomic_file.hpp"
+#include "util/file.hpp"
 
 #include <fmt/format.h>
 #include <xxhash.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <sys/stat.h>
 #include <type_traits>
 
@@ -301,19 +303,13 @@ vocabulary_image_dir()
 {
     namespace fs = std::filesystem;
     if (const char* dir = std::getenv("CACHEWISE_VOCABULARY_CACHE"); dir != nullptr) {
-        if (std::string_view(dir) == "off" || *dir == '\0') {
+        if (*dir == '\0' || strcasecmp(dir, "off") == 0) {
             return std::nullopt;
         }
-        return fs::path(dir);
+        return fs::path(dir); // the user's own choice, relative or not
     }
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-        return fs::path(xdg) / "cachewise" / "vocabularies";
-    }
-    const char* home = std::getenv("HOME");
-    if (home == nullptr || *home == '\0') {
-        return std::nullopt;
-    }
-    return fs::path(home) / ".cache" / "cachewise" / "vocabularies";
+    const auto base = user_cache_dir();
+    return base ? std::optional(*base / "cachewise" / "vocabularies") : std::nullopt;
 }
 
 } // namespace cachewise::tokenize

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <optional>
@@ -103,6 +104,25 @@ kept_stdin_fd()
     }
     ::lseek(fd, 0, SEEK_SET);
     return fd;
+}
+
+std::optional<std::filesystem::path>
+user_cache_dir()
+{
+    const auto absolute = [](const char* name) -> std::optional<std::filesystem::path> {
+        const char* value = std::getenv(name);
+        if (value == nullptr || *value == '\0' || !std::filesystem::path(value).is_absolute()) {
+            return std::nullopt;
+        }
+        return std::filesystem::path(value);
+    };
+    if (auto xdg = absolute("XDG_CACHE_HOME")) {
+        return xdg;
+    }
+    if (auto home = absolute("HOME")) {
+        return *home / ".cache";
+    }
+    return std::nullopt;
 }
 
 } // namespace cachewise

@@ -2,6 +2,8 @@
 
 #include "util/expected.hpp"
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
 namespace cachewise {
@@ -16,5 +18,11 @@ Expected<std::string> read_file(const std::string& path);
 // its start, or -1 when standard input was not kept (then it is read as a
 // stream, once).
 int kept_stdin_fd();
+
+// The user's cache folder: $XDG_CACHE_HOME, else $HOME/.cache. A relative
+// path in either is ignored, as the XDG base directory specification says
+// (it would write into whatever folder the command runs in); nothing when
+// neither gives an absolute path.
+std::optional<std::filesystem::path> user_cache_dir();
 
 } // namespace cachewise

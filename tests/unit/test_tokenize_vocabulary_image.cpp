@@ -54,32 +54,6 @@ put_bytes(const std::string& path, const std::string& bytes)
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-// Sets an environment variable for one scope.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const std::string& value) : m_name(name)
-    {
-        if (const char* old = std::getenv(name)) {
-            m_old = old;
-        }
-        ::setenv(name, value.c_str(), 1);
-    }
-    ~ScopedEnv()
-    {
-        if (m_old) {
-            ::setenv(m_name, m_old->c_str(), 1);
-        } else {
-            ::unsetenv(m_name);
-        }
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    const char* m_name;
-    std::optional<std::string> m_old;
-};
-
 } // namespace
 
 TEST_SUITE("tokenize::vocabulary_image")
@@ -137,7 +111,7 @@ TEST_SUITE("tokenize::vocabulary_image")
               "file")
     {
         test::TempFile dir("", "unused");
-        const ScopedEnv env("CACHEWISE_VOCABULARY_CACHE", dir.dir() + "/images");
+        const test::ScopedEnv env("CACHEWISE_VOCABULARY_CACHE", dir.dir() + "/images");
         // A --tokenizer-dir copy of o200k_base, whose time can change.
         const std::string user_dir = dir.dir() + "/mine";
         std::filesystem::create_directories(user_dir);
