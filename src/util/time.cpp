@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 
 namespace cachewise {
@@ -173,45 +174,48 @@ parse_duration(std::string_view text)
     if (text.empty()) {
         return bad();
     }
+    // Units from the largest down, each at most once ("1h30m", not "1m1m"
+    // or "1s30m"), and always one: a bare "1.5" says neither minutes nor hours.
     double total = 0;
+    double last_unit = 1e300;
     std::size_t i = 0;
     while (i < text.size()) {
-        std::size_t start = i;
+        const std::size_t start = i;
         while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) {
             ++i;
         }
-        if (i == start) {
-            return bad();
-        }
         double value = 0;
-        try {
-            value = std::stod(std::string(text.substr(start, i - start)));
-        } catch (const std::exception&) {
+        const auto [end, ec] =
+            std::from_chars(text.data() + start, text.data() + i, value, std::chars_format::fixed);
+        if (i == start || i == text.size() || ec != std::errc() || end != text.data() + i) {
             return bad();
         }
-        double unit = 1;
-        if (i < text.size()) {
-            switch (text[i]) {
-            case 's':
-                unit = 1;
-                break;
-            case 'm':
-                unit = 60;
-                break;
-            case 'h':
-                unit = 3600;
-                break;
-            case 'd':
-                unit = 86400;
-                break;
-            default:
-                return bad();
-            }
-            ++i;
-        } else if (start != 0) {
-            return bad(); // "1h30" is ambiguous
+        double unit = 0;
+        switch (text[i++]) {
+        case 's':
+            unit = 1;
+            break;
+        case 'm':
+            unit = 60;
+            break;
+        case 'h':
+            unit = 3600;
+            break;
+        case 'd':
+            unit = 86400;
+            break;
+        default:
+            return bad();
         }
+        if (unit >= last_unit) {
+            return bad();
+        }
+        last_unit = unit;
         total += value * unit;
+    }
+    // Ten years: past that a number is a typing slip, not a window.
+    if (total > 3650.0 * 86400) {
+        return unexpected(fmt::format("duration \"{}\" is longer than 3650d", text));
     }
     return total;
 }

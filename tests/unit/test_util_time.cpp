@@ -55,4 +55,19 @@ TEST_SUITE("util::time")
         const auto b = *parse_rfc3339("2026-01-01T00:05:00.5Z");
         CHECK(seconds_between(a, b) == doctest::Approx(300.5));
     }
+
+    TEST_CASE("durations: units from the largest down, each once, always one")
+    {
+        CHECK(*parse_duration("1h30m") == doctest::Approx(5400));
+        CHECK(*parse_duration("90s") == doctest::Approx(90));
+        CHECK(*parse_duration("1.5h") == doctest::Approx(5400));
+        CHECK(*parse_duration("2d1h1m1s") == doctest::Approx(2 * 86400 + 3661));
+        for (const std::string bad :
+             {"", "1.5", "90", "1m1m", "1s30m", "1h30", "h", "1x", "-1h", "1e3s", "1..5h"}) {
+            CAPTURE(bad);
+            CHECK(!parse_duration(bad));
+        }
+        CHECK(parse_duration("99999999999999999999h").error().find("longer than 3650d") !=
+              std::string::npos);
+    }
 }
