@@ -178,6 +178,18 @@ read_baseline(const std::string& path, std::string_view command)
     return b;
 }
 
+void
+check_regression_gate(const Gate& gate)
+{
+    if (gate.max_regression && gate.baseline != nullptr && !gate.baseline->hit_rate) {
+        throw Error(fmt::format(
+            "--baseline {}: has no totals.hit_rate (an audit --format json result of a "
+            "log with reported usage is needed for --max-regression; it is null when no "
+            "request reported usage)",
+            gate.baseline->path));
+    }
+}
+
 std::vector<Finding>
 new_findings(const std::vector<Finding>& findings, const Gate& gate)
 {
@@ -220,13 +232,7 @@ gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional
         }
     }
     if (gate.max_regression && gate.baseline != nullptr && hit_rate) {
-        if (!gate.baseline->hit_rate) {
-            throw Error(fmt::format(
-                "--baseline {}: has no totals.hit_rate (an audit --format json result of a "
-                "log with reported usage is needed for --max-regression; it is null when no "
-                "request reported usage)",
-                gate.baseline->path));
-        }
+        check_regression_gate(gate);
         const double before = *gate.baseline->hit_rate;
         const double drop = (before - *hit_rate) * 100.0;
         if (drop > *gate.max_regression) {

@@ -43,6 +43,10 @@ struct Gate {
 };
 
 // The findings that count: all of them, or without the baseline's.
+// --max-regression needs the baseline's hit rate: an Error (exit 2) before
+// any output when it has none.
+void check_regression_gate(const Gate& gate);
+
 std::vector<analysis::Finding> new_findings(const std::vector<analysis::Finding>& findings,
                                             const Gate& gate);
 

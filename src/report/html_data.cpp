@@ -444,7 +444,7 @@ card(std::string id, std::string label, std::string value, std::string raw, std:
 std::string
 raw_number(double v)
 {
-    return fmt::format("{}", v);
+    return fmt::format("{}", v + 0.0); // -0 + 0 is 0: no "-0" in the page
 }
 
 void

@@ -179,12 +179,13 @@ waterfall_view(std::ostream& out, const HtmlReport& r)
     fmt::print(out, "<table id=\"waterfall-table\"><thead><tr><th>step</th><th class=\"n\">USD"
                     "</th><th>kind</th><th>what</th></tr></thead><tbody>\n");
     for (const auto& s : r.waterfall) {
+        // + 0.0: a -0 difference is written 0, as format_usd shows it.
         fmt::print(out,
                    "<tr id=\"step-{}\" data-json=\"{}\" data-value=\"{}\"><td>{}</td><td "
                    "class=\"n\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                   esc(s.id), esc(s.json), s.usd ? fmt::format("{}", *s.usd) : "", esc(s.label),
-                   s.usd ? format_usd(*s.usd) : "not computed", s.total ? "total" : "change",
-                   esc(s.note));
+                   esc(s.id), esc(s.json), s.usd ? fmt::format("{}", *s.usd + 0.0) : "",
+                   esc(s.label), s.usd ? format_usd(*s.usd) : "not computed",
+                   s.total ? "total" : "change", esc(s.note));
     }
     fmt::print(out, "</tbody></table>\n</section>\n");
 }

@@ -58,7 +58,13 @@ format_percent(double fraction)
 std::string
 format_usd(double usd)
 {
-    return fmt::format("{:.6f}", usd);
+    // A difference of equal costs can come out as -0 or a rounding speck
+    // below zero: money that is none reads 0.000000, never -0.000000.
+    std::string text = fmt::format("{:.6f}", usd);
+    if (text == "-0.000000") {
+        text.erase(0, 1);
+    }
+    return text;
 }
 
 std::string

@@ -37,6 +37,9 @@ TEST_SUITE("util::format")
         CHECK(format_usd(0.1838961) == "0.183896");
         CHECK(format_usd(1234.5) == "1234.500000");
         CHECK(format_usd(0) == "0.000000");
+        CHECK(format_usd(-0.0) == "0.000000");
+        CHECK(format_usd(-0.0000001) == "0.000000");
+        CHECK(format_usd(-0.5) == "-0.500000");
         CHECK(format_percent(0.7079) == "70.8%");
         CHECK(format_percent(1) == "100.0%");
     }
