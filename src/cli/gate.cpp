@@ -202,7 +202,7 @@ new_findings(const std::vector<Finding>& findings, const Gate& gate)
     }
     std::vector<Finding> out;
     for (const auto& f : findings) {
-        if (known.count(report::fingerprint(f)) == 0) {
+        if (!known.contains(report::fingerprint(f))) {
             out.push_back(f);
         }
     }
