@@ -388,6 +388,9 @@ hit_chart(std::ostream& out, const HtmlReport& r)
         const auto& series = r.hit_series[s];
         std::string points;
         for (std::size_t i = 0; i < series.buckets.size(); ++i) {
+            if (series.buckets[i].input == 0) {
+                continue; // no usage (or no input) in it: no rate to draw, not a 0%
+            }
             const double y = base - rate(series.buckets[i]) * (base - top);
             points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x_of(i), y);
             out << fmt::format(
@@ -427,14 +430,14 @@ hit_view(std::ostream& out, const HtmlReport& r)
                r.hit_label == "hit rate" ? "read tokens" : "shared tokens", esc(r.hit_label));
     for (const auto& s : r.hit_series) {
         for (const auto& b : s.buckets) {
-            fmt::print(out,
-                       "<tr data-series=\"{}\" data-read=\"{}\" data-input=\"{}\"><td>{}</td>"
-                       "<td>{}</td><td class=\"n\">{}</td>{}{}{}</tr>\n",
-                       esc(s.name), b.read, b.input, esc(s.name), esc(b.label),
-                       group_count(b.requests),
-                       number_cell(tokens(b.read), static_cast<double>(b.read)),
-                       number_cell(tokens(b.input), static_cast<double>(b.input)),
-                       number_cell(format_percent(rate(b)), rate(b)));
+            fmt::print(
+                out,
+                "<tr data-series=\"{}\" data-read=\"{}\" data-input=\"{}\"><td>{}</td>"
+                "<td>{}</td><td class=\"n\">{}</td>{}{}{}</tr>\n",
+                esc(s.name), b.read, b.input, esc(s.name), esc(b.label), group_count(b.requests),
+                number_cell(tokens(b.read), static_cast<double>(b.read)),
+                number_cell(tokens(b.input), static_cast<double>(b.input)),
+                b.input > 0 ? number_cell(format_percent(rate(b)), rate(b)) : number_cell("–", -1));
         }
     }
     fmt::print(out, "</tbody></table>\n</section>\n");
