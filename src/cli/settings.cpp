@@ -259,10 +259,10 @@ check_points(Settings& s, const RawValue& value, Origin origin)
     if (!n) {
         return fmt::format("expected a number of points, not \"{}\"", text_of(value));
     }
-    if (*n < 0) {
-        return fmt::format("must not be negative (got {})", *n);
+    if (*n < 0 || *n > 100) {
+        return fmt::format("expected 0 to 100 percentage points (got {})", *n);
     }
-    s.max_regression = {*n, origin};
+    s.max_regression = {*n + 0.0, origin}; // "-0" is 0
     return {};
 }
 

@@ -137,6 +137,14 @@ TEST_SUITE("cli::config")
                       (void)settings_from(dir.dir(), flags, "audit");
                   }).rfind("--latency: expected a number of seconds", 0) == 0);
         }
+        for (const std::string bad : {"101", "-3"}) {
+            cli::FlagValues flags;
+            flags.values[cli::Key::max_regression] = cli::RawValue(bad);
+            CAPTURE(bad);
+            CHECK(error_of([&] {
+                      (void)settings_from(dir.dir(), flags, "audit");
+                  }).rfind("--max-regression: expected 0 to 100 percentage points", 0) == 0);
+        }
         cli::FlagValues flags;
         flags.values[cli::Key::jobs] = cli::RawValue(std::string("3"));
         flags.values[cli::Key::latency] = cli::RawValue(std::string("0.25"));
@@ -298,7 +306,8 @@ TEST_SUITE("cli::config")
         test::TempFile unreported(R"({"findings":[],"totals":{"hit_rate":null}})", "null.json");
         const auto null_rate = cli::read_baseline(unreported.path(), "");
         gate.baseline = &null_rate;
-        CHECK(error_of([&] { (void)cli::gate_status({}, gate, 0.80); })
-                  .find("null when no request reported usage") != std::string::npos);
+        CHECK(error_of([&] {
+                  (void)cli::gate_status({}, gate, 0.80);
+              }).find("null when no request reported usage") != std::string::npos);
     }
 }
