@@ -124,26 +124,23 @@ TEST_SUITE("cli::config")
     TEST_CASE("numbers are plain decimals: no hex, sign, spaces or exponent")
     {
         test::TempFile dir("{}", "unrelated.json");
-        for (const std::string bad : {"0x4", " 2", "2 ", "+3", "1e1", "inf", "nan", ""}) {
+        // The error of one flag value, for `command`.
+        const auto error_for = [&](cli::Key key, const std::string& value, const char* command) {
             cli::FlagValues flags;
-            flags.values[cli::Key::jobs] = cli::RawValue(bad);
+            flags.values[key] = cli::RawValue(value);
+            return error_of([&] { (void)settings_from(dir.dir(), flags, command); });
+        };
+        for (const std::string bad : {"0x4", " 2", "2 ", "+3", "1e1", "inf", "nan", ""}) {
             CAPTURE(bad);
-            CHECK(error_of([&] {
-                      (void)settings_from(dir.dir(), flags, "analyze");
-                  }).rfind("--jobs: expected a number of threads", 0) == 0);
-            flags.values.clear();
-            flags.values[cli::Key::latency] = cli::RawValue(bad);
-            CHECK(error_of([&] {
-                      (void)settings_from(dir.dir(), flags, "audit");
-                  }).rfind("--latency: expected a number of seconds", 0) == 0);
+            CHECK(error_for(cli::Key::jobs, bad, "analyze")
+                      .rfind("--jobs: expected a number of threads", 0) == 0);
+            CHECK(error_for(cli::Key::latency, bad, "audit")
+                      .rfind("--latency: expected a number of seconds", 0) == 0);
         }
         for (const std::string bad : {"101", "-3"}) {
-            cli::FlagValues flags;
-            flags.values[cli::Key::max_regression] = cli::RawValue(bad);
             CAPTURE(bad);
-            CHECK(error_of([&] {
-                      (void)settings_from(dir.dir(), flags, "audit");
-                  }).rfind("--max-regression: expected 0 to 100 percentage points", 0) == 0);
+            CHECK(error_for(cli::Key::max_regression, bad, "audit")
+                      .rfind("--max-regression: expected 0 to 100 percentage points", 0) == 0);
         }
         cli::FlagValues flags;
         flags.values[cli::Key::jobs] = cli::RawValue(std::string("3"));
