@@ -366,10 +366,10 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
         "| requests | hit rate (tokens) | requests with a read | new-or-expired / warm hit rate "
         "| net savings |\n");
     fmt::print(out, "|---:|---:|---:|---|---:|\n");
-    fmt::print(out, "| {} | {} | {} of {} | {} / {} | {} USD |\n\n", group_count(t.requests),
+    fmt::print(out, "| {} | {} | {} of {} | {} / {} | {} |\n\n", group_count(t.requests),
                reported_rate(t), group_count(t.with_read), group_count(t.with_usage),
                reported_rate(r.new_or_expired), reported_rate(r.warm),
-               usd(t.read_savings - t.write_premium));
+               t.priced > 0 ? usd(t.read_savings - t.write_premium) + " USD" : "unpriced");
     if (t.priced > 0) {
         cost_rows(r, out, true);
         fmt::print(out, "\n");
@@ -466,7 +466,9 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     j["new_or_expired"] = totals_json(r.new_or_expired);
     j["warm"] = totals_json(r.warm);
     const auto dist = [](const account::Distribution& d) {
-        return Json{{"count", d.count}, {"p50", d.p50}, {"p95", d.p95}};
+        // No sample: null, not a median of 0.
+        const auto value = [&d](double v) { return d.count > 0 ? Json(v) : Json(nullptr); };
+        return Json{{"count", d.count}, {"p50", value(d.p50)}, {"p95", value(d.p95)}};
     };
     j["per_request_hit_ratio"] = dist(r.hit_ratio);
     j["ttft_seconds"] = {{"new_or_expired", dist(r.ttft_new_or_expired)},
