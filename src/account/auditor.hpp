@@ -97,11 +97,14 @@ struct Totals {
     std::int64_t lost_to_granularity = 0;
     std::int64_t lost_to_eviction = 0;
 
-    [[nodiscard]] double hit_rate() const // Σ read ÷ Σ (read + write + fresh)
+    // Σ read ÷ Σ (read + write + fresh); nothing when no request reported
+    // usage (not a 0% that reads as every read missed).
+    [[nodiscard]] std::optional<double> hit_rate() const
     {
-        return reported.input() > 0
-                   ? static_cast<double>(reported.read) / static_cast<double>(reported.input())
-                   : 0.0;
+        if (reported.input() == 0) {
+            return std::nullopt;
+        }
+        return static_cast<double>(reported.read) / static_cast<double>(reported.input());
     }
     [[nodiscard]] double expected_hit_rate() const
     {

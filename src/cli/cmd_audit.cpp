@@ -190,7 +190,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate(FailOn{});
     check_regression_gate(gate);
-    if (gate.max_regression && gate.baseline != nullptr && result.totals.reported.input() == 0) {
+    if (gate.max_regression && gate.baseline != nullptr && !result.totals.hit_rate()) {
         throw Error("--max-regression: not judged: no request of this log reports usage, so "
                     "it has no hit rate to compare with the baseline's");
     }

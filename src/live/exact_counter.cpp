@@ -146,20 +146,31 @@ ExactCounter::ExactCounter(HttpClient& client, std::optional<std::string> base_u
       m_dir(std::move(cache_dir)), m_retry(retry)
 {}
 
+namespace {
+
+// A count cached by an earlier run, when the file holds one.
+std::optional<std::int64_t>
+read_count(const std::filesystem::path& file)
+{
+    const auto text = read_file(file.string());
+    std::int64_t n = 0;
+    if (!text || std::from_chars(text->data(), text->data() + text->size(), n).ec != std::errc() ||
+        n < 0) {
+        return std::nullopt;
+    }
+    return n;
+}
+
+} // namespace
+
 std::int64_t
 ExactCounter::counted(const std::string& key, const Endpoint& endpoint, const std::string& body)
 {
     // No cache folder (no absolute $XDG_CACHE_HOME or $HOME): every count is asked.
     const auto file = m_dir / (key + ".count");
-    if (const auto text = m_dir.empty() ? Expected<std::string>(unexpected(std::string()))
-                                        : read_file(file.string())) {
-        std::int64_t n = 0;
-        const auto& t = *text;
-        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-        if (ec == std::errc() && n >= 0) {
-            ++m_cached;
-            return n;
-        }
+    if (const auto cached = m_dir.empty() ? std::nullopt : read_count(file)) {
+        ++m_cached;
+        return *cached;
     }
     const auto api_key = value_or_throw(read_api_key(endpoint.key_variable, m_key_file), "");
     if (!api_key && !m_base_url) {

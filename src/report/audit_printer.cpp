@@ -34,7 +34,8 @@ pct(double f)
 std::string
 reported_rate(const Totals& t)
 {
-    return t.reported.input() > 0 ? pct(t.hit_rate()) : "n/a";
+    const auto rate = t.hit_rate();
+    return rate ? pct(*rate) : "n/a";
 }
 
 std::string
@@ -82,7 +83,7 @@ totals_json(const Totals& t)
         {"priced", t.priced},
         {"with_reported_cost", t.with_reported_cost},
         {"reported_cost_usd", t.with_reported_cost > 0 ? Json(t.reported_cost) : Json(nullptr)},
-        {"hit_rate", t.reported.input() > 0 ? Json(t.hit_rate()) : Json(nullptr)},
+        {"hit_rate", t.hit_rate() ? Json(*t.hit_rate()) : Json(nullptr)},
         {"reported", split_json(t.reported)},
         {"expected", split_json(t.expected)},
         {"cost_usd",

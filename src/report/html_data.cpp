@@ -472,12 +472,11 @@ audit_cards(HtmlReport& report, const AuditResult& r)
     const std::string reads = fmt::format("{} of {} read from the cache", group_count(t.with_read),
                                           count_noun(t.with_usage, "request"));
     // No reported usage: "n/a" (JSON null), never a 0% that reads as all missed.
-    report.cards.push_back(t.reported.input() > 0
-                               ? card("hit-rate", "token-weighted hit rate",
-                                      format_percent(t.hit_rate()), raw_number(t.hit_rate()),
-                                      "totals.hit_rate", reads)
-                               : card("hit-rate", "token-weighted hit rate", "n/a", "", "",
-                                      "no request reports usage"));
+    const auto rate = t.hit_rate();
+    report.cards.push_back(rate ? card("hit-rate", "token-weighted hit rate", format_percent(*rate),
+                                       raw_number(*rate), "totals.hit_rate", reads)
+                                : card("hit-rate", "token-weighted hit rate", "n/a", "", "",
+                                       "no request reports usage"));
     // Without a price the text output prints no cost: the page says so
     // rather than showing 0.000000.
     const bool priced = t.priced > 0;
@@ -585,8 +584,7 @@ audit_groups(HtmlReport& report, const AuditResult& r, const std::string& by, st
     for (const auto& [key, t] : r.by(by)) {
         const bool priced = t.priced > 0;
         report.groups.push_back(
-            {key, t.requests,
-             t.reported.input() > 0 ? std::optional<double>(t.hit_rate()) : std::nullopt,
+            {key, t.requests, t.hit_rate(),
              priced ? std::optional<double>(t.actual.total()) : std::nullopt,
              priced ? std::optional<double>(t.no_cache.total()) : std::nullopt});
     }
