@@ -363,7 +363,7 @@ private:
             f.message =
                 last ? fmt::format(
                            "a {} value sits before the last breakpoint ({}): every request writes "
-                           "the {} tokens after it again",
+                           "{} cached tokens again",
                            d.kind, r.segments[*last].path.str(), group_digits(d.tokens_lost))
                      : fmt::format("a {} value sits before {} stable tokens that could be cached",
                                    d.kind, group_digits(stable_after));

@@ -244,7 +244,7 @@ add_dynamic_field_advice(const analysis::AnalysisResult& analysis, std::vector<s
         }
     }
     for (const auto& f : analysis.dynamic_fields) {
-        add(f, fmt::format("would spoil the {} cached tokens after it when it changes",
+        add(f, fmt::format("would spoil {} cached tokens when it changes",
                            group_digits(f.tokens_lost)));
     }
 }

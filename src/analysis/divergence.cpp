@@ -622,6 +622,38 @@ keep_before_change(Finding& f, const Request& request, const Request& partner, s
     f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
 }
 
+bool
+whole_unit_match(const Request& r, const ruleset::Rules& rules)
+{
+    const auto it = rules.providers.find(r.provider);
+    return it != rules.providers.end() && it->second.has("whole_unit_match");
+}
+
+// What a dynamic value at token `change` of segment k spoils of the cache
+// up to `cached_end` when it changes: what the provider could read before
+// less what it can read after (nothing below the minimum length). A cache
+// that reads any prefix still reads up to the change. DeepSeek reads a
+// persisted unit only whole, and a cold-start prompt is one unit. A
+// breakpoint cache hashes blocks whole and reads only where a breakpoint
+// wrote an entry: it keeps the last breakpoint before the block.
+std::int64_t
+spoiled_tokens(const Request& r, std::size_t k, std::int64_t change, std::int64_t cached_end,
+               const ruleset::Rules& rules)
+{
+    std::int64_t kept = 0;
+    if (reads_any_prefix(r, rules)) {
+        kept = std::min(change, cached_end);
+    } else if (!whole_unit_match(r, rules)) {
+        for (const auto& bp : model::breakpoints(r)) {
+            if (bp.segment < k) {
+                kept = std::max(kept, r.segments[bp.segment].cumulative_tokens);
+            }
+        }
+    }
+    return std::max<std::int64_t>(0, readable_tokens(r, cached_end, rules) -
+                                         readable_tokens(r, kept, rules));
+}
+
 } // namespace
 
 bool
@@ -730,17 +762,18 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             f.location.offset = chars;
             f.location.token = token;
             f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end, &secrets)};
-            // The block is hashed whole: the entry spoils from its start.
-            f.tokens_lost = cached_end - tokens_before(request, k);
+            f.tokens_lost = spoiled_tokens(request, k, token, cached_end, context.rules);
             // A date is the same all day: it costs nothing within a log, and
             // everything after it at midnight.
             const bool daily = m.kind == "date" || m.kind == "today";
-            f.message =
-                fmt::format("{} value ({}) at {} would spoil the {} cached tokens after it{}",
-                            m.kind, m.name, f.location.path, group_digits(f.tokens_lost),
-                            daily ? " when it changes: every day at midnight, the whole "
-                                    "prefix after it is written again"
-                                  : "");
+            f.message = fmt::format(
+                "{} value ({}) at {} would spoil {} cached tokens{}", m.kind, m.name,
+                f.location.path, group_digits(f.tokens_lost),
+                f.tokens_lost == 0 && cached_end > 0
+                    ? " (none are cached yet: the prompt is below the model's minimum cacheable "
+                      "length)"
+                : daily ? " when it changes: every day at midnight, they are written again"
+                        : "");
             out.push_back(std::move(f));
         }
     }

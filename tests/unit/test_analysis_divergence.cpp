@@ -5,6 +5,7 @@
 #include "analysis/rule_catalogue.hpp"
 #include "analysis_helpers.hpp"
 #include "request_builder.hpp"
+#include "util/format.hpp"
 
 #include <doctest/doctest.h>
 
@@ -282,6 +283,33 @@ TEST_SUITE("analysis::divergence")
         // "You are a support agent.\nToday's date: 2026-11-2" is 48 characters.
         CHECK(f.location.offset == 48);
         CHECK(f.excerpt->was.find("2026-11-2«0»") != std::string::npos);
+    }
+
+    TEST_CASE("CW010 in a cold-start prompt spoils the whole entry of a breakpoint cache")
+    {
+        // The tools carry no breakpoint: entries exist only at the end of
+        // the system prompt and of the history, so a new date is written
+        // again with everything around it, the tools before it included.
+        const std::string system = above_minimum(
+            R"("You are a support agent.\nToday's date: 2026-11-20.\nAnswer politely.")");
+        const auto a = analyse({record("r1", "s", 0, body(system, k_history))});
+        REQUIRE(a.result.dynamic_fields.size() == 1);
+        const auto& f = a.result.dynamic_fields[0];
+        CHECK(f.location.path == "system[0]");
+        CHECK(f.tokens_lost == a.result.outcomes[0].prompt_tokens);
+        CHECK(f.message.find("would spoil " + cachewise::group_digits(f.tokens_lost) +
+                             " cached tokens") != std::string::npos);
+    }
+
+    TEST_CASE("CW010 in a cold-start prompt below the minimum spoils nothing, and says why")
+    {
+        const std::string system =
+            R"("You are a support agent.\nToday's date: 2026-11-20.\nAnswer politely.")";
+        const auto a = analyse({record("r1", "s", 0, body(system, k_history))});
+        REQUIRE(a.result.dynamic_fields.size() == 1);
+        const auto& f = a.result.dynamic_fields[0];
+        CHECK(f.tokens_lost == 0);
+        CHECK(f.message.find("below the model's minimum cacheable length") != std::string::npos);
     }
 
     TEST_CASE("CW010 without a pattern: the same place changing in three consecutive requests")
