@@ -248,58 +248,78 @@ private:
     }
 
     // CW012: prefixes below the minimum, with the estimate's error band; an
-    // exact count, when asked for, decides the undecided ones.
+    // exact count, when asked for, decides the undecided ones. A cache that
+    // needs no breakpoint (OpenAI before GPT-5.6, Gemini's implicit cache,
+    // DeepSeek) caches the whole prompt or nothing, as audit's simulators do.
     void check_minimum(const Subject& x, std::vector<Finding>& out)
+    {
+        std::vector<std::size_t> ends;
+        for (const auto& bp : x.bps) {
+            ends.push_back(bp.segment);
+        }
+        const bool automatic = !x.provider.uses_breakpoints(x.r.model);
+        if (automatic && !x.r.segments.empty() && x.minimum.tokens > 1) {
+            ends.push_back(x.r.segments.size() - 1);
+        }
+        for (const auto end : ends) {
+            check_minimum_at(x, end, automatic, out);
+        }
+    }
+
+    void check_minimum_at(const Subject& x, std::size_t end, bool automatic,
+                          std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const auto& minimum = x.minimum;
         const std::string doubt =
             ruleset::minimum_doubt(minimum.certain(), minimum.known_model, r.provider);
         const double band = x.band;
-        for (const auto& bp : x.bps) {
-            const Segment& s = r.segments[bp.segment];
-            const auto tokens = static_cast<double>(s.cumulative_tokens);
-            if (tokens * (1 - band) >= static_cast<double>(minimum.tokens)) {
-                continue;
-            }
-            if (x.exact) {
-                Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
-                f.kind = "exact";
-                f.message = fmt::format("the prefix up to {} is {} tokens (counted with the "
-                                        "model's tokenizer), below the {} minimum of {}{}",
-                                        s.path.str(), group_digits(s.cumulative_tokens), r.model,
-                                        group_digits(minimum.tokens), doubt);
-                emit(out, std::move(f));
-                continue;
-            }
-            if (m_options.counter != nullptr && m_text != nullptr) {
-                if (const auto exact = m_options.counter->count_prefix(*m_text, r, bp.segment)) {
-                    if (*exact < minimum.tokens) {
-                        Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
-                        f.kind = "exact";
-                        f.message = fmt::format(
-                            "the prefix up to {} is {} tokens (counted by the provider; "
-                            "estimated {}), below the {} minimum of {}{}",
-                            s.path.str(), group_digits(*exact), group_digits(s.cumulative_tokens),
-                            r.model, group_digits(minimum.tokens), doubt);
-                        emit(out, std::move(f));
-                    }
-                    continue;
-                }
-            }
-            const bool borderline = tokens * (1 + band) >= static_cast<double>(minimum.tokens);
-            Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
-            f.kind = borderline ? "borderline" : "";
-            f.message = fmt::format(
-                "the prefix up to {} is about {} tokens (±{:.0f}%: {}–{}), {} the {} minimum of "
-                "{}{}",
-                s.path.str(), group_digits(s.cumulative_tokens), band * 100,
-                group_digits(std::llround(tokens * (1 - band))),
-                group_digits(std::llround(tokens * (1 + band))),
-                borderline ? "borderline against" : "below", r.model, group_digits(minimum.tokens),
-                doubt);
-            emit(out, std::move(f));
+        const Segment& s = r.segments[end];
+        const auto tokens = static_cast<double>(s.cumulative_tokens);
+        if (tokens * (1 - band) >= static_cast<double>(minimum.tokens)) {
+            return;
         }
+        const std::string what = automatic ? "the prompt" : "the prefix up to " + s.path.str();
+        const std::string consequence =
+            !automatic          ? ""
+            : minimum.certain() ? " for automatic caching: nothing of it is cached"
+                                : " for automatic caching: probably nothing of it is cached";
+        if (x.exact) {
+            Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
+            f.kind = "exact";
+            f.message = fmt::format("{} is {} tokens (counted with the model's tokenizer), below "
+                                    "the {} minimum of {}{}{}",
+                                    what, group_digits(s.cumulative_tokens), r.model,
+                                    group_digits(minimum.tokens), doubt, consequence);
+            emit(out, std::move(f));
+            return;
+        }
+        if (m_options.counter != nullptr && m_text != nullptr) {
+            if (const auto exact = m_options.counter->count_prefix(*m_text, r, end)) {
+                if (*exact < minimum.tokens) {
+                    Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
+                    f.kind = "exact";
+                    f.message =
+                        fmt::format("{} is {} tokens (counted by the provider; estimated "
+                                    "{}), below the {} minimum of {}{}{}",
+                                    what, group_digits(*exact), group_digits(s.cumulative_tokens),
+                                    r.model, group_digits(minimum.tokens), doubt, consequence);
+                    emit(out, std::move(f));
+                }
+                return;
+            }
+        }
+        const bool borderline = tokens * (1 + band) >= static_cast<double>(minimum.tokens);
+        Finding f = make(analysis::rule::k_below_minimum, r, &s, std::nullopt);
+        f.kind = borderline ? "borderline" : "";
+        f.message =
+            fmt::format("{} is about {} tokens (±{:.0f}%: {}–{}), {} the {} minimum of {}{}{}",
+                        what, group_digits(s.cumulative_tokens), band * 100,
+                        group_digits(std::llround(tokens * (1 - band))),
+                        group_digits(std::llround(tokens * (1 + band))),
+                        borderline ? "borderline against" : "below", r.model,
+                        group_digits(minimum.tokens), doubt, consequence);
+        emit(out, std::move(f));
     }
 
     // CW015: more lookback positions between consecutive breakpoints than

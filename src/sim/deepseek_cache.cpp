@@ -139,6 +139,10 @@ DeepSeekCache::simulate(const model::Request& r, std::size_t index)
         out.read = matched / unit * unit; // "64 tokens as a storage unit"
     }
     out.fresh = r.prompt_tokens() - out.read;
+    if (!r.segments.empty() && r.prompt_tokens() < minimum.tokens) {
+        // "content less than 64 tokens will not be cached"
+        out.below_minimum.push_back(r.segments.size() - 1);
+    }
 
     // What an earlier prompt shared, unit or not: the part no unit covered
     // (or that unit rounding dropped) is lost to DeepSeek's granularity.

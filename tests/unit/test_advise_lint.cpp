@@ -255,6 +255,27 @@ TEST_SUITE("advise::lint")
         CHECK(find(lint_text(deepseek), "CW010") != nullptr);
     }
 
+    TEST_CASE("CW012 on a cache without breakpoints: the whole prompt against the minimum")
+    {
+        // OpenAI before GPT-5.6, Gemini's implicit cache and DeepSeek cache
+        // the whole prompt or nothing, as audit's simulators count them.
+        for (const std::string model : {"gpt-4o", "gemini-2.5-pro", "deepseek-chat"}) {
+            CAPTURE(model);
+            const std::string short_prompt =
+                R"({"model":")" + model +
+                R"(","messages":[{"role":"system","content":"Answer briefly."},{"role":"user","content":"hi"}]})";
+            const auto findings = lint_text(short_prompt);
+            const auto* f = find(findings, "CW012");
+            REQUIRE(f != nullptr);
+            CHECK(f->message.find("the prompt is about") == 0);
+            CHECK(f->message.find("for automatic caching") != std::string::npos);
+        }
+        const std::string long_prompt =
+            R"({"model":"deepseek-chat","messages":[{"role":"system","content":")" + words(20) +
+            R"("},{"role":"user","content":"hi"}]})";
+        CHECK(find(lint_text(long_prompt), "CW012") == nullptr);
+    }
+
     TEST_CASE("an OpenAI template counted by its tokenizer is checked on the count, without a band")
     {
         const std::string path =
