@@ -90,9 +90,10 @@ skip_quotes(std::string_view text, std::size_t p, bool escaped)
 }
 
 // find_secrets' named_at: after a secret's name, ':' or '=' and a value of
-// at least 12 characters. Value characters are never escaped.
+// at least 12 characters (a password's of any printable one but quotes and
+// backslashes, which end it). Value characters are never escaped.
 bool
-value_follows(std::string_view text, std::size_t end, bool escaped)
+value_follows(std::string_view text, std::size_t end, bool escaped, bool password)
 {
     std::size_t p = skip_quotes(text, end, escaped);
     if (p >= text.size() || (text[p] != ':' && text[p] != '=')) {
@@ -100,7 +101,11 @@ value_follows(std::string_view text, std::size_t end, bool escaped)
     }
     p = skip_quotes(text, p + 1, escaped);
     std::size_t n = 0;
-    while (p + n < text.size() && n < 12 && is_value(text[p + n])) {
+    const auto value_char = [password](char c) {
+        return password ? c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\' && c != '`'
+                        : is_value(c);
+    };
+    while (p + n < text.size() && n < 12 && value_char(text[p + n])) {
         ++n;
     }
     return n == 12;
@@ -109,12 +114,12 @@ value_follows(std::string_view text, std::size_t end, bool escaped)
 // A secret's name (find_secrets: names_secret) ends a word and is followed
 // by a value (named_at).
 bool
-name_then_assignment(std::string_view text, std::size_t end)
+name_then_assignment(std::string_view text, std::size_t end, bool password)
 {
     if (end < text.size() && is_word(text[end])) {
         return false;
     }
-    return value_follows(text, end, false) || value_follows(text, end, true);
+    return value_follows(text, end, false, password) || value_follows(text, end, true, password);
 }
 
 // Does something find_secrets reacts to start at `at` of a rendering?
@@ -123,8 +128,9 @@ name_then_assignment(std::string_view text, std::size_t end)
 bool
 anchor_at(std::string_view text, std::size_t at, bool joins)
 {
-    static constexpr std::array<std::string_view, 6> k_prefixes = {"AKIA", "ASIA", "AGPA",
-                                                                   "AIDA", "AROA", "AIza"};
+    static constexpr std::array<std::string_view, 14> k_prefixes = {
+        "AKIA",     "ASIA",     "AGPA",     "AIDA", "AROA",   "AIza", "sk_live_",
+        "sk_test_", "rk_live_", "rk_test_", "hf_",  "glpat-", "npm_", "xai-"};
     static constexpr std::array<std::string_view, 7> k_names = {
         "key", "token", "secret", "password", "passwd", "pwd", "credential"};
     const char c = text[at];
@@ -138,6 +144,9 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
     if (c == '}') {
         return joins && has_at(text, at, "},{");
     }
+    if (c == ':') {
+        return url_password_at(text, at);
+    }
     if (has_at(text, at, "sk-") || has_at(text, at, "xox") || has_at(text, at, "eyJ") ||
         has_at(text, at, "-----BEGIN") || has_at(text, at, "github_pat_") ||
         (has_at(text, at, "gh") && text.size() > at + 3 && text[at + 3] == '_') ||
@@ -147,7 +156,9 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
     return std::ranges::any_of(k_prefixes,
                                [&](std::string_view prefix) { return has_at(text, at, prefix); }) ||
            std::ranges::any_of(k_names, [&](std::string_view name) {
-               return has_at_nocase(text, at, name) && name_then_assignment(text, at + name.size());
+               const bool password = name[0] == 'p';
+               return has_at_nocase(text, at, name) &&
+                      name_then_assignment(text, at + name.size(), password);
            });
 }
 
@@ -248,6 +259,13 @@ candidates(const char* p)
     m = L::either(m, L::both(L::is(l0, 'c'), L::is(L::low(at(9)), 'l')));              // credential
     m = L::either(m, L::both(L::is(v0, '\\'), L::is(at(1), 'u')));                     // \u
     m = L::either(m, L::both(L::is(v0, '}'), L::is(v2, '{')));                         // },{
+    // sk_live_, rk_test_, hf_, glpat-, npm_, xai-
+    m = L::either(m, L::both(L::either(L::is(v0, 's'), L::either(L::is(v0, 'r'), L::is(v0, 'h'))),
+                             L::is(v2, '_')));
+    m = L::either(m, L::both(L::is(v0, 'g'), L::is(v5, '-')));
+    m = L::either(m, L::both(L::is(v0, 'n'), L::is(v3, '_')));
+    m = L::either(m, L::both(L::is(v0, 'x'), L::is(v3, '-')));
+    m = L::either(m, L::both(L::is(v0, ':'), L::is(v2, '/'))); // ://
     return L::mask(m);
 }
 #endif

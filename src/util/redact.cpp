@@ -30,6 +30,16 @@ is_value(char c)
     return is_word(c) || c == '.' || c == '/' || c == '+' || c == '=' || c == '~';
 }
 
+// A password's characters: printable ASCII but spaces, quotes and
+// backslashes, which end it in JSON, YAML and shell text.
+bool
+is_password_char(char c)
+{
+    return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\' && c != '`';
+}
+
+constexpr std::array<std::string_view, 3> k_password_names = {"password", "passwd", "pwd"};
+
 // A PEM label's characters: "RSA PRIVATE KEY".
 bool
 is_label(char c)
@@ -144,10 +154,38 @@ pem_at(std::string_view text, std::size_t i)
     return make(i, run(text, end, is_word), keep, "private-key");
 }
 
-// Keys that begin with 's' ("sk-ant-", "sk-proj-", "sk-").
+// Stripe secret and restricted keys ("sk_live_", "rk_test_"); publishable
+// keys (pk_) are public by design.
+std::optional<SecretMatch>
+stripe_at(std::string_view word, std::size_t i, std::size_t j)
+{
+    for (const std::string_view prefix : {"sk_live_", "sk_test_", "rk_live_", "rk_test_"}) {
+        if (starts_with(word, prefix) && word.size() >= prefix.size() + 16) {
+            return make(i, j, prefix.size(), "stripe-key");
+        }
+    }
+    return std::nullopt;
+}
+
+// A key known by a fixed prefix and a random body of at least `body`
+// characters: Hugging Face, GitLab, npm, xAI.
+std::optional<SecretMatch>
+prefixed_at(std::string_view word, std::size_t i, std::size_t j, std::string_view prefix,
+            std::size_t body, std::string_view kind)
+{
+    if (starts_with(word, prefix) && word.size() >= prefix.size() + body) {
+        return make(i, j, prefix.size(), kind);
+    }
+    return std::nullopt;
+}
+
+// Keys that begin with 's' ("sk-ant-", "sk-proj-", "sk-", "sk_live_").
 std::optional<SecretMatch>
 openai_or_anthropic_at(std::string_view word, std::size_t i, std::size_t j)
 {
+    if (auto stripe = stripe_at(word, i, j)) {
+        return stripe;
+    }
     if (starts_with(word, "sk-ant-")) {
         return word.size() >= 7 + 8 ? std::optional(make(i, j, 7, "anthropic-key")) : std::nullopt;
     }
@@ -203,13 +241,22 @@ shape_at(std::string_view text, std::size_t i, std::size_t j)
     case 'A':
         return aws_or_google_at(word, i, j);
     case 'g':
+        if (auto gitlab = prefixed_at(word, i, j, "glpat-", 20, "gitlab-token")) {
+            return gitlab;
+        }
         return github_at(word, i, j);
+    case 'r':
+        return stripe_at(word, i, j);
+    case 'h':
+        return prefixed_at(word, i, j, "hf_", 30, "huggingface-token");
+    case 'n':
+        return prefixed_at(word, i, j, "npm_", 30, "npm-token");
     case 'x':
         if (word.size() >= 5 + 10 && starts_with(word, "xox") && word[4] == '-' &&
             std::string_view("abposr").find(word[3]) != std::string_view::npos) {
             return make(i, j, 5, "slack-token");
         }
-        return std::nullopt;
+        return prefixed_at(word, i, j, "xai-", 40, "xai-key");
     case 'e':
         return starts_with(word, "eyJ") ? jwt_at(text, i, j) : std::nullopt;
     case '-':
@@ -245,6 +292,15 @@ names_secret(std::string_view word)
     });
 }
 
+// Does the secret a word names end in "password", "passwd" or "pwd"?
+bool
+names_password(std::string_view word)
+{
+    return std::any_of(k_password_names.begin(), k_password_names.end(), [&](std::string_view n) {
+        return word.size() >= n.size() && iequals(word.substr(word.size() - n.size()), n);
+    });
+}
+
 std::size_t
 skip_quotes(std::string_view text, std::size_t p)
 {
@@ -265,16 +321,22 @@ followed_by_mask(std::string_view text, std::size_t end)
     return text.substr(end, 3) == "…";
 }
 
-// name: value / name=value / "name": "value", the value long and random.
+// name: value / name=value / "name": "value", the value long and random. A
+// password's value may hold any printable character ("Tr0ub4dor&3x"); one
+// that opens a reference ("${DB_PASSWORD}", "<password>", "%(pw)s") is none.
 std::optional<SecretMatch>
-named_at(std::string_view text, std::size_t j)
+named_at(std::string_view text, std::size_t j, bool password)
 {
     std::size_t p = skip_quotes(text, j);
     if (p >= text.size() || (text[p] != ':' && text[p] != '=')) {
         return std::nullopt;
     }
     p = skip_quotes(text, p + 1);
-    const std::size_t end = run(text, p, is_value);
+    if (password && p < text.size() &&
+        std::string_view("${<%").find(text[p]) != std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::size_t end = run(text, p, password ? is_password_char : is_value);
     if (end - p < 12 || followed_by_mask(text, end)) {
         return std::nullopt;
     }
@@ -292,6 +354,35 @@ named_at(std::string_view text, std::size_t j)
         return std::nullopt;
     }
     return make(p, end, 0, "named-secret");
+}
+
+// The password of a URL's user information: scheme://user:password@host.
+std::optional<SecretMatch>
+url_password(std::string_view text, std::size_t j)
+{
+    if (text.substr(j, 3) != "://") {
+        return std::nullopt;
+    }
+    const auto user_char = [](char c) {
+        return c > ' ' && c < 0x7f && c != ':' && c != '/' && c != '@' && c != '"' && c != '\\';
+    };
+    std::size_t p = j + 3;
+    while (p < text.size() && p - j < 3 + 128 && user_char(text[p])) {
+        ++p;
+    }
+    if (p >= text.size() || text[p] != ':') {
+        return std::nullopt;
+    }
+    const std::size_t from = p + 1;
+    std::size_t end = from;
+    while (end < text.size() && end - from < 256 && text[end] != '@' && text[end] != '/' &&
+           is_password_char(text[end])) {
+        ++end;
+    }
+    if (end >= text.size() || text[end] != '@' || end - from < 4 || followed_by_mask(text, end)) {
+        return std::nullopt;
+    }
+    return make(from, end, 0, "url-password");
 }
 
 std::optional<SecretMatch>
@@ -340,7 +431,10 @@ find_secrets(std::string_view text)
             m = bearer_at(text, j);
         }
         if (!m && names_secret(word)) {
-            m = named_at(text, j);
+            m = named_at(text, j, names_password(word));
+        }
+        if (!m && j < text.size() && text[j] == ':') {
+            m = url_password(text, j);
         }
         if (m) {
             out.push_back(*m);
@@ -351,6 +445,12 @@ find_secrets(std::string_view text)
         }
     }
     return out;
+}
+
+bool
+url_password_at(std::string_view text, std::size_t at)
+{
+    return url_password(text, at).has_value();
 }
 
 std::string

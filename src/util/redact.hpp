@@ -17,11 +17,16 @@ struct SecretMatch {
     std::string_view kind; // "anthropic-key", "openai-key", "aws-key", ...
 };
 
-// Known key shapes (Anthropic, OpenAI, AWS, GitHub, Slack, Google, JWTs,
-// Bearer tokens, PEM private keys) and high-entropy values after names such
-// as key, token, secret and password. One pass over the text: linear in its
-// size, whatever it holds.
+// Known key shapes (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Google,
+// Stripe, Hugging Face, npm, xAI, JWTs, Bearer tokens, PEM private keys), the
+// password of a URL (scheme://user:password@host) and high-entropy values
+// after names such as key, token, secret and password. One pass over the
+// text: linear in its size, whatever it holds.
 std::vector<SecretMatch> find_secrets(std::string_view text);
+
+// Does a URL with a password start at `at` ("://" after its scheme)? The
+// check find_secrets makes there, for scanners that look for anchors first.
+bool url_password_at(std::string_view text, std::size_t at);
 
 // `text` with every secret masked, keeping its public prefix and its last two
 // characters so that it can still be found: "sk-ant-…8s".

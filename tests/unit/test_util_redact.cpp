@@ -46,6 +46,32 @@ TEST_SUITE("util::redact")
         CHECK(redact("Authorization: Bearer abcDEF123456ghiJKL789") == "Authorization: Bearer …89");
     }
 
+    TEST_CASE("Stripe, Hugging Face, GitLab, npm and xAI keys")
+    {
+        const std::string body = "Zq8xY2vB7nLm4Kp9aB3cD4eF5gH6iJ7k";
+        CHECK(redact("stripe " + ("sk_live_" + body)) == "stripe sk_live_…7k");
+        CHECK(redact("rk_test_" + body + " x") == "rk_test_…7k x");
+        CHECK(redact("pk_live_" + body) == "pk_live_" + body); // publishable: public
+        CHECK(redact("HF_TOKEN hf_" + body) == "HF_TOKEN hf_…7k");
+        CHECK(redact("glpat-" + body.substr(0, 20)) == "glpat-…3c");
+        CHECK(redact("npm_" + body + "Lm") == "npm_…Lm");
+        CHECK(redact("xai-" + body + body) == "xai-…7k");
+        CHECK(redact("hf_hub_download and npm_config_cache stay") ==
+              "hf_hub_download and npm_config_cache stay");
+        REQUIRE(find_secrets("sk_live_" + body).size() == 1);
+        CHECK(find_secrets("sk_live_" + body)[0].kind == "stripe-key");
+    }
+
+    TEST_CASE("the password of a URL; URLs without one stay")
+    {
+        CHECK(redact("postgres://admin:S3cr3tPassw0rd@db.example.com:5432/app") ==
+              "postgres://admin:…rd@db.example.com:5432/app");
+        CHECK(redact("https://example.com:8443/a:b@c and http://user@host/x") ==
+              "https://example.com:8443/a:b@c and http://user@host/x");
+        CHECK(url_password_at("redis://:Xk9#mP2$vL8q@cache:6379", 5));
+        CHECK_FALSE(url_password_at("https://example.com/", 5));
+    }
+
     TEST_CASE("PEM private keys are masked to the end, or to the end of the text when cut")
     {
         const std::string pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" +
@@ -94,6 +120,10 @@ TEST_SUITE("util::redact")
     {
         CHECK(redact(R"({"api_key": "f8Kd93LmQz7Xw2Pn"})") == R"({"api_key": "…Pn"})");
         CHECK(redact("DB_PASSWORD=Tr0ub4dor3xyzzyQ &") == "DB_PASSWORD=…yQ &");
+        // A password may hold any printable character; a reference is none.
+        CHECK(redact("DB_PASSWORD=Tr0ub4dor&3xK9qZ\n") == "DB_PASSWORD=…qZ\n");
+        CHECK(redact(R"({"password": "Xk9#mP2$vL8qR4zT"})") == R"({"password": "…zT"})");
+        CHECK(redact("password=${DB_PASSWORD_FROM_VAULT}") == "password=${DB_PASSWORD_FROM_VAULT}");
         CHECK(redact("clientSecret=9a8b7c6d5e4f3a2b1c") == "clientSecret=…1c");
         CHECK(redact("max_tokens: 4096, monkey: abcdefghijklmnop") ==
               "max_tokens: 4096, monkey: abcdefghijklmnop");
