@@ -183,7 +183,11 @@ struct Analyzer::Impl {
         : rules(r), options(o), texts(t), estimator(r.tokens), matcher(r.dynamic_fields)
     {}
 
-    [[nodiscard]] DivergenceContext context() const { return {rules, texts, matcher, estimator}; }
+    [[nodiscard]] DivergenceContext context() const
+    {
+        return {rules, texts, matcher, estimator,
+                options.count_exact ? &options.count_exact : nullptr};
+    }
 
     bool within_window(const std::optional<std::int64_t>& now,
                        const std::optional<std::int64_t>& then) const

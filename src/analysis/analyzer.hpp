@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/divergence.hpp"
 #include "analysis/finding.hpp"
 #include "analysis/request_store.hpp"
 #include "model/request.hpp"
@@ -17,6 +18,9 @@ namespace cachewise::analysis {
 struct AnalyzeOptions {
     double window_seconds = 3600; // how far back a partner may be
     std::size_t top = 10;         // rows in the top-N lists
+    // Counts a text with a model's own tokenizer, when there is one: token
+    // positions inside segments counted exactly (cli::TokenizerHook).
+    ExactTextCounter count_exact;
 };
 
 // What happened to one request relative to its partner.

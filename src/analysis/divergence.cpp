@@ -145,62 +145,74 @@ is_history_id_kind(std::string_view kind)
     return kind == "uuid" || kind == "hex-id" || kind == "request-id" || kind == "random-token";
 }
 
-// Token position of a byte offset inside segment k of `r`.
-std::int64_t
-token_at(const Request& r, std::size_t k, std::string_view text, std::size_t offset,
-         const model::TokenEstimator& estimator)
-{
-    const Segment& s = r.segments[k];
-    double inside = estimator.text(text.substr(0, offset));
-    if (s.estimate > 0) {
-        inside *= static_cast<double>(s.tokens) / static_cast<double>(s.estimate);
-    }
-    return tokens_before(r, k) + std::min<std::int64_t>(s.tokens, std::llround(inside));
-}
-
 // Character and token positions of increasing byte offsets in one segment's
 // text. The first k_exact are measured from the segment's start; later ones
 // continue from the previous offset, so that a text holding thousands of
-// values costs time linear in its size (a continued token estimate may
-// differ from a fresh one by a token at each cut: within the estimate's band).
+// values costs time linear in its size (a continued count may differ from a
+// fresh one by a token at each cut). A segment counted with its model's
+// tokenizer is counted again with it (the message's template tokens, what
+// its count holds beyond the text, come first); others are estimated and
+// scaled to the segment's tokens.
 class PositionCursor {
 public:
     PositionCursor(const Request& r, std::size_t k, std::string_view text,
-                   const model::TokenEstimator& estimator)
-        : m_r(r), m_k(k), m_text(text), m_estimator(estimator)
-    {}
+                   const DivergenceContext& context)
+        : m_r(r), m_k(k), m_text(text), m_estimator(context.estimator)
+    {
+        const Segment& s = r.segments[k];
+        if (context.count_exact != nullptr && s.token_source == model::TokenSource::exact) {
+            const auto whole = (*context.count_exact)(r.model, text);
+            // Only when the text is what was counted: its count and the
+            // template's few tokens make the segment's.
+            if (whole && *whole <= s.tokens && s.tokens - *whole <= k_template_tokens) {
+                m_count = context.count_exact;
+                m_overhead = s.tokens - *whole;
+            }
+        }
+    }
 
     std::pair<std::size_t, std::int64_t> at(std::size_t offset)
     {
         static constexpr std::size_t k_exact = 64;
-        if (m_calls++ < k_exact || offset < m_offset) {
-            m_offset = offset;
-            m_chars = utf8_length(m_text, offset);
-            m_estimate = m_estimator.text(m_text.substr(0, offset));
-        } else {
-            const std::string_view piece = m_text.substr(m_offset, offset - m_offset);
-            m_chars += utf8_length(piece, piece.size());
-            m_estimate += m_estimator.text(piece);
-            m_offset = offset;
-        }
+        const bool fresh = m_calls++ < k_exact || offset < m_offset;
+        const std::string_view piece =
+            fresh ? m_text.substr(0, offset) : m_text.substr(m_offset, offset - m_offset);
+        m_chars = (fresh ? 0 : m_chars) + utf8_length(piece, piece.size());
+        m_inside = (fresh ? 0 : m_inside) + measure(piece);
+        m_offset = offset;
         const Segment& s = m_r.segments[m_k];
-        double inside = m_estimate;
-        if (s.estimate > 0) {
-            inside *= static_cast<double>(s.tokens) / static_cast<double>(s.estimate);
-        }
+        const double inside = m_count != nullptr ? static_cast<double>(m_overhead) + m_inside
+                              : s.estimate > 0
+                                  ? m_inside * static_cast<double>(s.tokens) /
+                                        static_cast<double>(s.estimate)
+                                  : m_inside;
         return {m_chars,
                 tokens_before(m_r, m_k) + std::min<std::int64_t>(s.tokens, std::llround(inside))};
     }
 
 private:
+    static constexpr std::int64_t k_template_tokens = 16;
+
+    double measure(std::string_view piece) const
+    {
+        if (m_count != nullptr) {
+            if (const auto n = (*m_count)(m_r.model, piece)) {
+                return static_cast<double>(*n);
+            }
+        }
+        return m_estimator.text(piece);
+    }
+
     const Request& m_r;
     std::size_t m_k;
     std::string_view m_text;
     const model::TokenEstimator& m_estimator;
+    const ExactTextCounter* m_count = nullptr;
+    std::int64_t m_overhead = 0;
     std::size_t m_calls = 0;
     std::size_t m_offset = 0;
     std::size_t m_chars = 0;
-    double m_estimate = 0;
+    double m_inside = 0; // tokens (counted) or the estimate (estimated) before m_offset
 };
 
 std::string
@@ -301,7 +313,7 @@ private:
             display ? display_text(*now_raw, m_now.segments[m_k].kind) : *now_raw;
         const Change c = diff(was, now);
         f.location.offset = utf8_length(now, c.head);
-        f.location.token = token_at(m_now, m_k, now, c.head, m_c.estimator);
+        f.location.token = PositionCursor(m_now, m_k, now, m_c).at(c.head).second;
         f.excerpt = Excerpt{excerpt(was, c.head, c.was_end), excerpt(now, c.head, c.now_end)};
         if (auto m = m_c.matcher.find_covering(now, c.head, c.now_end)) {
             return m;
@@ -745,7 +757,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         }
         const std::string text = display_text(*raw, s.kind);
         std::size_t covered = 0; // matches are sorted by start, widest first
-        PositionCursor cursor(request, k, text, context.estimator);
+        PositionCursor cursor(request, k, text, context);
         const auto matches = context.matcher.find(text);
         // One scan for secrets per text, not one per excerpt: a template of
         // 20,000 dates stays linear.

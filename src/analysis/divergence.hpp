@@ -7,10 +7,19 @@
 #include "model/tokens.hpp"
 #include "ruleset/rules.hpp"
 
+#include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace cachewise::analysis {
+
+// The tokens of a text by a model's own tokenizer; nothing when the model
+// has none at hand.
+using ExactTextCounter =
+    std::function<std::optional<std::int64_t>(const std::string& model, std::string_view text)>;
 
 // What the divergence analysis reads besides the two requests.
 struct DivergenceContext {
@@ -18,6 +27,9 @@ struct DivergenceContext {
     const model::TextStore& texts;
     const DynamicFieldMatcher& matcher;
     const model::TokenEstimator& estimator;
+    // Token positions inside a segment whose tokens were counted exactly are
+    // counted with the same tokenizer when this is set, else estimated.
+    const ExactTextCounter* count_exact = nullptr;
 };
 
 // Tokens of `partner`'s cache that a request parting from it at segment `k`

@@ -38,7 +38,7 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
     model::TextStore texts; // the divergent segments are quoted from here
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
-    WatchedAnalysis run(*rules, analyze_options, texts);
+    WatchedAnalysis run(global, *rules, analyze_options, texts);
     if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
         return *status;
     }

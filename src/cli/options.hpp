@@ -166,6 +166,8 @@ public:
     // Counts one request whose text is in `texts`; the name of the tokenizer
     // it was counted with, empty when it keeps its estimates.
     std::string apply(model::Request& request, const model::TextStore& texts);
+    // The tokens of `text` by `model`'s tokenizer, when it has one at hand.
+    std::optional<std::int64_t> count_text(const std::string& model, std::string_view text);
 
 private:
     struct State;

@@ -26,12 +26,16 @@ struct RequestWatchers {
 };
 
 // What analyze and audit build first: the analyzer, fed from the logs, with
-// the watchers noting every request on its way.
+// the watchers noting every request on its way. Token positions inside
+// segments counted with their model's tokenizer are counted with it too.
 struct WatchedAnalysis {
-    WatchedAnalysis(const ruleset::Rules& rules, const analysis::AnalyzeOptions& options,
-                    model::TextStore& texts)
-        : analyzer(rules, options, texts), watch(texts)
+    WatchedAnalysis(const Settings& global, const ruleset::Rules& rules,
+                    analysis::AnalyzeOptions options, model::TextStore& texts)
+        : positions(global), analyzer(rules, counting_positions(std::move(options)), texts),
+          watch(texts)
     {}
+    WatchedAnalysis(const WatchedAnalysis&) = delete;
+    WatchedAnalysis& operator=(const WatchedAnalysis&) = delete;
 
     // load_log into the analyzer; the exit status when the command ends here
     // (nothing usable read, or nothing in --since/--until, said so).
@@ -49,9 +53,19 @@ struct WatchedAnalysis {
         return std::nullopt;
     }
 
+    TokenizerHook positions; // before the analyzer, which counts with it
     analysis::Analyzer analyzer;
     RequestWatchers watch;
     LoadedLog loaded;
+
+private:
+    analysis::AnalyzeOptions counting_positions(analysis::AnalyzeOptions options)
+    {
+        options.count_exact = [this](const std::string& model, std::string_view text) {
+            return positions.count_text(model, text);
+        };
+        return options;
+    }
 };
 
 } // namespace cachewise::cli

@@ -223,6 +223,13 @@ TokenizerHook::abandon() noexcept
     }
 }
 
+std::optional<std::int64_t>
+TokenizerHook::count_text(const std::string& model, std::string_view text)
+{
+    auto* counts = m_state ? m_state->counter() : nullptr;
+    return counts != nullptr ? counts->count_text(model, text) : std::nullopt;
+}
+
 std::string
 TokenizerHook::apply(model::Request& request, const model::TextStore& texts)
 {

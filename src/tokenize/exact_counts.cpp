@@ -200,6 +200,16 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
     return true;
 }
 
+std::optional<std::int64_t>
+ExactCounts::count_text(const std::string& model, std::string_view text)
+{
+    const Resolved& resolved = resolve(model);
+    if (resolved.tokenizer == nullptr) {
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(resolved.tokenizer->count(text));
+}
+
 void
 ExactCounts::absorb(const ExactCounts& other)
 {

@@ -51,6 +51,9 @@ public:
     // exact) and their tokens and positions were reassigned. Errors loading
     // a vocabulary that is there (checksum, format) are thrown (Error), once.
     bool apply(model::Request& request, const model::TextStore& store);
+    // The tokens of `text` by `model`'s tokenizer; nothing when the model has
+    // none at hand (a token position inside a segment, for a finding).
+    std::optional<std::int64_t> count_text(const std::string& model, std::string_view text);
 
     [[nodiscard]] std::uint64_t segments_counted() const { return m_counted; }
     [[nodiscard]] std::uint64_t segments_memoised() const { return m_memo_hits; }
