@@ -280,18 +280,39 @@ ApiFormatDetector::decide() const
          m_model.find("meta.") != std::string::npos)) {
         return ApiFormat::bedrock_converse;
     }
+    return format_of_model(m_model);
+}
+
+bool
+ApiFormatDetector::contradicts(model::ApiFormat format, std::string_view model) const
+{
+    using model::ApiFormat;
+    if (contradicts(format)) {
+        return true;
+    }
+    // No member tells Messages from Chat Completions: a model of a family
+    // served through Chat Completions does, as in the first look (an OpenAI
+    // request after Anthropic ones). Not the reverse: gateways serve Claude
+    // through Chat Completions too (LiteLLM, OpenRouter).
+    return m_openai == m_anthropic && !m_untyped && format == ApiFormat::anthropic &&
+           format_of_model(model) == ApiFormat::openai_chat;
+}
+
+model::ApiFormat
+format_of_model(std::string_view model)
+{
     // Nothing but model and messages: both APIs read it alike; a model of a
     // family served through Chat Completions says so, anything else keeps
     // Anthropic, cachewise's default.
-    const std::string id = ruleset::normalize_model_id(m_model);
+    const std::string id = ruleset::normalize_model_id(model);
     for (const std::string_view family :
          {"gpt", "o1", "o3", "o4", "chatgpt", "codex", "deepseek", "gemini", "gemma", "qwen",
           "llama", "meta-llama", "mistral", "mixtral", "grok", "kimi", "glm"}) {
         if (id.rfind(family, 0) == 0) {
-            return ApiFormat::openai_chat;
+            return model::ApiFormat::openai_chat;
         }
     }
-    return ApiFormat::anthropic;
+    return model::ApiFormat::anthropic;
 }
 
 } // namespace cachewise::ingest

@@ -27,6 +27,10 @@ public:
     void key(std::string_view key);
     // Whether the names seen say the body is not written for `format`.
     [[nodiscard]] bool contradicts(model::ApiFormat format) const;
+    // The same, or, for a kept Anthropic format when no name tells Messages
+    // from Chat Completions, a body whose `model` is of a family served
+    // through Chat Completions (format_of_model).
+    [[nodiscard]] bool contradicts(model::ApiFormat format, std::string_view model) const;
 
 private:
     // Counts a name that only some APIs use; false for the others.
@@ -44,5 +48,9 @@ private:
     bool m_not_a_body = false; // an OpenTelemetry or trajectory member
     std::string m_model;
 };
+
+// The API a body of nothing but model and messages is written for: Chat
+// Completions for a model family served through it, else Anthropic.
+model::ApiFormat format_of_model(std::string_view model);
 
 } // namespace cachewise::ingest

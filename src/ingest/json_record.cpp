@@ -165,7 +165,7 @@ RecordReader::kept_record(od::object object, const std::string& file, std::uint6
         request = body_record(object, *m_file_format, file, line, &keys);
     } catch (const FieldError&) {
     }
-    if (request && !keys.contradicts(*m_file_format)) {
+    if (request && !keys.contradicts(*m_file_format, request->model)) {
         deliver(std::move(*request));
         return true;
     }

@@ -410,6 +410,29 @@ TEST_SUITE("ingest::providers")
                   .content);
     }
 
+    TEST_CASE("in one file, a body of only model and messages goes by its model after others")
+    {
+        // The format of the first record is kept for the next ones, but a
+        // model served through Chat Completions is no Anthropic request; a
+        // Claude model through a gateway's Chat Completions stays one.
+        const std::string claude =
+            R"({"model":"claude-sonnet-4-5","max_tokens":64,"system":"Be terse.","messages":[{"role":"user","content":"hi"}]})";
+        const std::string gpt = R"({"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]})";
+        const std::string chat =
+            R"({"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"text"}})";
+        const std::string claude_chat =
+            R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]})";
+        const auto mixed = test::load_text(claude + "\n" + gpt + "\n" + claude + "\n");
+        REQUIRE(mixed.requests.size() == 3);
+        CHECK(mixed.requests[0].format == ApiFormat::anthropic);
+        CHECK(mixed.requests[1].format == ApiFormat::openai_chat);
+        CHECK(mixed.requests[1].provider == "openai");
+        CHECK(mixed.requests[2].format == ApiFormat::anthropic);
+        const auto gateway = test::load_text(chat + "\n" + claude_chat + "\n");
+        REQUIRE(gateway.requests.size() == 2);
+        CHECK(gateway.requests[1].format == ApiFormat::openai_chat);
+    }
+
     TEST_CASE("broken records of other formats name the field")
     {
         const auto loaded = test::load_text(
