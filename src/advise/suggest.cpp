@@ -316,6 +316,20 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
     return out;
 }
 
+namespace {
+
+// Values a template's requests differ in every time. The others (a date, the
+// id of a session or a deployment, a key) stay a while, and a breakpoint
+// after them pays until they change: a template alone cannot say how often.
+bool
+changes_every_request(std::string_view kind)
+{
+    return kind == "placeholder" || kind == "timestamp" || kind == "time" || kind == "epoch" ||
+           kind == "request-id" || kind == "counter";
+}
+
+} // namespace
+
 Suggestion
 suggest_for_request(Request request, const model::TextStore& texts, const ruleset::Rules& rules,
                     const std::vector<std::string>& placeholders)
@@ -324,20 +338,27 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     const auto matcher = template_matcher(rules, placeholders);
     const model::TokenEstimator estimator(rules.tokens);
     const analysis::DivergenceContext context{rules, texts, *matcher, estimator};
-    // The whole prompt, breakpoints or not: where the first dynamic value is.
+    // The whole prompt, breakpoints or not: where the first dynamic value is,
+    // and the first that changes with every request, where the stable head ends.
     Request unmarked = with_breakpoints(request, {});
     std::optional<std::size_t> first_dynamic;
+    std::optional<std::size_t> first_volatile;
     std::string dynamic_kind;
     for (const auto& f : analysis::scan_dynamic_fields(unmarked, context, true)) {
         for (std::size_t i = 0; i < request.segments.size(); ++i) {
-            if (request.segments[i].path.str() == f.location.path &&
-                (!first_dynamic || i < *first_dynamic)) {
+            if (request.segments[i].path.str() != f.location.path) {
+                continue;
+            }
+            if (!first_dynamic || i < *first_dynamic) {
                 first_dynamic = i;
                 dynamic_kind = f.kind;
             }
+            if (changes_every_request(f.kind) && (!first_volatile || i < *first_volatile)) {
+                first_volatile = i;
+            }
         }
     }
-    const std::size_t stable_end = first_dynamic ? *first_dynamic : request.segments.size();
+    const std::size_t stable_end = first_volatile ? *first_volatile : request.segments.size();
     std::vector<model::Breakpoint> marks;
     if (placeable(request)) {
         const auto& provider = rules.provider(request.provider);
@@ -356,12 +377,22 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     if (first_dynamic) {
         const auto& s = request.segments[*first_dynamic];
         const std::int64_t after = request.prompt_tokens() - s.cumulative_tokens;
-        if (after > 0) {
-            out.advice.push_back(fmt::format("a {} value in {} keeps the {} tokens after it out of "
-                                             "the cache: move it after the stable content "
-                                             "(e.g. into the last user turn) and a breakpoint at "
-                                             "the end of that content would cache them",
-                                             dynamic_kind, s.path.str(), group_digits(after)));
+        const bool breakpoints = rules.provider(request.provider).uses_breakpoints(request.model);
+        if (after > 0 && changes_every_request(dynamic_kind)) {
+            out.advice.push_back(fmt::format(
+                "a {} value in {} keeps the {} tokens after it out of the cache: move it after "
+                "the stable content (e.g. into the last user turn) and {}",
+                dynamic_kind, s.path.str(), group_digits(after),
+                breakpoints ? "a breakpoint at the end of that content would cache them"
+                            : "the cache would read them"));
+        } else if (after > 0) {
+            const bool daily = dynamic_kind == "date" || dynamic_kind == "today";
+            out.advice.push_back(fmt::format(
+                "a {} value in {} is cached with the prompt until it changes ({}): then the "
+                "cache is written again from there; move it after the stable content (e.g. into "
+                "the last user turn)",
+                dynamic_kind, s.path.str(),
+                daily ? "daily, at midnight" : "a template cannot tell how often"));
         }
     }
     FamilyAdvice advice;
