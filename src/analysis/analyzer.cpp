@@ -507,6 +507,11 @@ Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t 
         lo < p.segments.size() && finding->location.path == r.segments[lo].path.str()) {
         outcome.shared_tokens = *finding->location.token;
         r.partial_share = model::PartialShare{lo, outcome.shared_tokens, p.segments[lo].chain};
+    } else if (p.partial_share && lo > p.partial_share->segment) {
+        // The partner read into a segment of an older entry, and this request
+        // holds that segment too: it may read the same way, when the
+        // partner's own entry is not there for it yet (a concurrent twin).
+        r.partial_share = p.partial_share;
     }
     result.shared_tokens += outcome.shared_tokens;
     if (finding) {
