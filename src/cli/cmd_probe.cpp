@@ -98,7 +98,11 @@ int
 run_probe(const Settings& global, const ProbeCliOptions& options)
 {
     const auto format = global.format.value;
-    const live::ProbeOptions probe_options = checked_options(options);
+    live::ProbeOptions probe_options = checked_options(options);
+    TokenizerHook tokenizer(global);
+    probe_options.count_exact = [&tokenizer](model::Request& r, const model::TextStore& texts) {
+        (void)tokenizer.apply(r, texts);
+    };
     const auto rules = global.load_rules();
     const Gate gate = global.gate(FailOn{});
     live::HttpClient client(probe_options.timeouts);

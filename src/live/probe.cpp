@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -34,7 +35,7 @@ using Json = nlohmann::ordered_json;
 // prediction and `audit` of its --record file read the same bytes the same way.
 std::vector<model::Request>
 load_records(const std::string& jsonl, ingest::InputFormat format, const ruleset::Rules& rules,
-             model::TextStore& texts, const std::string& source)
+             model::TextStore& texts, const std::string& source, const ProbeOptions& probe)
 {
     static std::atomic<int> counter{0};
     const auto path = std::filesystem::temp_directory_path() /
@@ -59,6 +60,11 @@ load_records(const std::string& jsonl, ingest::InputFormat format, const ruleset
         e.file = source;
         throw Error(e.str());
     }
+    if (probe.count_exact) {
+        for (auto& r : requests) {
+            probe.count_exact(r, texts);
+        }
+    }
     return requests;
 }
 
@@ -72,10 +78,12 @@ iso(std::chrono::system_clock::time_point t)
 
 // The simulator's view of the calls: each record's request, response and times.
 account::AuditResult
-audit_records(const std::string& jsonl, const ruleset::Rules& rules, const std::string& source)
+audit_records(const std::string& jsonl, const ruleset::Rules& rules, const std::string& source,
+              const ProbeOptions& probe)
 {
     model::TextStore texts;
-    auto requests = load_records(jsonl, ingest::InputFormat::exchange, rules, texts, source);
+    auto requests =
+        load_records(jsonl, ingest::InputFormat::exchange, rules, texts, source, probe);
     return account::audit(std::move(requests), texts, rules, account::AuditOptions{});
 }
 
@@ -100,7 +108,7 @@ prepare(const ProbeOptions& options, const ruleset::Rules& rules)
     model::TextStore texts;
     // Read once as the user wrote it, for the API format; then as it is sent.
     auto first = load_records(rendered.text + "\n", ingest::InputFormat::request, rules, texts,
-                              options.file);
+                              options.file, options);
     if (first.size() != 1) {
         throw Error(fmt::format("{}: expected one request body", options.file));
     }
@@ -110,7 +118,8 @@ prepare(const ProbeOptions& options, const ruleset::Rules& rules)
     edits.keep_max_tokens = options.keep_max_tokens;
     p.body = value_or_throw(prepare_body(rendered.text, api, edits, options.file), "");
     p.request = std::move(
-        load_records(p.body + "\n", ingest::InputFormat::request, rules, texts, options.file)
+        load_records(p.body + "\n", ingest::InputFormat::request, rules, texts, options.file,
+                     options)
             .front());
     p.key = value_or_throw(read_api_key(p.endpoint.key_variable, options.api_key_file), "");
     return p;
@@ -173,13 +182,19 @@ fill_plan(const Prepared& p, const ProbeOptions& options, const ruleset::Rules& 
     r.key_origin = p.key ? p.key->origin : std::string();
     r.unfilled = p.unfilled;
     r.prompt_tokens = p.request.prompt_tokens();
+    r.tokens_exact = std::all_of(p.request.segments.begin(), p.request.segments.end(),
+                                 [](const model::Segment& s) {
+                                     return s.token_source == model::TokenSource::exact;
+                                 }) &&
+                     !p.request.segments.empty();
     for (const auto& bp : model::breakpoints(p.request)) {
         const auto& s = p.request.segments[bp.segment];
         r.breakpoints.push_back({s.path.str(), s.cumulative_tokens,
                                  std::string(model::to_string(bp.cache_control.ttl)),
                                  bp.automatic});
     }
-    const auto estimate = audit_records(hypothetical_records(p, options.times), rules, r.file);
+    const auto estimate =
+        audit_records(hypothetical_records(p, options.times), rules, r.file, options);
     // Priced here, as audit prices only reported usage: the predicted input
     // plus the output the body allows (1 token unless kept).
     const auto prices = account::prices_for(rules.pricing, p.request.billed_model(), std::nullopt,
@@ -333,9 +348,9 @@ send_calls(const Prepared& p, const ProbeOptions& options, HttpClient& client, P
 // The simulator's prediction for the calls as sent, their cost, and CW031.
 void
 compare_with_prediction(const std::string& records, const ruleset::Rules& rules,
-                        const std::string& source, ProbeResult& r)
+                        const ProbeOptions& options, ProbeResult& r)
 {
-    const auto audit = audit_records(records, rules, source);
+    const auto audit = audit_records(records, rules, options.file, options);
     r.predicted.clear();
     for (std::size_t i = 0; i < audit.requests.size() && i < r.calls.size(); ++i) {
         const auto& a = audit.requests[i];
@@ -369,7 +384,7 @@ probe(const ProbeOptions& options, const ruleset::Rules& rules, HttpClient& clie
     const std::string records = send_calls(p, options, client, r);
     r.sent = true;
     r.connections = client.connections_opened();
-    compare_with_prediction(records, rules, options.file, r);
+    compare_with_prediction(records, rules, options, r);
     return r;
 }
 

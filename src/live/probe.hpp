@@ -4,9 +4,11 @@
 #include "analysis/finding.hpp"
 #include "live/http_client.hpp"
 #include "live/retry.hpp"
+#include "model/text_store.hpp"
 #include "ruleset/rules.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +29,10 @@ struct ProbeOptions {
     std::optional<std::string> record; // append each call as an exchange record
     RetryPolicy retry;
     HttpTimeouts timeouts;
+    // Counts a loaded request with its model's own tokenizer where there is
+    // one (cli::TokenizerHook), so that the plan and the prediction use the
+    // counts analyze and audit would: unset, every count is estimated.
+    std::function<void(model::Request&, const model::TextStore&)> count_exact;
 };
 
 struct PlannedBreakpoint {
@@ -64,7 +70,8 @@ struct ProbeResult {
     std::size_t body_bytes = 0;
     std::string key_origin; // where the key comes from; empty: none found
     std::vector<PlannedBreakpoint> breakpoints;
-    std::int64_t prompt_tokens = 0;           // estimated
+    std::int64_t prompt_tokens = 0;           // estimated, or counted when tokens_exact
+    bool tokens_exact = false;                // counted with the model's own tokenizer
     std::optional<double> estimated_cost_usd; // all calls, as the simulator predicts them
     std::vector<std::string> unfilled;        // placeholders sent as written
     // What happened.

@@ -50,14 +50,17 @@ print_plan(const live::ProbeResult& r, std::ostream& out)
     if (r.key_origin.empty()) {
         out << "  (no API key found: no authentication header)\n";
     }
-    out << fmt::format("  body: {} bytes, {} model {}, about {} prompt tokens\n",
-                       group_count(r.body_bytes), r.api, r.model, group_digits(r.prompt_tokens));
+    out << fmt::format("  body: {} bytes, {} model {}, {}{} prompt tokens{}\n",
+                       group_count(r.body_bytes), r.api, r.model, r.tokens_exact ? "" : "about ",
+                       group_digits(r.prompt_tokens),
+                       r.tokens_exact ? " (counted with the model's tokenizer)" : "");
     if (r.breakpoints.empty()) {
         out << "  breakpoints: none\n";
     }
     for (const auto& bp : r.breakpoints) {
-        out << fmt::format("  breakpoint {}{} ({}): about {} tokens up to it\n", bp.path,
-                           bp.automatic ? " (automatic)" : "", bp.ttl, group_digits(bp.tokens));
+        out << fmt::format("  breakpoint {}{} ({}): {}{} tokens up to it\n", bp.path,
+                           bp.automatic ? " (automatic)" : "", bp.ttl,
+                           r.tokens_exact ? "" : "about ", group_digits(bp.tokens));
     }
     if (!r.unfilled.empty()) {
         std::string names;
@@ -138,6 +141,7 @@ probe_to_json(const live::ProbeResult& r)
     j["request"] = {{"method", r.method}, {"url", r.url},
                     {"headers", headers}, {"body_bytes", r.body_bytes},
                     {"api", r.api},       {"prompt_tokens_estimate", r.prompt_tokens},
+                    {"prompt_tokens_source", r.tokens_exact ? "exact" : "estimated"},
                     {"breakpoints", bps}, {"unfilled_placeholders", r.unfilled}};
     j["estimated_cost_usd"] = r.estimated_cost_usd ? Json(*r.estimated_cost_usd) : Json();
     Json calls = Json::array();
