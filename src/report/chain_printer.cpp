@@ -156,19 +156,18 @@ private:
 
 class JsonChainPrinter final : public ChainPrinter {
 public:
-    explicit JsonChainPrinter(std::ostream& out) : m_out(out)
-    {
-        m_out << "{\n  \"schema_version\": 1,\n  \"requests\": [";
-    }
+    explicit JsonChainPrinter(std::ostream& out) : m_out(out) {}
 
     void request(const model::Request& r, const std::optional<account::ReportedSplit>&) override
     {
+        open();
         m_out << (m_count++ > 0 ? ",\n" : "\n");
         write_indented(request_to_json(r), "    ");
     }
 
     void finish(const ingest::LoadSummary& s) override
     {
+        open();
         m_out << (m_count > 0 ? "\n  ],\n" : "],\n");
         m_out << "  \"errors\": [";
         for (std::size_t i = 0; i < s.errors.size(); ++i) {
@@ -183,6 +182,15 @@ public:
     }
 
 private:
+    // The document opens with the first request or at the end, so that a
+    // command that stops on an error before either prints no half of one.
+    void open()
+    {
+        if (!m_open) {
+            m_out << "{\n  \"schema_version\": 1,\n  \"requests\": [";
+            m_open = true;
+        }
+    }
     void write_indented(const Json& j, std::string_view indent)
     {
         write_lines(j.dump(2, ' ', false, Json::error_handler_t::replace), indent, true);
@@ -209,6 +217,7 @@ private:
     }
 
     std::ostream& m_out;
+    bool m_open = false;
     std::size_t m_count = 0;
 };
 

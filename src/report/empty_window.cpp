@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
 
 namespace cachewise::report {
 
 void
 print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
-                   std::optional<Timestamp> until, std::ostream& out)
+                   std::optional<Timestamp> until, Format format, std::ostream& out,
+                   std::ostream& err)
 {
     std::string why;
     if (s.filtered > 0) {
@@ -19,8 +21,24 @@ print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
         why += fmt::format("{}{} last written before it", why.empty() ? "" : ", ",
                            count_noun(s.files_skipped, "file"));
     }
-    fmt::print(out, "0 requests in [{}, {}) ({})\n", since ? format_rfc3339(*since) : "the start",
-               until ? format_rfc3339(*until) : "the end", why);
+    const std::string message =
+        fmt::format("0 requests in [{}, {}) ({})", since ? format_rfc3339(*since) : "the start",
+                    until ? format_rfc3339(*until) : "the end", why);
+    if (format == Format::json) {
+        const auto bound = [](std::optional<Timestamp> t) {
+            return t ? nlohmann::ordered_json(format_rfc3339(*t)) : nlohmann::ordered_json();
+        };
+        const nlohmann::ordered_json doc{{"schema_version", 1},
+                                         {"requests", 0},
+                                         {"since", bound(since)},
+                                         {"until", bound(until)},
+                                         {"message", message}};
+        out << doc.dump(2) << "\n";
+    } else if (format == Format::text || format == Format::markdown) {
+        fmt::print(out, "{}\n", message);
+    } else {
+        fmt::print(err, "cachewise: {}\n", message);
+    }
 }
 
 } // namespace cachewise::report
