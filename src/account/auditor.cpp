@@ -355,7 +355,7 @@ private:
             a.breakpoints_assumed = s.breakpoints_assumed;
             m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
             a.expected = Split{s.read, s.write_5m, s.write_1h, s.fresh, output};
-            findings_of_simulation(r, s, a);
+            findings_of_simulation(r, s, outcome, a);
         } else if (a.reported) {
             a.expected = *a.reported; // nothing to simulate: take the report as it is
         }
@@ -422,7 +422,8 @@ private:
         }
     }
 
-    void findings_of_simulation(const Request& r, const sim::SimResult& s, RequestAudit& a)
+    void findings_of_simulation(const Request& r, const sim::SimResult& s,
+                                const analysis::RequestOutcome& outcome, RequestAudit& a)
     {
         m_expired_now = false;
         if (s.rejected) {
@@ -435,7 +436,7 @@ private:
         }
         below_minimum(r, s);
         if (s.uses_breakpoints && s.breakpoints.empty() && !s.breakpoints_assumed &&
-            a.shared_tokens >= s.minimum_tokens) {
+            a.shared_tokens >= s.minimum_tokens && breakpoint_would_pay(r, outcome, a)) {
             Finding f = make_finding(rule::k_no_breakpoint, r);
             f.location.path = "cache_control";
             f.tokens_lost = a.shared_tokens;
@@ -481,6 +482,24 @@ private:
             add(std::move(f), SIZE_MAX);
         }
         compare(r, s, a);
+    }
+
+    // CW011's advice pays only if the entry a breakpoint writes is alive when
+    // the partner's prefix comes again: within the shortest TTL a write and a
+    // read cost 1.25 + 0.1 of the input price against 2 without caching.
+    // Later the 5m entry has expired, and a 1h one costs 2 + 0.1 for one
+    // reuse (rules "pricing multipliers"). Untimed requests are not judged.
+    [[nodiscard]] bool breakpoint_would_pay(const Request& r,
+                                            const analysis::RequestOutcome& outcome,
+                                            const RequestAudit& a) const
+    {
+        if (!outcome.partner_index || !r.started_at) {
+            return true;
+        }
+        const auto& partner = m_requests->head(*outcome.partner_index).started_at;
+        const auto& provider = m_rules.provider(a.policy);
+        return !partner || !provider.has("ttl_seconds.5m") ||
+               seconds_between(*partner, *r.started_at) <= provider.ttl_seconds("5m");
     }
 
     // The reported usage read at least `tokens` (within the tolerance): the

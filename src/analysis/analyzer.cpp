@@ -359,6 +359,9 @@ Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
     }
     calibrate(r, p ? &*p : nullptr, lo, index, ns_hash);
     judge(r, p ? &*p : nullptr, lo, index, outcome, result);
+    if (!outcome.partner.empty()) {
+        outcome.partner_index = partner;
+    }
     outcome.stream = r.stream;
     position_in_stream[index] = stream_length[r.stream]++;
     last_of_stream[r.stream] = index;

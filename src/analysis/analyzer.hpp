@@ -37,6 +37,7 @@ struct RequestOutcome {
     std::string id;
     std::string stream;
     std::string partner;
+    std::optional<std::size_t> partner_index; // the partner's place in Analyzer::requests()
     Status status = Status::cold;
     std::int64_t prompt_tokens = 0;
     std::int64_t shared_tokens = 0;     // tokens of the prefix shared with the partner
