@@ -182,10 +182,9 @@ public:
         m_offset = offset;
         const Segment& s = m_r.segments[m_k];
         const double inside = m_count != nullptr ? static_cast<double>(m_overhead) + m_inside
-                              : s.estimate > 0
-                                  ? m_inside * static_cast<double>(s.tokens) /
-                                        static_cast<double>(s.estimate)
-                                  : m_inside;
+                              : s.estimate > 0   ? m_inside * static_cast<double>(s.tokens) /
+                                                     static_cast<double>(s.estimate)
+                                               : m_inside;
         return {m_chars,
                 tokens_before(m_r, m_k) + std::min<std::int64_t>(s.tokens, std::llround(inside))};
     }

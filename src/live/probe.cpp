@@ -82,8 +82,7 @@ audit_records(const std::string& jsonl, const ruleset::Rules& rules, const std::
               const ProbeOptions& probe)
 {
     model::TextStore texts;
-    auto requests =
-        load_records(jsonl, ingest::InputFormat::exchange, rules, texts, source, probe);
+    auto requests = load_records(jsonl, ingest::InputFormat::exchange, rules, texts, source, probe);
     return account::audit(std::move(requests), texts, rules, account::AuditOptions{});
 }
 
@@ -117,10 +116,9 @@ prepare(const ProbeOptions& options, const ruleset::Rules& rules)
     BodyEdits edits;
     edits.keep_max_tokens = options.keep_max_tokens;
     p.body = value_or_throw(prepare_body(rendered.text, api, edits, options.file), "");
-    p.request = std::move(
-        load_records(p.body + "\n", ingest::InputFormat::request, rules, texts, options.file,
-                     options)
-            .front());
+    p.request = std::move(load_records(p.body + "\n", ingest::InputFormat::request, rules, texts,
+                                       options.file, options)
+                              .front());
     p.key = value_or_throw(read_api_key(p.endpoint.key_variable, options.api_key_file), "");
     return p;
 }

@@ -138,11 +138,15 @@ probe_to_json(const live::ProbeResult& r)
                        {"ttl", bp.ttl},
                        {"automatic", bp.automatic}});
     }
-    j["request"] = {{"method", r.method}, {"url", r.url},
-                    {"headers", headers}, {"body_bytes", r.body_bytes},
-                    {"api", r.api},       {"prompt_tokens_estimate", r.prompt_tokens},
+    j["request"] = {{"method", r.method},
+                    {"url", r.url},
+                    {"headers", headers},
+                    {"body_bytes", r.body_bytes},
+                    {"api", r.api},
+                    {"prompt_tokens_estimate", r.prompt_tokens},
                     {"prompt_tokens_source", r.tokens_exact ? "exact" : "estimated"},
-                    {"breakpoints", bps}, {"unfilled_placeholders", r.unfilled}};
+                    {"breakpoints", bps},
+                    {"unfilled_placeholders", r.unfilled}};
     j["estimated_cost_usd"] = r.estimated_cost_usd ? Json(*r.estimated_cost_usd) : Json();
     Json calls = Json::array();
     for (const auto& c : r.calls) {
