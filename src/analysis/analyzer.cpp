@@ -15,6 +15,7 @@
 #include <numeric>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 namespace cachewise::analysis {
 
@@ -180,7 +181,7 @@ struct Analyzer::Impl {
     std::unordered_map<std::string, std::size_t> dynamic_index;
 
     Impl(const ruleset::Rules& r, AnalyzeOptions o, const model::TextStore& t)
-        : rules(r), options(o), texts(t), estimator(r.tokens), matcher(r.dynamic_fields)
+        : rules(r), options(std::move(o)), texts(t), estimator(r.tokens), matcher(r.dynamic_fields)
     {}
 
     [[nodiscard]] DivergenceContext context() const
@@ -244,7 +245,7 @@ struct Analyzer::Impl {
 
 Analyzer::Analyzer(const ruleset::Rules& rules, AnalyzeOptions options,
                    const model::TextStore& texts)
-    : m_impl(std::make_unique<Impl>(rules, options, texts))
+    : m_impl(std::make_unique<Impl>(rules, std::move(options), texts))
 {}
 
 Analyzer::~Analyzer() = default;

@@ -574,6 +574,13 @@ unit_readable_before(const Request& partner, std::size_t k)
     return boundary == 0 ? 0 : tokens_before(partner, boundary);
 }
 
+bool
+whole_unit_match(const Request& r, const ruleset::Rules& rules)
+{
+    const auto it = rules.providers.find(r.provider);
+    return it != rules.providers.end() && it->second.has("whole_unit_match");
+}
+
 // Providers whose cache a request reads only by matching a stored prefix
 // unit in full (DeepSeek, rules fact "whole_unit_match": "A subsequent
 // request can only hit the cache if it fully matches a cache prefix unit",
@@ -585,10 +592,8 @@ void
 lose_whole_unit(Finding& f, const Request& request, const Request& partner, std::size_t k,
                 const DivergenceContext& context)
 {
-    const auto it = context.rules.providers.find(partner.provider);
     const auto last = last_breakpoint(partner);
-    if (it == context.rules.providers.end() || !it->second.has("whole_unit_match") ||
-        (last && *last < k)) {
+    if (!whole_unit_match(partner, context.rules) || (last && *last < k)) {
         return; // not a whole-unit cache, or nothing of the partner's cache is lost
     }
     const std::int64_t readable = unit_readable_before(partner, k);
@@ -631,13 +636,6 @@ keep_before_change(Finding& f, const Request& request, const Request& partner, s
         0, f.tokens_lost - (readable_tokens(partner, change, context.rules) -
                             readable_tokens(partner, before, context.rules)));
     f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
-}
-
-bool
-whole_unit_match(const Request& r, const ruleset::Rules& rules)
-{
-    const auto it = rules.providers.find(r.provider);
-    return it != rules.providers.end() && it->second.has("whole_unit_match");
 }
 
 // What a dynamic value at token `change` of segment k spoils of the cache

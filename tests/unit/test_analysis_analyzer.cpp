@@ -133,6 +133,7 @@ TEST_SUITE("analysis::analyzer")
     TEST_CASE("hot prefixes: the stable head of a template family")
     {
         std::vector<std::string> lines;
+        lines.reserve(5);
         for (int i = 0; i < 5; ++i) {
             lines.push_back(record(
                 fmt::format("q{}", i), fmt::format("s{}", i), i * 10,
