@@ -5,6 +5,7 @@
 #include "report/id_key.hpp"
 #include "report/request_json.hpp"
 #include "report/text_table.hpp"
+#include "util/escape.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -378,7 +379,8 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
     if (!r.findings.empty()) {
         fmt::print(out, "| rule | request | finding |\n|---|---|---|\n");
         for (const auto& f : r.findings) {
-            fmt::print(out, "| **{}** {} | `{}` | {} |\n", f.rule, f.name, f.request, f.message);
+            fmt::print(out, "| **{}** {} | `{}` | {} |\n", f.rule, f.name, markdown_cell(f.request),
+                       markdown_cell(f.message));
         }
     }
 }

@@ -85,6 +85,13 @@ safe_text(std::string_view text)
 }
 
 std::string
+markdown_cell(std::string_view text)
+{
+    static constexpr ByteEscape k_cell[] = {{'|', "\\|"}};
+    return escape_bytes(text, k_cell, [](std::string& out, char c) { out.push_back(c); });
+}
+
+std::string
 safe_lines(std::string_view text)
 {
     std::string out;

@@ -22,6 +22,10 @@ std::string safe_text(std::string_view text);
 // quotes an input, such as a diff.
 std::string safe_lines(std::string_view text);
 
+// Text in a cell of a Markdown table: a '|' would end the cell (GitHub's
+// tables take "\|", inside code spans too).
+std::string markdown_cell(std::string_view text);
+
 // A byte and what an escaper writes in its place.
 struct ByteEscape {
     char byte;

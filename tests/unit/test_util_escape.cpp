@@ -11,6 +11,12 @@ TEST_SUITE("util::escape_bytes")
 {
     const auto as_is = [](std::string& out, char c) { out.push_back(c); };
 
+    TEST_CASE("a Markdown table cell escapes the bar that would end it")
+    {
+        CHECK(cachewise::markdown_cell("req|1 a|b") == "req\\|1 a\\|b");
+        CHECK(cachewise::markdown_cell("plain") == "plain");
+    }
+
     TEST_CASE("each named byte becomes its replacement, the others go to `other`")
     {
         static constexpr ByteEscape k_table[] = {{'<', "&lt;"}, {'&', "&amp;"}};
