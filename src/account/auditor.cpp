@@ -571,6 +571,18 @@ private:
                static_cast<double>(a.shared_tokens) * (1 + band);
     }
 
+    // A read longer than the prefix this request shares with any earlier one
+    // in the log, past the estimate's error band: written by traffic the log
+    // does not hold, however close to the expected read a comparison
+    // tolerance of one step (Gemini's 2,048 tokens) puts it.
+    [[nodiscard]] bool read_beyond_shared_prefix(const RequestAudit& a) const
+    {
+        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        return a.reported && a.reported->read > a.expected.read &&
+               static_cast<double>(a.reported->read) >
+                   static_cast<double>(a.shared_tokens) * (1 + band);
+    }
+
     // More was read than the simulation allows: warmed by traffic the log does
     // not hold (CW025), an entry the documented rules had dropped, or reads
     // the rules cannot explain. Fills `f` and returns true, or returns false
@@ -587,7 +599,8 @@ private:
         // by traffic the log does not hold.
         const bool no_entry_that_long =
             s.uses_breakpoints && (!s.missed || s.missed->tokens + tolerance < rep.read);
-        if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance) {
+        if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance ||
+            read_beyond_shared_prefix(a)) {
             f.kind = rule::k_warmed_elsewhere;
             f.message =
                 fmt::format("{}: no earlier request in the log shares more than {} tokens (CW025 "
@@ -651,7 +664,8 @@ private:
         const std::int64_t tolerance = this->tolerance(a);
         const std::int64_t d_read = rep.read - a.expected.read;
         const std::int64_t d_write = rep.write() - a.expected.write();
-        if (std::abs(d_read) <= tolerance && std::abs(d_write) <= tolerance) {
+        const bool elsewhere = read_beyond_shared_prefix(a);
+        if (std::abs(d_read) <= tolerance && std::abs(d_write) <= tolerance && !elsewhere) {
             return;
         }
         a.mismatch = true;
@@ -682,7 +696,7 @@ private:
                 numbers, unlogged_head ? "an assumed-identical" : "an identical",
                 s.uses_breakpoints ? "marked " : "",
                 s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
-        } else if (d_read > tolerance) {
+        } else if (d_read > tolerance || elsewhere) {
             if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {
                 not_judged(a, m_over_estimate,
                            "read past the simulation's units, within the error band of the "
