@@ -175,6 +175,11 @@ public:
         m_result.unpriced_models = unpriced_labels(unpriced);
         m_result.policy = m_options.policy;
         m_result.policies = m_caches.policies();
+        if (m_options.windowed) {
+            m_result.notes.emplace_back(
+                "only the requests in --since/--until are replayed: a read that requests "
+                "before the window warmed counts as warmed elsewhere (CW025)");
+        }
         m_result.untimed = 0;
         for (std::size_t i = 0; i < requests.size(); ++i) {
             m_result.untimed += requests.head(i).started_at ? 0 : 1;
@@ -602,16 +607,16 @@ private:
         if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance ||
             read_beyond_shared_prefix(a)) {
             f.kind = rule::k_warmed_elsewhere;
-            f.message =
-                fmt::format("{}: no earlier request in the log shares more than {} tokens (CW025 "
-                            "warmed-elsewhere)",
-                            numbers, group_digits(a.shared_tokens));
+            f.message = fmt::format(
+                "{}: no earlier request in the {} shares more than {} tokens (CW025 "
+                "warmed-elsewhere)",
+                numbers, m_options.windowed ? "window" : "log", group_digits(a.shared_tokens));
         } else if (no_entry_that_long) {
             f.kind = rule::k_warmed_elsewhere;
             f.message = fmt::format(
-                "{}: no request in the log cached a prefix of {} tokens on this prompt (CW025 "
+                "{}: no request in the {} cached a prefix of {} tokens on this prompt (CW025 "
                 "warmed-elsewhere)",
-                numbers, group_digits(rep.read));
+                numbers, m_options.windowed ? "window" : "log", group_digits(rep.read));
         } else if (s.missed && std::abs(rep.read - s.missed->tokens) <= tolerance) {
             f.kind = std::string(miss_rule(s.missed->reason));
             f.message = fmt::format(

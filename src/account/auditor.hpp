@@ -32,6 +32,9 @@ struct AuditOptions {
     // the token estimate places breakpoints only that precisely.
     std::int64_t tolerance_tokens = 32;
     double tolerance_fraction = 0.02;
+    // --since/--until chose the requests: the earlier ones are not replayed,
+    // so "in the log" means "in the window" and a note says so.
+    bool windowed = false;
 };
 
 // One request: what the cache should have done, what was reported, the cost.

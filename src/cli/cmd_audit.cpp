@@ -169,6 +169,7 @@ run_audit(const Settings& global, const AuditOptions& options)
                                 "[since, until)",
                                 *options.since, *options.until));
     }
+    audit_options.windowed = load_options.since || load_options.until;
     WatchedAnalysis run(global, *rules, audit_options.analyze, texts);
     if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
         return *status;
