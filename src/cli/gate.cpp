@@ -63,6 +63,8 @@ baseline_findings(const nlohmann::json& baseline, const std::string& file)
         Finding f;
         f.rule = string_at(j, "rule", path, false);
         f.file = string_at(j, "file", path, true);
+        f.stream =
+            string_at(j, "stream", path, true); // a log's finding: its file is not its identity
         f.kind = string_at(j, "kind", path, true);
         if (const auto loc = j.find("location"); loc != j.end() && !loc->is_null()) {
             if (!loc->is_object()) {

@@ -73,7 +73,10 @@ std::string
 fingerprint(const Finding& f)
 {
     const std::string excerpt = f.excerpt ? f.excerpt->was + "\x1f" + f.excerpt->now : "";
-    return hash_bytes(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", f.rule, f.file, f.location.path,
+    // A template's findings are its own; a log's (they have a stream) are the
+    // same in tomorrow's rotated or renamed log.
+    const std::string_view file = f.stream.empty() ? std::string_view(f.file) : "";
+    return hash_bytes(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", f.rule, file, f.location.path,
                                   f.kind, excerpt))
         .short_hex(16);
 }

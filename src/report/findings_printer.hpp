@@ -22,8 +22,9 @@ void print_github(const std::vector<analysis::Finding>& findings, std::ostream& 
                   const std::string& base = "", std::size_t known = 0);
 
 // A stable identity for a finding, independent of request ids and line
-// numbers that shift between runs: rule, file, path, kind and the changed
-// text. Baselines compare these.
+// numbers that shift between runs: rule, path, kind, the changed text and,
+// for a template's finding (no stream), its file; a log's is the same in a
+// rotated or renamed log. Baselines compare these.
 std::string fingerprint(const analysis::Finding& finding);
 
 } // namespace cachewise::report
