@@ -576,6 +576,9 @@ private:
                static_cast<double>(a.shared_tokens) * (1 + band);
     }
 
+    // What was replayed: the log, or only the --since/--until window of it.
+    [[nodiscard]] const char* replayed() const { return m_options.windowed ? "window" : "log"; }
+
     // A read longer than the prefix this request shares with any earlier one
     // in the log, past the estimate's error band: written by traffic the log
     // does not hold, however close to the expected read a comparison
@@ -607,16 +610,16 @@ private:
         if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance ||
             read_beyond_shared_prefix(a)) {
             f.kind = rule::k_warmed_elsewhere;
-            f.message = fmt::format(
-                "{}: no earlier request in the {} shares more than {} tokens (CW025 "
-                "warmed-elsewhere)",
-                numbers, m_options.windowed ? "window" : "log", group_digits(a.shared_tokens));
+            f.message =
+                fmt::format("{}: no earlier request in the {} shares more than {} tokens (CW025 "
+                            "warmed-elsewhere)",
+                            numbers, replayed(), group_digits(a.shared_tokens));
         } else if (no_entry_that_long) {
             f.kind = rule::k_warmed_elsewhere;
             f.message = fmt::format(
                 "{}: no request in the {} cached a prefix of {} tokens on this prompt (CW025 "
                 "warmed-elsewhere)",
-                numbers, m_options.windowed ? "window" : "log", group_digits(rep.read));
+                numbers, replayed(), group_digits(rep.read));
         } else if (s.missed && std::abs(rep.read - s.missed->tokens) <= tolerance) {
             f.kind = std::string(miss_rule(s.missed->reason));
             f.message = fmt::format(

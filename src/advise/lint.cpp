@@ -138,21 +138,6 @@ private:
         std::optional<std::size_t> last; // the last breakpoint's segment
     };
 
-    static bool counted_exactly(const Request& r)
-    {
-        bool any = false;
-        for (const auto& s : r.segments) {
-            if (s.kind == model::SegmentKind::unlogged) {
-                continue;
-            }
-            if (s.token_source != model::TokenSource::exact) {
-                return false;
-            }
-            any = true;
-        }
-        return any;
-    }
-
     Subject subject_of(const Request& r) const
     {
         // The breakpoint rules (CW011-CW016) are Anthropic's and Bedrock's;
@@ -162,7 +147,7 @@ private:
         const bool anthropic = r.provider == "anthropic" || r.provider == "bedrock";
         const bool openai_breakpoints =
             r.provider == "openai" && provider.uses_breakpoints(r.billed_model());
-        const bool exact = counted_exactly(r);
+        const bool exact = model::counted_exactly(r);
         Subject x{.r = r,
                   .provider = provider,
                   .anthropic = anthropic,

@@ -263,9 +263,7 @@ private:
         f.location.path = m_now.segments[m_k].path.str();
         f.location.offset = 0;
         f.location.token = tokens_before(m_now, m_k);
-        f.tokens_lost = tokens_lost(m_was, m_k, m_c.rules);
-        f.cost_usd = cost_of(m_now, m_was, f.tokens_lost, m_c.rules);
-        return f;
+        return f; // the loss follows where the change is: find_divergence
     }
 
     Finding scope(const std::vector<std::string>& names, Level level) const
@@ -519,19 +517,6 @@ readable_tokens(const Request& partner, std::int64_t shared, const ruleset::Rule
                                        : it->second.readable_tokens(shared, partner.billed_model());
 }
 
-std::int64_t
-tokens_lost(const Request& partner, std::size_t k, const ruleset::Rules& rules)
-{
-    const auto last = last_breakpoint(partner);
-    if (last && *last < k) {
-        return 0;
-    }
-    const std::int64_t end =
-        last ? partner.segments[*last].cumulative_tokens : partner.prompt_tokens();
-    return readable_tokens(partner, end, rules) -
-           readable_tokens(partner, tokens_before(partner, k), rules);
-}
-
 namespace {
 
 // The partner's provider caches only at breakpoints (Anthropic, Bedrock:
@@ -581,89 +566,81 @@ whole_unit_match(const Request& r, const ruleset::Rules& rules)
     return it != rules.providers.end() && it->second.has("whole_unit_match");
 }
 
-// Providers whose cache a request reads only by matching a stored prefix
-// unit in full (DeepSeek, rules fact "whole_unit_match": "A subsequent
-// request can only hit the cache if it fully matches a cache prefix unit",
-// units being persisted at request boundaries): the shared tokens before a
-// change, back to the last unit boundary, are lost with it, not only those
-// after (a later request may read them once common-prefix persistence has
-// stored them).
-void
-lose_whole_unit(Finding& f, const Request& request, const Request& partner, std::size_t k,
-                const DivergenceContext& context)
+// What of `r`'s cache a request still reads after a change at token
+// `change` of segment k, before the provider's minimum and steps: a cache that
+// reads any prefix reads up to the change; a whole-unit cache (DeepSeek, rules
+// fact "whole_unit_match": "A subsequent request can only hit the cache if it
+// fully matches a cache prefix unit", units persisted at request boundaries)
+// back to the last unit boundary; a breakpoint cache hashes blocks whole and
+// reads only where a breakpoint wrote an entry, so up to its last breakpoint
+// before the block ("cache prefixes are created in the order tools, system,
+// messages").
+std::int64_t
+kept_before_change(const Request& r, std::size_t k, std::int64_t change,
+                   const ruleset::Rules& rules)
 {
-    const auto last = last_breakpoint(partner);
-    if (!whole_unit_match(partner, context.rules) || (last && *last < k)) {
-        return; // not a whole-unit cache, or nothing of the partner's cache is lost
+    if (reads_any_prefix(r, rules)) {
+        return change;
+    }
+    if (whole_unit_match(r, rules)) {
+        return unit_readable_before(r, k);
+    }
+    std::int64_t kept = 0;
+    for (const auto& bp : model::breakpoints(r)) {
+        if (bp.segment < k) {
+            kept = std::max(kept, r.segments[bp.segment].cumulative_tokens);
+        }
+    }
+    return kept;
+}
+
+// What a change at token `change` of segment k costs of a cache that held
+// `r` up to `cached_end`: what the provider could read before less what it
+// reads after, each as it reads (ProviderRules::readable_tokens).
+std::int64_t
+lost_from(const Request& r, std::size_t k, std::int64_t change, std::int64_t cached_end,
+          const ruleset::Rules& rules)
+{
+    return std::max<std::int64_t>(
+        0, readable_tokens(r, cached_end, rules) -
+               readable_tokens(r, kept_before_change(r, k, change, rules), rules));
+}
+
+// A whole-unit cache loses the shared tokens between the last unit boundary
+// and the change with it (a later request may read them once common-prefix
+// persistence has stored them): the message names them.
+void
+name_whole_unit_loss(Finding& f, const Request& partner, std::size_t k,
+                     const DivergenceContext& context)
+{
+    if (!whole_unit_match(partner, context.rules) || f.tokens_lost <= 0) {
+        return;
     }
     const std::int64_t readable = unit_readable_before(partner, k);
     const std::int64_t before = tokens_before(partner, k);
-    // The shared tokens no unit covers run to the change itself, inside
-    // segment `k` too (an edit within a message): the tokens lost from
-    // `before` on are counted already, the sentence names them all.
     const std::int64_t unread = std::max(before, f.location.token.value_or(before)) - readable;
-    if (unread <= 0) {
-        return;
+    if (unread > 0) {
+        f.message += fmt::format(" ({} reads a cached prefix only as a whole unit: the {} shared "
+                                 "tokens {} are lost with it)",
+                                 partner.provider, group_digits(unread),
+                                 readable == 0 ? "before the change"
+                                               : "between the last turn's end and the change");
     }
-    // What the change costs: the read the partner's prompt would have given,
-    // less what the last turn's unit still gives; both in whole units.
-    f.tokens_lost += readable_tokens(partner, before, context.rules) -
-                     readable_tokens(partner, readable, context.rules);
-    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
-    f.message += fmt::format(" ({} reads a cached prefix only as a whole unit: the {} shared "
-                             "tokens {} are lost with it)",
-                             partner.provider, group_digits(unread),
-                             readable == 0 ? "before the change"
-                                           : "between the last turn's end and the change");
-}
-
-// Caches that read any prefix (OpenAI without explicit breakpoints,
-// Gemini's implicit cache, vLLM, SGLang) still read the text before a change
-// inside segment `k`: the loss starts at the change, not at the segment.
-void
-keep_before_change(Finding& f, const Request& request, const Request& partner, std::size_t k,
-                   const DivergenceContext& context)
-{
-    if (!reads_any_prefix(partner, context.rules) || f.tokens_lost <= 0) {
-        return;
-    }
-    const std::int64_t before = tokens_before(partner, k);
-    const std::int64_t change = f.location.token.value_or(before);
-    if (change <= before) {
-        return;
-    }
-    f.tokens_lost = std::max<std::int64_t>(
-        0, f.tokens_lost - (readable_tokens(partner, change, context.rules) -
-                            readable_tokens(partner, before, context.rules)));
-    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
-}
-
-// What a dynamic value at token `change` of segment k spoils of the cache
-// up to `cached_end` when it changes: what the provider could read before
-// less what it can read after (nothing below the minimum length). A cache
-// that reads any prefix still reads up to the change. DeepSeek reads a
-// persisted unit only whole, and a cold-start prompt is one unit. A
-// breakpoint cache hashes blocks whole and reads only where a breakpoint
-// wrote an entry: it keeps the last breakpoint before the block.
-std::int64_t
-spoiled_tokens(const Request& r, std::size_t k, std::int64_t change, std::int64_t cached_end,
-               const ruleset::Rules& rules)
-{
-    std::int64_t kept = 0;
-    if (reads_any_prefix(r, rules)) {
-        kept = std::min(change, cached_end);
-    } else if (!whole_unit_match(r, rules)) {
-        for (const auto& bp : model::breakpoints(r)) {
-            if (bp.segment < k) {
-                kept = std::max(kept, r.segments[bp.segment].cumulative_tokens);
-            }
-        }
-    }
-    return std::max<std::int64_t>(0, readable_tokens(r, cached_end, rules) -
-                                         readable_tokens(r, kept, rules));
 }
 
 } // namespace
+
+std::int64_t
+tokens_lost(const Request& partner, std::size_t k, std::int64_t change, const ruleset::Rules& rules)
+{
+    const auto last = last_breakpoint(partner);
+    if (last && *last < k) {
+        return 0;
+    }
+    const std::int64_t end =
+        last ? partner.segments[*last].cumulative_tokens : partner.prompt_tokens();
+    return lost_from(partner, k, change, end, rules);
+}
 
 bool
 reads_any_prefix(const Request& partner, const ruleset::Rules& rules)
@@ -688,9 +665,12 @@ find_divergence(const Request& request, const Request& partner, const Divergence
         return std::nullopt; // the partner cached nothing: find_latent says what would break
     }
     Finding f = Classifier(request, partner, k, context).run();
-    lose_whole_unit(f, request, partner, k, context);
-    keep_before_change(f, request, partner, k, context);
-    if (f.tokens_lost == 0 && tokens_lost(partner, 0, context.rules) == 0) {
+    const std::int64_t before = tokens_before(partner, k);
+    f.tokens_lost =
+        tokens_lost(partner, k, std::max(before, f.location.token.value_or(before)), context.rules);
+    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
+    name_whole_unit_loss(f, partner, k, context);
+    if (f.tokens_lost == 0 && tokens_lost(partner, 0, 0, context.rules) == 0) {
         // Rule "minimum cacheable length": the partner's prompt was too short
         // to be cached, so the change invalidated nothing today.
         f.message += " (nothing of it was cached: the earlier prompt is below the model's "
@@ -771,7 +751,8 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             f.location.offset = chars;
             f.location.token = token;
             f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end, &secrets)};
-            f.tokens_lost = spoiled_tokens(request, k, token, cached_end, context.rules);
+            f.tokens_lost =
+                lost_from(request, k, std::min(token, cached_end), cached_end, context.rules);
             // A date is the same all day: it costs nothing within a log, and
             // everything after it at midnight.
             const bool daily = m.kind == "date" || m.kind == "today";

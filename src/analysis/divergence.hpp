@@ -32,12 +32,15 @@ struct DivergenceContext {
     const ExactTextCounter* count_exact = nullptr;
 };
 
-// Tokens of `partner`'s cache that a request parting from it at segment `k`
-// no longer reads: what its cache held (up to its last breakpoint when it had
-// breakpoints, the whole prompt otherwise) less the shared tokens before `k`,
-// each as the provider reads it (minimum, steps, units:
-// ProviderRules::readable_tokens).
-std::int64_t tokens_lost(const model::Request& partner, std::size_t k, const ruleset::Rules& rules);
+// Tokens of `partner`'s cache that a request parting from it at token
+// `change` of segment `k` no longer reads: what its cache held (up to its
+// last breakpoint when it had breakpoints, the whole prompt otherwise) less
+// what the provider still reads after the change (up to it on a cache that
+// reads any prefix, the last unit boundary on DeepSeek, the last breakpoint
+// before the block elsewhere), each as the provider reads it (minimum,
+// steps, units: ProviderRules::readable_tokens).
+std::int64_t tokens_lost(const model::Request& partner, std::size_t k, std::int64_t change,
+                         const ruleset::Rules& rules);
 
 // Whether `partner`'s cache reads a prefix ending at any token (OpenAI
 // without explicit breakpoints, Gemini's implicit cache, vLLM, SGLang), not

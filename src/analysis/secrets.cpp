@@ -102,8 +102,7 @@ value_follows(std::string_view text, std::size_t end, bool escaped, bool passwor
     p = skip_quotes(text, p + 1, escaped);
     std::size_t n = 0;
     const auto value_char = [password](char c) {
-        return password ? c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\' && c != '`'
-                        : is_value(c);
+        return password ? is_password_char(c) : is_value(c);
     };
     while (p + n < text.size() && n < 12 && value_char(text[p + n])) {
         ++n;

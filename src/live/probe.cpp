@@ -9,6 +9,7 @@
 #include "live/probe_body.hpp"
 #include "live/retrying_post.hpp"
 #include "model/breakpoints.hpp"
+#include "model/tokens.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
@@ -180,11 +181,7 @@ fill_plan(const Prepared& p, const ProbeOptions& options, const ruleset::Rules& 
     r.key_origin = p.key ? p.key->origin : std::string();
     r.unfilled = p.unfilled;
     r.prompt_tokens = p.request.prompt_tokens();
-    r.tokens_exact = std::all_of(p.request.segments.begin(), p.request.segments.end(),
-                                 [](const model::Segment& s) {
-                                     return s.token_source == model::TokenSource::exact;
-                                 }) &&
-                     !p.request.segments.empty();
+    r.tokens_exact = model::counted_exactly(p.request);
     for (const auto& bp : model::breakpoints(p.request)) {
         const auto& s = p.request.segments[bp.segment];
         r.breakpoints.push_back({s.path.str(), s.cumulative_tokens,

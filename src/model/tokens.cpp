@@ -461,13 +461,27 @@ assign_tokens(Request& request)
 }
 
 bool
+counted_exactly(const Request& request)
+{
+    bool any = false;
+    for (const auto& s : request.segments) {
+        if (s.kind == SegmentKind::unlogged) {
+            continue;
+        }
+        if (s.token_source != TokenSource::exact) {
+            return false;
+        }
+        any = true;
+    }
+    return any;
+}
+
+bool
 calibrate_from_prefix(Request& request, const Request& source, std::size_t shared)
 {
     auto& segs = request.segments;
     // Exact counts need no help from a partner: equal content, equal count.
-    if (!segs.empty() && std::all_of(segs.begin(), segs.end(), [](const Segment& s) {
-            return s.token_source == TokenSource::exact || s.kind == SegmentKind::unlogged;
-        })) {
+    if (counted_exactly(request)) {
         return false;
     }
     shared = std::min({shared, segs.size(), source.segments.size()});

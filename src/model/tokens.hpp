@@ -70,6 +70,10 @@ private:
 // Then fills cumulative_tokens.
 void assign_tokens(Request& request);
 
+// Every logged segment was counted with the model's tokenizer (token_source
+// exact), and there is one.
+bool counted_exactly(const Request& request);
+
 // Pins the first `shared` segments of `request` to the token counts of the
 // same segments in `source` (an earlier request with the same prefix: same
 // content, same tokens) and spreads what the reported total leaves over the

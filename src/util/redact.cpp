@@ -30,14 +30,6 @@ is_value(char c)
     return is_word(c) || c == '.' || c == '/' || c == '+' || c == '=' || c == '~';
 }
 
-// A password's characters: printable ASCII but spaces, quotes and
-// backslashes, which end it in JSON, YAML and shell text.
-bool
-is_password_char(char c)
-{
-    return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\' && c != '`';
-}
-
 constexpr std::array<std::string_view, 3> k_password_names = {"password", "passwd", "pwd"};
 
 // A PEM label's characters: "RSA PRIVATE KEY".
@@ -403,6 +395,12 @@ bearer_at(std::string_view text, std::size_t j)
 }
 
 } // namespace
+
+bool
+is_password_char(char c)
+{
+    return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\' && c != '`';
+}
 
 std::vector<SecretMatch>
 find_secrets(std::string_view text)

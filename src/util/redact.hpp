@@ -24,6 +24,10 @@ struct SecretMatch {
 // text: linear in its size, whatever it holds.
 std::vector<SecretMatch> find_secrets(std::string_view text);
 
+// A password's characters: printable ASCII but spaces, quotes and
+// backslashes, which end it in JSON, YAML and shell text.
+bool is_password_char(char c);
+
 // Does a URL with a password start at `at` ("://" after its scheme)? The
 // check find_secrets makes there, for scanners that look for anchors first.
 bool url_password_at(std::string_view text, std::size_t at);

@@ -330,6 +330,20 @@ TEST_SUITE("analysis::divergence")
         }
     }
 
+    TEST_CASE("tokens lost on a breakpoint cache: from its last breakpoint before the change")
+    {
+        // The tools carry no breakpoint, so no entry ends there: an edit of
+        // the system prompt loses the tools' tokens too, as audit's
+        // simulator reads nothing back.
+        const std::string day1 = above_minimum(R"("You are an agent. Mood of the day: sunny.")");
+        const std::string day2 = replace(day1, "sunny", "rainy");
+        const auto a = analyse({record("r1", "s", 0, body(day1, k_history)),
+                                record("r2", "s", 20, body(day2, k_history))});
+        const auto& f = only_break(a);
+        CHECK(f.location.path == "system[0]");
+        CHECK(f.tokens_lost == a.result.outcomes[0].prompt_tokens);
+    }
+
     TEST_CASE("two changes are no run: they stay CW001")
     {
         std::vector<std::string> lines;
