@@ -297,6 +297,18 @@ pre_tokenize_unicode(PreTokenizer kind, std::string_view text,
 } // namespace detail
 
 std::size_t
+piece_end(PreTokenizer kind, std::string_view text, std::size_t i)
+{
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+        if (const std::size_t e = detail::ascii_piece_end(kind, text, i);
+            e != detail::k_undecided) {
+            return e;
+        }
+    }
+    return next_piece(kind, Scanner(text), i);
+}
+
+std::size_t
 pre_tokenize_part(PreTokenizer kind, std::string_view text, std::size_t from,
                   std::size_t max_pieces, std::vector<std::string_view>& pieces)
 {

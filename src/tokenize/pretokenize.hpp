@@ -34,6 +34,10 @@ void pre_tokenize(PreTokenizer kind, std::string_view text, std::vector<std::str
 std::size_t pre_tokenize_part(PreTokenizer kind, std::string_view text, std::size_t from,
                               std::size_t max_pieces, std::vector<std::string_view>& pieces);
 
+// The end of the piece that starts at byte `i` of well-formed UTF-8 `text`
+// (not for deepseek_v3, which splits in passes).
+std::size_t piece_end(PreTokenizer kind, std::string_view text, std::size_t i);
+
 namespace detail {
 // pre_tokenize without its ASCII fast path (not for deepseek_v3): the
 // reference that the tests hold it to.

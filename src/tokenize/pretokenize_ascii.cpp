@@ -304,20 +304,24 @@ next_gpt4_ascii(std::string_view text, std::size_t i, std::size_t max_digits, bo
 }
 
 std::size_t
+ascii_piece_end(PreTokenizer kind, std::string_view text, std::size_t i)
+{
+    if (kind == PreTokenizer::o200k) {
+        const std::size_t e =
+            quick_o200k_word(reinterpret_cast<const unsigned char*>(text.data()), text.size(), i);
+        return e != 0 ? e : next_o200k_ascii(text, i);
+    }
+    return next_gpt4_ascii(text, i, kind == PreTokenizer::qwen2 ? 1 : 3,
+                           kind == PreTokenizer::cl100k);
+}
+
+std::size_t
 split_ascii(PreTokenizer kind, std::string_view text, std::size_t i, std::size_t& budget,
             std::vector<std::string_view>& pieces)
 {
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t digits = kind == PreTokenizer::qwen2 ? 1 : 3;
-    const bool trailing_run = kind == PreTokenizer::cl100k;
     while (i < text.size() && budget > 0 && bytes[i] < 0x80) {
-        std::size_t e = 0;
-        if (kind == PreTokenizer::o200k) {
-            e = quick_o200k_word(bytes, text.size(), i);
-            e = e != 0 ? e : next_o200k_ascii(text, i);
-        } else {
-            e = next_gpt4_ascii(text, i, digits, trailing_run);
-        }
+        const std::size_t e = ascii_piece_end(kind, text, i);
         if (e == k_undecided) {
             break;
         }

@@ -21,6 +21,10 @@ std::size_t next_o200k_ascii(std::string_view text, std::size_t i);
 std::size_t next_gpt4_ascii(std::string_view text, std::size_t i, std::size_t max_digits,
                             bool trailing_run);
 
+// The end of the piece at `i` (an ASCII byte) by `kind` (not deepseek_v3),
+// or k_undecided.
+std::size_t ascii_piece_end(PreTokenizer kind, std::string_view text, std::size_t i);
+
 // Appends pieces from `i` (o200k and the GPT-4 family) while the ASCII
 // path decides them, at most `budget` of them (counted down); returns where
 // it stopped: the end, a byte from 0x80 on, or a piece it leaves undecided.

@@ -36,22 +36,34 @@ Tokenizer::piece_tokens(std::string_view piece, const PieceCache::Key& key) cons
     return m_scratch;
 }
 
+namespace {
+
+// `text` as the tokenizer reads it: ill-formed UTF-8 repaired, then put in
+// NFC when the family asks; `storage` holds the text when it changed.
+std::string_view
+prepared(std::string_view text, bool nfc, std::string& storage)
+{
+    if (!is_valid_utf8(text)) {
+        storage = repair_utf8(text);
+        text = storage;
+    }
+    if (nfc) {
+        if (auto normal = to_nfc(text)) {
+            storage = std::move(*normal);
+            text = storage;
+        }
+    }
+    return text;
+}
+
+} // namespace
+
 template <typename Fn>
 void
 Tokenizer::for_each_part(std::string_view text, Fn fn) const
 {
-    std::string repaired;
-    if (!is_valid_utf8(text)) {
-        repaired = repair_utf8(text);
-        text = repaired;
-    }
-    std::optional<std::string> normal;
-    if (m_traits.nfc) {
-        normal = to_nfc(text);
-        if (normal) {
-            text = *normal;
-        }
-    }
+    std::string storage;
+    text = prepared(text, m_traits.nfc, storage);
     // A few hundred pieces at a time, so that they and their keys stay in
     // the first-level cache beside the piece cache's slots.
     constexpr std::size_t k_part = 256;
@@ -86,34 +98,47 @@ Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const
     });
 }
 
-// Short pieces are looked up in m_short by their bytes alone; the piece
-// cache's key is made only for the others, and only long pieces are fetched
-// ahead (prefetching m_short's slots too measured slower).
+// The count of one piece of the text that ends at `end`: short pieces are
+// looked up in m_short by their bytes alone, the others in the piece cache.
+std::size_t
+Tokenizer::piece_count(std::string_view piece, const char* end) const
+{
+    const auto word = ShortPieceCounts::word_of(piece, end);
+    if (word) {
+        if (const auto hit = m_short.find(*word, piece.size())) {
+            return *hit;
+        }
+    }
+    const std::size_t tokens = piece_tokens(piece, PieceCache::key(piece, end)).size();
+    if (word) {
+        m_short.put(*word, piece.size(), tokens);
+    }
+    return tokens;
+}
+
+// Each piece is counted as soon as it is found, without a list of pieces
+// between the two steps; deepseek_v3, which splits a text in passes, goes
+// part by part.
 std::size_t
 Tokenizer::count(std::string_view text) const
 {
     std::size_t n = 0;
-    for_each_part(text, [&](const char* end) {
-        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
-            if (const std::size_t j = i + k_ahead;
-                j < m_pieces.size() && m_pieces[j].size() > ShortPieceCounts::k_max_piece) {
-                m_cache.prefetch(PieceCache::key(m_pieces[j], end));
+    if (m_traits.pre_tokenizer == PreTokenizer::deepseek_v3) {
+        for_each_part(text, [&](const char* end) {
+            for (const auto piece : m_pieces) {
+                n += piece_count(piece, end);
             }
-            const std::string_view piece = m_pieces[i];
-            const auto word = ShortPieceCounts::word_of(piece, end);
-            if (word) {
-                if (const auto hit = m_short.find(*word, piece.size())) {
-                    n += *hit;
-                    continue;
-                }
-            }
-            const std::size_t tokens = piece_tokens(piece, PieceCache::key(piece, end)).size();
-            if (word) {
-                m_short.put(*word, piece.size(), tokens);
-            }
-            n += tokens;
-        }
-    });
+        });
+        return n;
+    }
+    std::string storage;
+    text = prepared(text, m_traits.nfc, storage);
+    const char* end = text.data() + text.size();
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t e = piece_end(m_traits.pre_tokenizer, text, i);
+        n += piece_count(text.substr(i, e - i), end);
+        i = e;
+    }
     return n;
 }
 

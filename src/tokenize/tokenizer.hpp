@@ -59,6 +59,7 @@ private:
     // next call.
     [[nodiscard]] std::span<const TokenId> piece_tokens(std::string_view piece,
                                                         const PieceCache::Key& key) const;
+    [[nodiscard]] std::size_t piece_count(std::string_view piece, const char* end) const;
     // Repairs ill-formed UTF-8, normalises, pre-tokenises, and calls `fn`
     // with each part of at most a few hundred pieces (m_pieces) and the end
     // of the text they lie in.

@@ -141,6 +141,14 @@ TEST_SUITE("tokenize::pre_tokenize")
                 CAPTURE(to_string(kind));
                 CAPTURE(text);
                 REQUIRE(got == want);
+                // piece_end, which Tokenizer::count walks with, piece by piece.
+                std::vector<std::string_view> walked;
+                for (std::size_t i = 0; i < text.size();) {
+                    const std::size_t e = piece_end(kind, text, i);
+                    walked.push_back(std::string_view(text).substr(i, e - i));
+                    i = e;
+                }
+                REQUIRE(walked == want);
             }
         }
     }
