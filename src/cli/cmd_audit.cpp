@@ -15,7 +15,9 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -87,6 +89,57 @@ add_compute_saved(account::AuditOptions& audit, const ruleset::Rules& rules,
     }
 }
 
+// The simulator options and the caches that read them: one given for caches
+// that will not run would change nothing, silently.
+struct EngineOption {
+    const char* flag;
+    bool given;
+    std::vector<std::string> policies;
+};
+
+std::vector<EngineOption>
+engine_options(const AuditOptions& options)
+{
+    return {{"--block-size", options.block_size.has_value(), {"vllm", "sglang", "deepseek"}},
+            {"--capacity-blocks", options.capacity_blocks.has_value(), {"vllm", "sglang"}},
+            {"--interval-tokens", options.interval_tokens.has_value(), {"deepseek"}}};
+}
+
+// A forced --policy that does not take an option given is a usage error.
+void
+check_engine_options(const AuditOptions& options)
+{
+    if (!options.policy) {
+        return;
+    }
+    for (const auto& o : engine_options(options)) {
+        if (o.given &&
+            std::find(o.policies.begin(), o.policies.end(), *options.policy) == o.policies.end()) {
+            throw Error(fmt::format("{} applies to the {} caches, not to --policy {}", o.flag,
+                                    fmt::join(o.policies, ", "), *options.policy));
+        }
+    }
+}
+
+// Without --policy each request runs on its provider's cache: says so when no
+// request ran on a cache that reads an option given.
+void
+note_unused_engine_options(const AuditOptions& options, const std::vector<std::string>& simulated)
+{
+    for (const auto& o : engine_options(options)) {
+        const bool used = std::any_of(simulated.begin(), simulated.end(), [&](const auto& p) {
+            return std::find(o.policies.begin(), o.policies.end(), p) != o.policies.end();
+        });
+        if (o.given && !used) {
+            fmt::print(stderr,
+                       "cachewise: {} changed nothing: no request ran on the {} caches (caches "
+                       "simulated: {}); --policy NAME simulates every request with one\n",
+                       o.flag, fmt::join(o.policies, ", "),
+                       simulated.empty() ? "none" : fmt::format("{}", fmt::join(simulated, ", ")));
+        }
+    }
+}
+
 } // namespace
 
 void
@@ -153,6 +206,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     audit_options.sim.capacity_blocks = options.capacity_blocks;
     audit_options.sim.interval_tokens = options.interval_tokens;
 
+    check_engine_options(options);
     add_compute_saved(audit_options, *rules, options);
 
     model::TextStore texts;
@@ -183,6 +237,7 @@ run_audit(const Settings& global, const AuditOptions& options)
             replay_placement(analyzer.requests().all(), texts, *rules, audit_options.policy);
     }
     auto result = account::audit(analyzer, *rules, audit_options);
+    note_unused_engine_options(options, result.policies);
     result.findings.insert(result.findings.end(), watch.secrets.findings().begin(),
                            watch.secrets.findings().end());
     report::make_printable(result.findings);

@@ -357,8 +357,24 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     }
 }
 
+// --by in markdown: the same groups as text_by, as a table.
 void
-markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptions&,
+markdown_by(const AuditResult& r, const std::string& by, std::ostream& out)
+{
+    fmt::print(out, "| {} | requests | hit rate | actual USD | no-cache USD | saved USD |\n", by);
+    fmt::print(out, "|---|---:|---:|---:|---:|---:|\n");
+    for (const auto& [key, g] : r.by(by)) {
+        const bool priced = g.priced > 0;
+        const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
+        fmt::print(out, "| {} | {} | {} | {} | {} | {} |\n", markdown_cell(key),
+                   group_count(g.requests), reported_rate(g), money(g.actual.total()),
+                   money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total()));
+    }
+    fmt::print(out, "\n");
+}
+
+void
+markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptions& o,
          std::ostream& out)
 {
     const Totals& t = r.totals;
@@ -376,6 +392,9 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
         cost_rows(r, out, true);
         fmt::print(out, "\n");
     }
+    if (o.by) {
+        markdown_by(r, *o.by, out);
+    }
     if (!r.findings.empty()) {
         fmt::print(out, "| rule | request | finding |\n|---|---|---|\n");
         for (const auto& f : r.findings) {
@@ -385,21 +404,45 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
     }
 }
 
-void
-csv(const AuditResult& r, std::ostream& out)
+std::string
+csv_quote(const std::string& s)
 {
+    std::string q = "\"";
+    for (char c : s) {
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return q + "\"";
+}
+
+// --by in CSV: the groups are the table (one file holds one table), the
+// hit rate a fraction and money empty where a group has no price.
+void
+csv_by(const AuditResult& r, const std::string& by, std::ostream& out)
+{
+    fmt::print(out, "{},requests,with_usage,hit_rate,actual_usd,no_cache_usd,saved_usd\n", by);
+    for (const auto& [key, g] : r.by(by)) {
+        const bool priced = g.priced > 0;
+        const auto money = [priced](double v) { return priced ? usd(v) : std::string(); };
+        const auto rate = g.hit_rate();
+        fmt::print(out, "{},{},{},{},{},{},{}\n", csv_quote(key), g.requests, g.with_usage,
+                   rate ? fmt::format("{:.4f}", *rate) : std::string(), money(g.actual.total()),
+                   money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total()));
+    }
+}
+
+void
+csv(const AuditResult& r, const std::optional<std::string>& by, std::ostream& out)
+{
+    if (by) {
+        csv_by(r, *by, out);
+        return;
+    }
     fmt::print(
         out,
         "id,stream,model,started_at,status,partner,prompt_tokens,reported_read,reported_write_5m,"
         "reported_write_1h,reported_fresh,output,expected_read,expected_write_5m,expected_write_1h,"
         "expected_fresh,actual_usd,no_cache_usd,expected_usd,ideal_usd,findings\n");
-    const auto quote = [](const std::string& s) {
-        std::string q = "\"";
-        for (char c : s) {
-            q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        }
-        return q + "\"";
-    };
+    const auto quote = csv_quote;
     for (const auto& a : r.requests) {
         std::string rules;
         for (const auto i : a.findings) {
@@ -514,7 +557,7 @@ print_audit(const AuditResult& result, const ingest::LoadSummary& load,
              {.text = [&] { text(result, load, options, out); },
               .json = [&] { json(result, load, options, out); },
               .markdown = [&] { markdown(result, load, options, out); },
-              .csv = [&] { csv(result, out); },
+              .csv = [&] { csv(result, options.by, out); },
               .html =
                   [&] {
                       print_html(html_from_audit(result, options.rules, HtmlLimits{},
