@@ -234,8 +234,28 @@ public:
                 requests_count == 1 ? "comes" : "come", fmt::join(models, ", "),
                 requests_count == 1 ? "its cost is" : "their costs are"));
         }
+        note_untimed_prices();
         summarise();
         compute();
+    }
+
+    void note_untimed_prices()
+    {
+        if (m_untimed_priced.empty()) {
+            return;
+        }
+        std::vector<std::string> models;
+        std::size_t n = 0;
+        for (const auto& [model, count] : m_untimed_priced) {
+            models.push_back(fmt::format("{} ({})", model, group_count(count)));
+            n += count;
+        }
+        m_result.notes.push_back(fmt::format(
+            "{} without a start time {} priced at the latest off-peak prices of "
+            "rules/pricing.json, whose prices changed on a date or are higher in peak hours: "
+            "{}; {} assumed",
+            count_noun(n, "request"), n == 1 ? "is" : "are", fmt::join(models, ", "),
+            n == 1 ? "its cost is" : "their costs are"));
     }
 
 private:
@@ -372,7 +392,7 @@ private:
             prices_for(m_rules.pricing, r.billed_model(), r.started_at, a.prompt_tokens);
         if (prices && a.reported) {
             a.priced = true;
-            count_second_hand_price(r);
+            count_price_assumptions(r);
             a.actual = cost_of(*a.reported, *prices);
             Split none;
             none.fresh = a.reported->input();
@@ -640,13 +660,22 @@ private:
     }
 
     // A price taken from a second-hand source (rules/pricing.json
-    // "confidence"): the costs of such requests are said to rest on it.
-    void count_second_hand_price(const Request& r)
+    // "confidence"): the costs of such requests are said to rest on it. A
+    // request without a start time whose price depends on the time (a price
+    // that changed on a date, DeepSeek's peak hours) is priced at the latest
+    // off-peak prices: an assumption, said in a note.
+    void count_price_assumptions(const Request& r)
     {
         const std::string day = r.started_at ? format_rfc3339(*r.started_at).substr(0, 10) : "";
         const auto* period = m_rules.pricing.find(r.billed_model(), day);
-        if (period != nullptr && !period->provenance.certain) {
+        if (period == nullptr) {
+            return;
+        }
+        if (!period->provenance.certain) {
             ++m_second_hand[r.billed_model()];
+        }
+        if (!r.started_at && (period->effective_from || !period->peak_hours_utc.empty())) {
+            ++m_untimed_priced[r.billed_model()];
         }
     }
 
@@ -994,7 +1023,8 @@ private:
     std::unordered_map<std::size_t, ruleset::PriceSet> m_prices;
     std::vector<std::size_t> m_pending; // findings of the request being audited
     bool m_expired_now = false;
-    std::map<std::string, std::size_t> m_second_hand; // priced requests by model, see below
+    std::map<std::string, std::size_t> m_second_hand;    // priced requests by model, see below
+    std::map<std::string, std::size_t> m_untimed_priced; // by model: see count_price_assumptions
     std::size_t m_within_estimate = 0; // reads short of the hit within the estimate's band
     std::size_t m_over_estimate = 0;   // reads past the units within the estimate's band
 };
