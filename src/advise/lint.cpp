@@ -338,7 +338,8 @@ private:
         const Request& r = x.r;
         const auto& minimum = x.minimum;
         const auto& last = x.last;
-        const analysis::DivergenceContext context{m_rules, *m_texts, m_matcher, m_estimator};
+        const analysis::DivergenceContext context{m_rules, *m_texts, m_matcher, m_estimator,
+                                                  &m_options.count_exact};
         const auto dynamic = analysis::scan_dynamic_fields(r, context, true);
         std::optional<std::size_t> first_dynamic;
         std::unordered_map<std::string, std::size_t> index_of; // path -> segment
@@ -362,6 +363,7 @@ private:
                 continue;
             }
             Finding f = make(analysis::rule::k_dynamic_field, r, &s, d.location.offset);
+            f.location.token = d.location.token;
             f.kind = d.kind;
             f.excerpt = d.excerpt;
             f.tokens_lost = d.tokens_lost;
@@ -398,7 +400,8 @@ private:
     void check_secrets(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
-        for (const auto& s : r.segments) {
+        for (std::size_t k = 0; k < r.segments.size(); ++k) {
+            const Segment& s = r.segments[k];
             const auto raw = m_texts->get(s.content);
             const std::string text = raw ? analysis::display_text(*raw, s.kind) : std::string();
             const auto matches = find_secrets(text);
@@ -406,7 +409,13 @@ private:
             for (std::size_t i = 0; i < matches.size(); ++i) {
                 const auto& match = matches[i];
                 Finding f = make(analysis::rule::k_secret_in_prompt, r, &s, chars[i]);
-                f.tokens_lost = r.prompt_tokens() - (s.cumulative_tokens - s.tokens);
+                const std::int64_t token =
+                    analysis::position_in_segment(r, k, text, match.offset, m_estimator,
+                                                  &m_options.count_exact)
+                        .second;
+                f.location.token = token;
+                // Rotating the key spoils what a dynamic value there would (CW010).
+                f.tokens_lost = analysis::tokens_lost(r, k, token, m_rules);
                 analysis::describe_secret(f, text, match);
                 emit(out, std::move(f));
             }

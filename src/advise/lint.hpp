@@ -1,6 +1,7 @@
 #pragma once
 
 #include "advise/prefix_counter.hpp"
+#include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/finding.hpp"
 #include "model/request.hpp"
@@ -25,6 +26,9 @@ struct LintOptions {
     // Exact counts for minimum checks the estimate cannot decide (CW012
     // "exact" instead of "borderline"); nullptr: estimates only.
     PrefixCounter* counter = nullptr;
+    // Counts a text with the model's own tokenizer: token positions inside
+    // exactly counted segments are counted, not estimated. Empty: estimated.
+    analysis::ExactTextCounter count_exact;
 };
 
 struct LintResult {

@@ -156,20 +156,24 @@ is_history_id_kind(std::string_view kind)
 class PositionCursor {
 public:
     PositionCursor(const Request& r, std::size_t k, std::string_view text,
-                   const DivergenceContext& context)
-        : m_r(r), m_k(k), m_text(text), m_estimator(context.estimator)
+                   const model::TokenEstimator& estimator, const ExactTextCounter* count_exact)
+        : m_r(r), m_k(k), m_text(text), m_estimator(estimator)
     {
         const Segment& s = r.segments[k];
-        if (context.count_exact != nullptr && s.token_source == model::TokenSource::exact) {
-            const auto whole = (*context.count_exact)(r.model, text);
+        if (count_exact != nullptr && *count_exact && s.token_source == model::TokenSource::exact) {
+            const auto whole = (*count_exact)(r.model, text);
             // Only when the text is what was counted: its count and the
             // template's few tokens make the segment's.
             if (whole && *whole <= s.tokens && s.tokens - *whole <= k_template_tokens) {
-                m_count = context.count_exact;
+                m_count = count_exact;
                 m_overhead = s.tokens - *whole;
             }
         }
     }
+    PositionCursor(const Request& r, std::size_t k, std::string_view text,
+                   const DivergenceContext& context)
+        : PositionCursor(r, k, text, context.estimator, context.count_exact)
+    {}
 
     std::pair<std::size_t, std::int64_t> at(std::size_t offset)
     {
@@ -629,6 +633,13 @@ name_whole_unit_loss(Finding& f, const Request& partner, std::size_t k,
 }
 
 } // namespace
+
+std::pair<std::size_t, std::int64_t>
+position_in_segment(const Request& r, std::size_t k, std::string_view text, std::size_t offset,
+                    const model::TokenEstimator& estimator, const ExactTextCounter* count_exact)
+{
+    return PositionCursor(r, k, text, estimator, count_exact).at(offset);
+}
 
 std::int64_t
 tokens_lost(const Request& partner, std::size_t k, std::int64_t change, const ruleset::Rules& rules)

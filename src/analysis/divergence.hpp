@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cachewise::analysis {
@@ -31,6 +32,16 @@ struct DivergenceContext {
     // counted with the same tokenizer when this is set, else estimated.
     const ExactTextCounter* count_exact = nullptr;
 };
+
+// Where byte `offset` of `text`, the display text of segment k of `r`, lies:
+// its character offset in the text and its token in the prompt, counted with
+// the model's tokenizer where the segment's tokens were (count_exact), else
+// estimated and scaled to the segment's tokens (as find_divergence places a
+// change).
+std::pair<std::size_t, std::int64_t> position_in_segment(const model::Request& r, std::size_t k,
+                                                         std::string_view text, std::size_t offset,
+                                                         const model::TokenEstimator& estimator,
+                                                         const ExactTextCounter* count_exact);
 
 // Tokens of `partner`'s cache that a request parting from it at token
 // `change` of segment `k` no longer reads: what its cache held (up to its

@@ -356,9 +356,11 @@ describe_secret(Finding& f, std::string_view text, const SecretMatch& match)
         Excerpt{"", fmt::format("{}{}{}{}{}", from > 0 ? "…" : "", redact.piece(from, match.offset),
                                 redact.piece(match.offset, end),
                                 redact.piece(end, std::max(to, end)), to < text.size() ? "…" : "")};
-    f.message = fmt::format("a {} ({}) is part of the prompt: it goes to the provider with every "
+    const bool vowel = !match.kind.empty() &&
+                       std::string_view("aeiou").find(match.kind.front()) != std::string_view::npos;
+    f.message = fmt::format("{} {} ({}) is part of the prompt: it goes to the provider with every "
                             "request, and rotating it busts the cache from here on",
-                            match.kind, masked);
+                            vowel ? "an" : "a", match.kind, masked);
 }
 
 std::vector<std::size_t>
@@ -466,9 +468,13 @@ SecretScanner::add(const model::Request& request)
             Finding f = make_finding(rule::k_secret_in_prompt, request);
             f.location.path = s.path.str();
             f.location.offset = chars[i];
-            f.location.token = s.cumulative_tokens - s.tokens;
-            // What a rotation of the key spoils: the prompt from its segment on.
-            f.tokens_lost = request.prompt_tokens() - *f.location.token;
+            const std::int64_t token =
+                position_in_segment(request, k, text, match.offset, m_estimator, m_count_exact)
+                    .second;
+            f.location.token = token;
+            // What a rotation of the key spoils: what the request's cache
+            // holds from the key on, as a dynamic value there would (CW010).
+            f.tokens_lost = tokens_lost(request, k, token, m_rules);
             describe_secret(f, text, match);
             m_lists[list - 1].push_back(m_findings.size());
             m_findings.push_back(std::move(f));

@@ -1,8 +1,11 @@
 #pragma once
 
+#include "analysis/divergence.hpp"
 #include "analysis/finding.hpp"
 #include "model/request.hpp"
 #include "model/text_store.hpp"
+#include "model/tokens.hpp"
+#include "ruleset/rules.hpp"
 #include "util/hash.hpp"
 #include "util/redact.hpp"
 
@@ -44,7 +47,11 @@ bool may_hold_secret(std::uint8_t tags, model::SegmentKind kind);
 // that may hold a secret is read back.
 class SecretScanner {
 public:
-    explicit SecretScanner(model::TextStore& texts) : m_texts(texts)
+    // Token positions are placed as find_divergence places a change: with
+    // `count_exact` where a segment was counted exactly, else estimated.
+    SecretScanner(model::TextStore& texts, const ruleset::Rules& rules,
+                  const ExactTextCounter* count_exact = nullptr)
+        : m_texts(texts), m_rules(rules), m_estimator(rules.tokens), m_count_exact(count_exact)
     {
         texts.set_tagger(&secret_tags);
     }
@@ -55,6 +62,9 @@ public:
 
 private:
     const model::TextStore& m_texts;
+    const ruleset::Rules& m_rules;
+    model::TokenEstimator m_estimator;
+    const ExactTextCounter* m_count_exact;
     std::vector<Finding> m_findings;
     // The findings of a content, as indices into m_findings; 0: none.
     std::uint32_t new_list();

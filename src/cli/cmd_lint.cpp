@@ -80,6 +80,9 @@ run_lint(const Settings& global, const LintCliOptions& options)
     const Gate gate = global.gate(FailOn{FailOn::Level::error, {}, "error"});
     keep_stdin(options.inputs); // a template is read twice: its request, then its bytes
     TokenizerHook tokenizer(global);
+    lint_options.count_exact = [&tokenizer](const std::string& model, std::string_view text) {
+        return tokenizer.count_text(model, text);
+    };
     auto result = lint_files(options.inputs, *rules, lint_options, &tokenizer);
     report::make_printable(result.findings);
     report_lint_notes(global, result);

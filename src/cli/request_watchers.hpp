@@ -13,7 +13,10 @@ namespace cachewise::cli {
 // What analyze and audit note of every request as it is read, beside their
 // own work: the provider's own diagnosis of a miss, and credentials in prompts.
 struct RequestWatchers {
-    explicit RequestWatchers(model::TextStore& texts) : secrets(texts) {}
+    RequestWatchers(model::TextStore& texts, const ruleset::Rules& rules,
+                    const analysis::ExactTextCounter* count_exact)
+        : secrets(texts, rules, count_exact)
+    {}
 
     void note(const model::Request& request)
     {
@@ -31,8 +34,11 @@ struct RequestWatchers {
 struct WatchedAnalysis {
     WatchedAnalysis(const Settings& global, const ruleset::Rules& rules,
                     analysis::AnalyzeOptions options, model::TextStore& texts)
-        : positions(global), analyzer(rules, counting_positions(std::move(options)), texts),
-          watch(texts)
+        : positions(global), count_exact([this](const std::string& model, std::string_view text) {
+              return positions.count_text(model, text);
+          }),
+          analyzer(rules, counting_positions(std::move(options)), texts),
+          watch(texts, rules, &count_exact)
     {}
     WatchedAnalysis(const WatchedAnalysis&) = delete;
     WatchedAnalysis& operator=(const WatchedAnalysis&) = delete;
@@ -53,7 +59,8 @@ struct WatchedAnalysis {
         return std::nullopt;
     }
 
-    TokenizerHook positions; // before the analyzer, which counts with it
+    TokenizerHook positions;                // before the analyzer, which counts with it
+    analysis::ExactTextCounter count_exact; // with `positions`
     analysis::Analyzer analyzer;
     RequestWatchers watch;
     LoadedLog loaded;
@@ -61,9 +68,7 @@ struct WatchedAnalysis {
 private:
     analysis::AnalyzeOptions counting_positions(analysis::AnalyzeOptions options)
     {
-        options.count_exact = [this](const std::string& model, std::string_view text) {
-            return positions.count_text(model, text);
-        };
+        options.count_exact = count_exact;
         return options;
     }
 };

@@ -1,5 +1,6 @@
 #include "analysis/secrets.hpp"
 #include "analysis/segment_text.hpp"
+#include "helpers.hpp"
 #include "ingest/json_render.hpp"
 #include "model/chain.hpp"
 #include "util/redact.hpp"
@@ -197,7 +198,7 @@ TEST_SUITE("analysis::secrets")
             }
             return r;
         };
-        SecretScanner scanner(store);
+        SecretScanner scanner(store, test::rules());
         scanner.add(request({0, 1}, 1));
         scanner.add(request({0, 1, 2}, 1)); // the prefix of the one before
         scanner.add(request({3, 0}, 2));    // elsewhere, the same block
@@ -226,7 +227,7 @@ TEST_SUITE("analysis::secrets")
         const std::string text = text_block("use " + key);
         model::TextStore store;
         store.put(hash_bytes(text), text);
-        SecretScanner scanner(store);
+        SecretScanner scanner(store, test::rules());
         model::Request r;
         model::Segment s;
         s.content = hash_bytes(text);
