@@ -360,6 +360,10 @@ Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
     }
     calibrate(r, p ? &*p : nullptr, lo, index, ns_hash);
     judge(r, p ? &*p : nullptr, lo, index, outcome, result);
+    if (outcome.status == RequestOutcome::Status::cold && r.usage && r.usage->read_tokens() > 0 &&
+        shared_depth(r, index, ns_hash, false) > 0) {
+        ++result.cold_starts_read_before_window;
+    }
     if (!outcome.partner.empty()) {
         outcome.partner_index = partner;
     }

@@ -73,6 +73,9 @@ struct AnalysisResult {
     // Of them, those whose reported usage shows a cache read: warmed by
     // traffic the log does not hold, so "cold" only within the log.
     std::size_t cold_starts_read = 0;
+    // Of those, the ones whose prefix the log holds in a request more than
+    // the window before: warmed by the log, not outside it.
+    std::size_t cold_starts_read_before_window = 0;
     std::size_t extends = 0;
     std::size_t branched = 0;
     std::size_t breaks = 0;

@@ -50,6 +50,19 @@ title(const Finding& f)
                           : fmt::format("{} {} ({})", f.rule, f.name, f.kind);
 }
 
+// A --window as given: 30 s, 5 min, 2 h.
+std::string
+window_words(double seconds)
+{
+    const auto whole = static_cast<std::int64_t>(seconds);
+    if (static_cast<double>(whole) != seconds) {
+        return fmt::format("{} s", seconds);
+    }
+    return whole % 3600 == 0 ? fmt::format("{} h", whole / 3600)
+           : whole % 60 == 0 ? fmt::format("{} min", whole / 60)
+                             : fmt::format("{} s", whole);
+}
+
 // The cold starts the provider reports reading from: cold only within the log.
 std::string
 cold_read_words(const AnalysisResult& r)
@@ -61,7 +74,18 @@ cold_read_words(const AnalysisResult& r)
                                 ? fmt::format("{} of them", group_count(r.cold_starts_read))
                             : r.cold_starts == 1 ? "it"
                                                  : "all";
-    return fmt::format(" ({} read from the cache: warmed outside the log)", who);
+    // A prefix the log held before the window was warmed by the log itself.
+    const std::size_t before = r.cold_starts_read_before_window;
+    const std::string window = window_words(r.window_seconds);
+    const std::string why =
+        before == 0 ? "warmed outside the log"
+        : before == r.cold_starts_read
+            ? fmt::format("warmed by requests of the log more than the --window of {} before",
+                          window)
+            : fmt::format("{} warmed by requests of the log more than the --window of {} before, "
+                          "the others outside the log",
+                          group_count(before), window);
+    return fmt::format(" ({} read from the cache: {})", who, why);
 }
 
 // What was read and how the requests relate to their partners.
@@ -264,6 +288,7 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
                     {"streams", r.streams},
                     {"cold_starts", r.cold_starts},
                     {"cold_starts_read", r.cold_starts_read},
+                    {"cold_starts_read_before_window", r.cold_starts_read_before_window},
                     {"append_only", r.extends},
                     {"branched", r.branched},
                     {"breaks", r.breaks},
