@@ -1,4 +1,5 @@
 #include "analysis/analyzer.hpp"
+#include "cli/disabled_rules.hpp"
 #include "cli/options.hpp"
 #include "cli/request_watchers.hpp"
 #include "cli/setting_options.hpp"
@@ -11,6 +12,8 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <set>
+#include <string>
 
 namespace cachewise::cli {
 
@@ -25,6 +28,7 @@ add_analyze_command(CLI::App& app, AnalyzeOptions& options, FlagValues& flags)
         ->check(at_least(1));
     cmd->add_flag("--details", options.details, "List every break with its was/now excerpt");
     add_setting_option(*cmd, Key::window, flags);
+    add_setting_option(*cmd, Key::disabled_rules, flags);
 }
 
 int
@@ -47,6 +51,9 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
     // A credential spoils the prompt after it when rotated: listed with the dynamic fields.
     result.dynamic_fields.insert(result.dynamic_fields.end(), watch.secrets.findings().begin(),
                                  watch.secrets.findings().end());
+    const std::set<std::string> off(global.disabled_rules.value.begin(),
+                                    global.disabled_rules.value.end());
+    std::size_t dropped = drop_disabled(result, off);
     report::make_printable(result.findings);
     report::make_printable(result.dynamic_fields);
     report::make_printable(result.latent);
@@ -54,7 +61,9 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), result.dynamic_fields.begin(), result.dynamic_fields.end());
     findings.insert(findings.end(), result.latent.begin(), result.latent.end());
-    const auto diagnosis = watch.diagnoses.compare(result);
+    auto diagnosis = watch.diagnoses.compare(result);
+    dropped += drop_disabled(diagnosis.findings, off);
+    note_disabled(dropped, off, global.quiet);
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const auto counted = new_findings(findings, gate);
     if (!print_findings_format(global, findings, gate)) {

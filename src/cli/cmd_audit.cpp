@@ -1,6 +1,7 @@
 #include "account/auditor.hpp"
 #include "account/expected_basis.hpp"
 #include "advise/suggest.hpp"
+#include "cli/disabled_rules.hpp"
 #include "cli/options.hpp"
 #include "cli/request_watchers.hpp"
 #include "cli/setting_options.hpp"
@@ -20,7 +21,9 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
+#include <string>
 
 namespace cachewise::cli {
 
@@ -191,6 +194,7 @@ add_audit_command(CLI::App& app, AuditOptions& options, FlagValues& flags)
         ->type_name("N")
         ->check(at_least(1));
     add_setting_option(*cmd, Key::latency, flags);
+    add_setting_option(*cmd, Key::disabled_rules, flags);
 }
 
 int
@@ -240,8 +244,13 @@ run_audit(const Settings& global, const AuditOptions& options)
     note_unused_engine_options(options, result.policies);
     result.findings.insert(result.findings.end(), watch.secrets.findings().begin(),
                            watch.secrets.findings().end());
+    const std::set<std::string> off(global.disabled_rules.value.begin(),
+                                    global.disabled_rules.value.end());
+    std::size_t dropped = drop_disabled(result, off);
     report::make_printable(result.findings);
-    const auto diagnosis = watch.diagnoses.compare(result.analysis);
+    auto diagnosis = watch.diagnoses.compare(result.analysis);
+    dropped += drop_disabled(diagnosis.findings, off);
+    note_disabled(dropped, off, global.quiet);
     std::vector<analysis::Finding> findings = result.findings;
     findings.insert(findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
     const Gate gate = global.gate(FailOn{});
