@@ -3,6 +3,7 @@
 #include "ingest/printable.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
+#include "util/format.hpp"
 
 #include <fmt/format.h>
 
@@ -88,6 +89,12 @@ Delivery::finish()
         deliver(std::move(request));
     }
     m_progress_calls.clear();
+    if (m_summary.filtered_untimed > 0) {
+        m_summary.notes.push_back(fmt::format(
+            "{} without a start time left out: --since/--until cannot place {} in the window",
+            count_noun(m_summary.filtered_untimed, "request"),
+            m_summary.filtered_untimed == 1 ? "it" : "them"));
+    }
     m_summary.files += counts.files;
     m_summary.files_skipped += counts.files_skipped;
     m_summary.bytes += counts.bytes;
@@ -100,6 +107,14 @@ Delivery::finish()
 void
 Delivery::deliver(model::Request&& request)
 {
+    // A request without a start time cannot be placed in a window: it is
+    // left out, and finish() says so.
+    const bool windowed = m_options.since || m_options.until;
+    if (windowed && !request.started_at) {
+        ++m_summary.filtered;
+        ++m_summary.filtered_untimed;
+        return;
+    }
     if (request.started_at && ((m_options.since && *request.started_at < *m_options.since) ||
                                (m_options.until && !(*request.started_at < *m_options.until)))) {
         ++m_summary.filtered;

@@ -77,6 +77,8 @@ struct LoadSummary {
     std::uint64_t skipped = 0;    // lines that are not requests (Claude Code bookkeeping, blanks)
     std::uint64_t duplicates = 0; // the same request id seen again (Claude Code resumes)
     std::uint64_t filtered = 0;   // requests outside --since/--until
+    // Of them, requests without a start time: a window cannot place them.
+    std::uint64_t filtered_untimed = 0;
     std::uint64_t files_skipped = 0; // files last modified before --since
     std::uint64_t error_count = 0;
     std::vector<InputError> errors; // the first k_max_kept_errors of them

@@ -14,8 +14,12 @@ print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
                    std::ostream& err)
 {
     std::string why;
-    if (s.filtered > 0) {
-        why = fmt::format("{} outside it", count_noun(s.filtered, "request"));
+    if (s.filtered > s.filtered_untimed) {
+        why = fmt::format("{} outside it", count_noun(s.filtered - s.filtered_untimed, "request"));
+    }
+    if (s.filtered_untimed > 0) {
+        why += fmt::format("{}{} without a start time", why.empty() ? "" : ", ",
+                           count_noun(s.filtered_untimed, "request"));
     }
     if (s.files_skipped > 0) {
         why += fmt::format("{}{} last written before it", why.empty() ? "" : ", ",

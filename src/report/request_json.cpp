@@ -184,6 +184,7 @@ summary_to_json(const ingest::LoadSummary& s)
     j["skipped_lines"] = s.skipped;
     j["duplicates"] = s.duplicates;
     j["filtered"] = s.filtered;
+    j["filtered_untimed"] = s.filtered_untimed;
     j["files_skipped"] = s.files_skipped;
     j["errors"] = s.error_count;
     return j;
