@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <set>
 
 namespace cachewise::ingest {
 
@@ -99,9 +100,22 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
               std::vector<InputError>* unreadable)
 {
     std::vector<std::string> files;
+    // A file reached twice (named twice, or named and inside a folder named)
+    // is read once: read twice, its requests would count twice.
+    std::set<std::string> seen;
+    std::size_t repeated = 0;
+    const auto add = [&](const std::string& file) {
+        std::error_code ec;
+        const auto real = file == "-" ? fs::path(file) : fs::weakly_canonical(file, ec);
+        if (seen.insert(ec ? file : real.string()).second) {
+            files.push_back(file);
+        } else {
+            ++repeated;
+        }
+    };
     for (const auto& input : inputs) {
         if (input == "-") {
-            files.push_back(input);
+            add(input);
             continue;
         }
         std::error_code ec;
@@ -110,7 +124,7 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
             throw Error(fmt::format("{}: no such file or directory", input));
         }
         if (!fs::is_directory(status)) {
-            files.push_back(input);
+            add(input);
             continue;
         }
         std::vector<std::string> found;
@@ -128,7 +142,14 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
                 others > 0 ? fmt::format(", {} left aside", count_noun(others, "other")) : ""));
         }
         std::sort(found.begin(), found.end());
-        files.insert(files.end(), found.begin(), found.end());
+        for (const auto& file : found) {
+            add(file);
+        }
+    }
+    if (repeated > 0 && notes != nullptr) {
+        notes->push_back(fmt::format("{} given more than once (by name or inside a folder given): "
+                                     "read once",
+                                     count_noun(repeated, "file")));
     }
     return files;
 }

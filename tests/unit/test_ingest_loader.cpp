@@ -153,6 +153,21 @@ TEST_SUITE("ingest::loader")
         CHECK(loaded.requests.size() == 2);
     }
 
+    TEST_CASE(
+        "a file reached twice (named, inside a folder named, by another spelling) is read once")
+    {
+        test::TempFile a(k_good + "\n", "b.jsonl");
+        std::vector<std::string> notes;
+        const auto files =
+            ingest::expand_inputs({a.path(), a.dir(), a.dir() + "/./b.jsonl"}, &notes);
+        REQUIRE(files.size() == 1);
+        CHECK(files[0] == a.path());
+        REQUIRE(notes.size() == 2);
+        CHECK(notes[1] == "2 files given more than once (by name or inside a folder given): read "
+                          "once");
+        CHECK(test::load_paths({a.path(), a.path()}).requests.size() == 1);
+    }
+
     TEST_CASE("a path that does not exist is a usage error")
     {
         CHECK_THROWS_WITH_AS(ingest::expand_inputs({"/nonexistent/x.jsonl"}),
