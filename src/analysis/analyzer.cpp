@@ -174,6 +174,10 @@ struct Analyzer::Impl {
     std::unordered_map<std::string, std::size_t> last_of_stream;
     std::unordered_map<std::string, std::size_t> stream_length;
     std::vector<std::size_t> position_in_stream;
+    // The next request of the same stream as the log names it, in start
+    // order (k_no_next: none), to tell a side call from a model switch.
+    static constexpr std::size_t k_no_next = SIZE_MAX;
+    std::vector<std::size_t> next_in_stream;
     std::vector<std::size_t> finding_request; // request index of each finding
     std::size_t inferred = 0;
     // Dynamic fields already found, by path, offset and excerpt: a lookup,
@@ -203,8 +207,10 @@ struct Analyzer::Impl {
     // a side call (a title generator, a quota probe, a summariser on a small
     // model): it moves to a sub-stream of its own, so it is never the main
     // conversation's partner nor its break. A request that goes on with the
-    // conversation on the new model stays (its change is CW005 model).
-    void assign_sub_stream(Request& r, const std::string& ns) const
+    // conversation on the new model stays (its change is CW005 model); one
+    // that resends the conversation while the stream's next request goes
+    // back to the old model (a summariser of the history) was a side call.
+    void assign_sub_stream(Request& r, std::size_t index, const std::string& ns) const
     {
         if (r.stream.empty()) {
             return;
@@ -213,8 +219,13 @@ struct Analyzer::Impl {
         if (it == last_of_stream.end()) {
             return;
         }
-        if (cache_namespace(requests.head(it->second)) == ns ||
-            continues(r, requests.get(it->second))) {
+        const std::string before = cache_namespace(requests.head(it->second));
+        if (before == ns) {
+            return;
+        }
+        const auto next = next_in_stream[index];
+        const bool back = next != k_no_next && cache_namespace(requests.head(next)) == before;
+        if (!back && continues(r, requests.get(it->second))) {
             return;
         }
         r.stream = fmt::format("{}/{}", r.stream, r.model.empty() ? "side" : r.model);
@@ -310,6 +321,7 @@ Analyzer::Impl::release_scratch()
     last_of_stream = {};
     stream_length = {};
     position_in_stream = {};
+    next_in_stream = {};
     finding_request = {};
     dynamic_index = {};
 }
@@ -328,6 +340,19 @@ Analyzer::Impl::order()
         }
     }
     position_in_stream.assign(requests.size(), 0);
+    next_in_stream.assign(requests.size(), k_no_next);
+    std::unordered_map<std::string, std::size_t> later; // stream -> its next request
+    for (std::size_t i = requests.size(); i-- > 0;) {
+        const std::string& stream = requests.head(i).stream;
+        if (stream.empty()) {
+            continue;
+        }
+        const auto [it, fresh] = later.try_emplace(stream, i);
+        if (!fresh) {
+            next_in_stream[i] = it->second;
+            it->second = i;
+        }
+    }
 }
 
 // One request in start order: its partner, how it parts from it, and what
@@ -350,7 +375,7 @@ Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
     result.input_tokens += r.prompt_tokens();
 
     const std::string ns = cache_namespace(r);
-    assign_sub_stream(r, ns);
+    assign_sub_stream(r, index, ns);
     const Hash128 ns_hash = hash_bytes(ns);
     const std::size_t lo = shared_depth(r, index, ns_hash, true);
     const auto partner = partner_of(r, index, ns_hash, lo);
