@@ -69,7 +69,10 @@ lint_files(const std::vector<std::string>& files, const ruleset::Rules& rules,
     advise::Linter linter(rules, options);
     advise::LintResult result;
     for (const auto& file : ingest::expand_inputs(files, &result.notes)) {
-        const std::string text = value_or_throw(read_file(file), "");
+        std::string text = value_or_throw(read_file(file), "");
+        if (text.starts_with("\xEF\xBB\xBF")) {
+            text.erase(0, 3); // a UTF-8 byte order mark, as the loader skips it
+        }
         const std::string kind = ingest::describe_non_template(text, file);
         if (!kind.empty()) {
             if (std::find(files.begin(), files.end(), file) != files.end()) {
