@@ -873,7 +873,9 @@ private:
     }
 
     // 5m entries expired in gaps a 1h TTL would have bridged: advised when it
-    // saves more than the 1h premium costs.
+    // saves more than the 1h premium costs. With 1h the expired tokens are
+    // read instead of written again, and only the rest of the writes pay the
+    // 1h premium (the pricing rule: a 1h write costs 2× input, 5m 1.25×).
     void advise_1h(const std::string& name, const StreamUse& s, std::size_t mid_gaps)
     {
         const std::size_t first = s.requests.front();
@@ -881,8 +883,9 @@ private:
         if (const ruleset::PriceSet* p = prices_of(first)) {
             const double saved =
                 static_cast<double>(s.expired_tokens) * (p->write_5m - p->read) / 1e6;
+            const auto still_written = std::max<std::int64_t>(0, s.written_5m - s.expired_tokens);
             const double extra =
-                static_cast<double>(s.written_5m) * (p->write_1h - p->write_5m) / 1e6;
+                static_cast<double>(still_written) * (p->write_1h - p->write_5m) / 1e6;
             f.cost_usd = saved - extra;
         }
         f.tokens_lost = s.expired_tokens;
