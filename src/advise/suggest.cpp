@@ -344,14 +344,18 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     std::optional<std::size_t> first_dynamic;
     std::optional<std::size_t> first_volatile;
     std::string dynamic_kind;
+    std::optional<std::int64_t> dynamic_token; // where the first dynamic value sits
     for (const auto& f : analysis::scan_dynamic_fields(unmarked, context, true)) {
         for (std::size_t i = 0; i < request.segments.size(); ++i) {
             if (request.segments[i].path.str() != f.location.path) {
                 continue;
             }
-            if (!first_dynamic || i < *first_dynamic) {
+            if (!first_dynamic || i < *first_dynamic ||
+                (i == *first_dynamic && f.location.token && dynamic_token &&
+                 *f.location.token < *dynamic_token)) {
                 first_dynamic = i;
                 dynamic_kind = f.kind;
+                dynamic_token = f.location.token;
             }
             if (changes_every_request(f.kind) && (!first_volatile || i < *first_volatile)) {
                 first_volatile = i;
@@ -376,16 +380,23 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     out.breakpoints[request.id] = marks;
     if (first_dynamic) {
         const auto& s = request.segments[*first_dynamic];
-        const std::int64_t after = request.prompt_tokens() - s.cumulative_tokens;
+        // Everything after the value itself, the rest of its segment too.
+        const std::int64_t after =
+            request.prompt_tokens() - dynamic_token.value_or(s.cumulative_tokens);
         const bool breakpoints = rules.provider(request.provider).uses_breakpoints(request.model);
-        if (after > 0 && changes_every_request(dynamic_kind)) {
+        // A value already in the last message is where the advice would put it.
+        const auto& last = request.segments.back().path;
+        const bool in_last_message = s.path.level == model::Level::messages &&
+                                     last.level == model::Level::messages &&
+                                     s.path.message == last.message;
+        if (after > 0 && changes_every_request(dynamic_kind) && !in_last_message) {
             out.advice.push_back(fmt::format(
                 "a {} value in {} keeps the {} tokens after it out of the cache: move it after "
                 "the stable content (e.g. into the last user turn) and {}",
                 dynamic_kind, s.path.str(), group_digits(after),
                 breakpoints ? "a breakpoint at the end of that content would cache them"
                             : "the cache would read them"));
-        } else if (after > 0) {
+        } else if (after > 0 && !in_last_message) {
             const bool daily = dynamic_kind == "date" || dynamic_kind == "today";
             out.advice.push_back(fmt::format(
                 "a {} value in {} is cached with the prompt until it changes ({}): then the "
