@@ -333,6 +333,20 @@ private:
 
     // CW010 and CW017: dynamic values (and placeholders) in the cached part.
     // Returns the segment of the first one reported.
+    // How often a value rewrites the cache: a template alone shows that a
+    // placeholder or a timestamp differs with every request, not that a date
+    // or a hash ever changes.
+    static std::string rewritten_when(std::string_view kind)
+    {
+        if (analysis::changes_every_request(kind)) {
+            return "every request writes";
+        }
+        if (kind == "date" || kind == "today") {
+            return "when it changes (daily, at midnight) the next request writes";
+        }
+        return "if it differs between requests (a template cannot tell how often), each writes";
+    }
+
     std::optional<std::size_t> check_dynamic(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
@@ -368,10 +382,10 @@ private:
             f.excerpt = d.excerpt;
             f.tokens_lost = d.tokens_lost;
             f.message =
-                last ? fmt::format(
-                           "a {} value sits before the last breakpoint ({}): every request writes "
-                           "{} cached tokens again",
-                           d.kind, r.segments[*last].path.str(), group_digits(d.tokens_lost))
+                last ? fmt::format("a {} value sits before the last breakpoint ({}): {} {} cached "
+                                   "tokens again",
+                                   d.kind, r.segments[*last].path.str(), rewritten_when(d.kind),
+                                   group_digits(d.tokens_lost))
                      : fmt::format("a {} value sits before {} stable tokens that could be cached",
                                    d.kind, group_digits(stable_after));
             if (!first_dynamic) {

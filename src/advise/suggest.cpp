@@ -316,20 +316,6 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
     return out;
 }
 
-namespace {
-
-// Values a template's requests differ in every time. The others (a date, the
-// id of a session or a deployment, a key) stay a while, and a breakpoint
-// after them pays until they change: a template alone cannot say how often.
-bool
-changes_every_request(std::string_view kind)
-{
-    return kind == "placeholder" || kind == "timestamp" || kind == "time" || kind == "epoch" ||
-           kind == "request-id" || kind == "counter";
-}
-
-} // namespace
-
 Suggestion
 suggest_for_request(Request request, const model::TextStore& texts, const ruleset::Rules& rules,
                     const std::vector<std::string>& placeholders)
@@ -357,7 +343,8 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
                 dynamic_kind = f.kind;
                 dynamic_token = f.location.token;
             }
-            if (changes_every_request(f.kind) && (!first_volatile || i < *first_volatile)) {
+            if (analysis::changes_every_request(f.kind) &&
+                (!first_volatile || i < *first_volatile)) {
                 first_volatile = i;
             }
         }
@@ -389,7 +376,7 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         const bool in_last_message = s.path.level == model::Level::messages &&
                                      last.level == model::Level::messages &&
                                      s.path.message == last.message;
-        if (after > 0 && changes_every_request(dynamic_kind) && !in_last_message) {
+        if (after > 0 && analysis::changes_every_request(dynamic_kind) && !in_last_message) {
             out.advice.push_back(fmt::format(
                 "a {} value in {} keeps the {} tokens after it out of the cache: move it after "
                 "the stable content (e.g. into the last user turn) and {}",

@@ -233,4 +233,11 @@ DynamicFieldMatcher::find_covering(std::string_view text, std::size_t begin, std
     return best;
 }
 
+bool
+changes_every_request(std::string_view kind)
+{
+    return kind == "placeholder" || kind == "timestamp" || kind == "time" || kind == "epoch" ||
+           kind == "request-id" || kind == "counter";
+}
+
 } // namespace cachewise::analysis

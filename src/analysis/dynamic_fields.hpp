@@ -65,4 +65,10 @@ private:
     std::vector<std::string> m_entropy_ignore_prefixes;
 };
 
+// Values a template's requests differ in every time (a placeholder, a
+// timestamp, a request id, a counter). The others (a date, the id of a
+// session or a deployment, a hash) stay a while, and a breakpoint after them
+// pays until they change: a template alone cannot say how often.
+bool changes_every_request(std::string_view kind);
+
 } // namespace cachewise::analysis
