@@ -426,6 +426,11 @@ private:
             f.kind = s.minimum_known    ? ""
                      : s.minimum_listed ? "minimum-uncertain"
                                         : "minimum-assumed";
+            // An automatic cache was not asked to cache anything: a short
+            // prompt is a fact to know, not a mistake to fix.
+            if (!s.uses_breakpoints) {
+                f.severity = analysis::Severity::info;
+            }
             // The whole prompt's length is the reported one, not an estimate.
             const bool reported = segment + 1 == r.segments.size() && r.usage &&
                                   r.usage->total_input() == r.segments[segment].cumulative_tokens;

@@ -265,6 +265,14 @@ private:
             return;
         }
         const std::string what = automatic ? "the prompt" : "the prefix up to " + s.path.str();
+        // An automatic cache was not asked to cache anything: a short prompt
+        // is a fact to know (severity info), not a mistake to fix.
+        const auto emit_below = [&](Finding f) {
+            if (automatic) {
+                f.severity = analysis::Severity::info;
+            }
+            emit(out, std::move(f));
+        };
         const std::string consequence =
             !automatic          ? ""
             : minimum.certain() ? " for automatic caching: nothing of it is cached"
@@ -276,7 +284,7 @@ private:
                                     "the {} minimum of {}{}{}",
                                     what, group_digits(s.cumulative_tokens), r.model,
                                     group_digits(minimum.tokens), doubt, consequence);
-            emit(out, std::move(f));
+            emit_below(std::move(f));
             return;
         }
         if (m_options.counter != nullptr && m_text != nullptr) {
@@ -289,7 +297,7 @@ private:
                                     "{}), below the {} minimum of {}{}{}",
                                     what, group_digits(*exact), group_digits(s.cumulative_tokens),
                                     r.model, group_digits(minimum.tokens), doubt, consequence);
-                    emit(out, std::move(f));
+                    emit_below(std::move(f));
                 }
                 return;
             }
@@ -304,7 +312,7 @@ private:
                         group_digits(std::llround(tokens * (1 + band))),
                         borderline ? "borderline against" : "below", r.model,
                         group_digits(minimum.tokens), doubt, consequence);
-        emit(out, std::move(f));
+        emit_below(std::move(f));
     }
 
     // CW015: more lookback positions between consecutive breakpoints than
