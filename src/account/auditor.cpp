@@ -212,6 +212,15 @@ public:
                 "not the cache, may be what is off; --details marks them)",
                 count_noun(m_within_estimate, "request"), m_rules.tokens.error_band_percent.value));
         }
+        if (m_render_order > 0) {
+            m_result.notes.push_back(fmt::format(
+                "{} read less than the prefix before a changed tool definition: the render order "
+                "of rules/providers/{}.json (tools after the system prompt) is assumed, and the "
+                "provider's usage suggests it renders the tools first, so the change spoils the "
+                "prompt from the start; not judged a miss (--details marks {})",
+                count_noun(m_render_order, "request"), m_render_order_provider,
+                m_render_order == 1 ? "it" : "them"));
+        }
         if (m_over_estimate > 0) {
             m_result.notes.push_back(fmt::format(
                 "{} read more than the simulation's units allow, but no more than the prefix "
@@ -485,7 +494,7 @@ private:
             if (f.tokens_lost <= 0 || provider_read(a, m.tokens)) {
                 // Read anyway: another entry covered it, or the provider's own
                 // usage shows it kept the entry (compare() says so, as CW031).
-                return compare(r, s, a);
+                return compare(r, s, outcome, a);
             }
             if (m.reason == sim::MissReason::expired) {
                 m_expired_now = true;
@@ -507,11 +516,11 @@ private:
                     count_noun(static_cast<std::uint64_t>(m.positions_back), "position"),
                     group_digits(m_rules.provider(a.policy).integer("lookback_positions")));
             } else {
-                return compare(r, s, a); // eviction: reported in the totals
+                return compare(r, s, outcome, a); // eviction: reported in the totals
             }
             add(std::move(f), SIZE_MAX);
         }
-        compare(r, s, a);
+        compare(r, s, outcome, a);
     }
 
     // CW011's advice pays only if the entry a breakpoint writes is alive when
@@ -695,7 +704,24 @@ private:
     }
 
     // Expected against reported (CW031), with the cause attributed.
-    void compare(const Request& r, const sim::SimResult& s, RequestAudit& a)
+    // The change the analysis found in a tool definition, when the provider's
+    // render order (tools after the system prompt) is only assumed: a read
+    // short of the system prompt is then explained if the provider renders
+    // the tools first, so it is not judged a miss.
+    [[nodiscard]] bool change_in_assumed_order(const Request& r,
+                                               const analysis::RequestOutcome& outcome) const
+    {
+        if (!outcome.finding || m_rules.provider(r.provider).render_order_provenance.certain) {
+            return false;
+        }
+        const std::string& path = m_result.analysis.findings[*outcome.finding].location.path;
+        return std::any_of(r.segments.begin(), r.segments.end(), [&](const model::Segment& seg) {
+            return seg.path.level == model::Level::tools && seg.path.str() == path;
+        });
+    }
+
+    void compare(const Request& r, const sim::SimResult& s, const analysis::RequestOutcome& outcome,
+                 RequestAudit& a)
     {
         // A forced policy (an engine's cache over an API's log) answers "what
         // would it have reused", not "was the bill right".
@@ -722,6 +748,13 @@ private:
             not_judged(a, m_within_estimate,
                        "read less than the entry the simulation hit, within the error band of its "
                        "estimated length: not judged a miss");
+            return;
+        }
+        if (d_read < -tolerance && change_in_assumed_order(r, outcome)) {
+            m_render_order_provider = r.provider;
+            not_judged(a, m_render_order,
+                       "read less than the prefix before a changed tool definition, which the "
+                       "assumed render order puts after the system prompt: not judged a miss");
             return;
         }
         if (d_read < -tolerance) {
@@ -1034,7 +1067,9 @@ private:
     std::map<std::string, std::size_t> m_second_hand;    // priced requests by model, see below
     std::map<std::string, std::size_t> m_untimed_priced; // by model: see count_price_assumptions
     std::size_t m_within_estimate = 0; // reads short of the hit within the estimate's band
-    std::size_t m_over_estimate = 0;   // reads past the units within the estimate's band
+    std::size_t m_render_order = 0;    // short reads a change in assumed-order tools explains
+    std::string m_render_order_provider;
+    std::size_t m_over_estimate = 0; // reads past the units within the estimate's band
 };
 
 } // namespace

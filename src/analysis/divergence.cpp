@@ -632,6 +632,43 @@ name_whole_unit_loss(Finding& f, const Request& partner, std::size_t k,
     }
 }
 
+// Rule "never contradict the evidence": a request whose own usage reports
+// reading more than the change leaves readable of its partner's cache (past
+// the estimator's band) was not charged for all the loss the change's place
+// implies. The loss is what the usage leaves, and the message says why; a
+// usage that reads less is said too.
+void
+reconcile_with_usage(Finding& f, const Request& request, const Request& partner, std::size_t k,
+                     std::int64_t change, const DivergenceContext& context)
+{
+    if (!request.usage || f.tokens_lost <= 0) {
+        return;
+    }
+    const std::int64_t read = request.usage->read_tokens();
+    const std::int64_t kept = readable_tokens(
+        partner, kept_before_change(partner, k, change, context.rules), context.rules);
+    const bool estimated = partner.segments[k].token_source != model::TokenSource::exact;
+    const auto margin = static_cast<std::int64_t>(
+        estimated ? context.estimator.error_band() * static_cast<double>(kept) : 0.0);
+    if (read + margin < kept) {
+        // Less read than the change leaves: expiry, eviction or a render
+        // order other than the rules assume; the audit tells which.
+        f.message += fmt::format(" (the provider's usage reports only {} tokens read, less than "
+                                 "the {} the change leaves readable: audit tells why)",
+                                 group_digits(read), group_digits(kept));
+        return;
+    }
+    if (read <= kept + margin) {
+        return;
+    }
+    const std::int64_t lost = std::max<std::int64_t>(0, f.tokens_lost - (read - kept));
+    f.message += fmt::format(" (the provider's usage reports {} tokens read, {} more than the "
+                             "change leaves readable: {} of the {} its place implies were lost)",
+                             group_digits(read), group_digits(read - kept), group_digits(lost),
+                             group_digits(f.tokens_lost));
+    f.tokens_lost = lost;
+}
+
 } // namespace
 
 std::pair<std::size_t, std::int64_t>
@@ -677,10 +714,11 @@ find_divergence(const Request& request, const Request& partner, const Divergence
     }
     Finding f = Classifier(request, partner, k, context).run();
     const std::int64_t before = tokens_before(partner, k);
-    f.tokens_lost =
-        tokens_lost(partner, k, std::max(before, f.location.token.value_or(before)), context.rules);
-    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
+    const std::int64_t change = std::max(before, f.location.token.value_or(before));
+    f.tokens_lost = tokens_lost(partner, k, change, context.rules);
     name_whole_unit_loss(f, partner, k, context);
+    reconcile_with_usage(f, request, partner, k, change, context);
+    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
     if (f.tokens_lost == 0 && tokens_lost(partner, 0, 0, context.rules) == 0) {
         // Rule "minimum cacheable length": the partner's prompt was too short
         // to be cached, so the change invalidated nothing today.
