@@ -111,6 +111,52 @@ continues(const Request& r, const Request& earlier)
     return true;
 }
 
+// Whether thinking segment i of `r` is stripped by a model that strips an
+// earlier turn's thinking blocks: a user turn other than tool results
+// follows its assistant turn.
+bool
+stripped_thinking(const Request& r, std::size_t i)
+{
+    if (r.segments[i].kind != model::SegmentKind::thinking) {
+        return false;
+    }
+    for (std::size_t j = i + 1; j < r.segments.size(); ++j) {
+        const auto& s = r.segments[j];
+        if (s.message_start && s.role == model::Role::user) {
+            return s.kind != model::SegmentKind::tool_result;
+        }
+    }
+    return false;
+}
+
+// Anthropic rule "what invalidates the cache" (thinking_kept_models): on a
+// model that strips an earlier turn's thinking blocks, a request that parts
+// from its partner at segment k only by leaving out such blocks (a client
+// that drops them) renders the same prompt, and goes on from there.
+bool
+drops_only_stripped_thinking(const Request& r, const Request& p, std::size_t k,
+                             const ruleset::Rules& rules)
+{
+    if (r.provider != "anthropic" || r.model != p.model ||
+        !rules.provider("anthropic").strips_thinking(r.model)) {
+        return false;
+    }
+    std::size_t i = k;
+    while (i < p.segments.size() && stripped_thinking(p, i)) {
+        ++i;
+    }
+    if (i == k) {
+        return false;
+    }
+    std::size_t j = k;
+    for (; i < p.segments.size(); ++i, ++j) {
+        if (j >= r.segments.size() || r.segments[j].content != p.segments[i].content) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool
 same_conversation(const Request& a, const Request& b)
 {
@@ -245,8 +291,14 @@ struct Analyzer::Impl {
                RequestOutcome& outcome, AnalysisResult& result);
     void start_conversation(Request& r, const Request* p, std::size_t lo, bool branch,
                             RequestOutcome& outcome, AnalysisResult& result);
-    void continue_conversation(Request& r, const Request& p, std::size_t lo,
-                               std::optional<Finding> finding, std::size_t index,
+    // What judge() found of a request that goes on with its partner's
+    // conversation.
+    struct Parting {
+        std::optional<Finding> finding;
+        std::size_t index = 0;
+        bool stripped_thinking = false; // parts only by thinking the model strips
+    };
+    void continue_conversation(Request& r, const Request& p, std::size_t lo, Parting parting,
                                RequestOutcome& outcome, AnalysisResult& result);
     void remember(const Request& r, std::size_t index, const Hash128& ns_hash);
     void mark_changing_places(AnalysisResult& result) const;
@@ -471,7 +523,8 @@ Analyzer::Impl::judge(Request& r, const Request* p, std::size_t lo, std::size_t 
 {
     std::optional<Finding> finding;
     bool branch = false;
-    if (p != nullptr) {
+    const bool stripped = p != nullptr && drops_only_stripped_thinking(r, *p, lo, rules);
+    if (p != nullptr && !stripped) {
         finding = find_divergence(r, *p, context());
         const bool template_bug = finding && (finding->rule == rule::k_tools_reordered ||
                                               finding->rule == rule::k_serialization_drift ||
@@ -486,7 +539,7 @@ Analyzer::Impl::judge(Request& r, const Request* p, std::size_t lo, std::size_t 
     if (p == nullptr || branch) {
         start_conversation(r, p, lo, branch, outcome, result);
     } else {
-        continue_conversation(r, *p, lo, std::move(finding), index, outcome, result);
+        continue_conversation(r, *p, lo, {std::move(finding), index, stripped}, outcome, result);
     }
 }
 
@@ -524,10 +577,10 @@ Analyzer::Impl::start_conversation(Request& r, const Request* p, std::size_t lo,
 }
 
 void
-Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t lo,
-                                      std::optional<Finding> finding, std::size_t index,
+Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t lo, Parting parting,
                                       RequestOutcome& outcome, AnalysisResult& result)
 {
+    auto& finding = parting.finding;
     if (r.stream.empty()) {
         r.stream = p.stream; // the same conversation continues its stream
     }
@@ -552,8 +605,8 @@ Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t 
         outcome.status = RequestOutcome::Status::diverged;
         outcome.finding = result.findings.size();
         result.findings.push_back(std::move(*finding));
-        finding_request.push_back(index);
-    } else if (lo < p.segments.size() && lo < r.segments.size()) {
+        finding_request.push_back(parting.index);
+    } else if (lo < p.segments.size() && lo < r.segments.size() && !parting.stripped_thinking) {
         outcome.status = RequestOutcome::Status::uncached;
         ++result.uncached;
         if (auto latent = find_latent(r, p, context())) {

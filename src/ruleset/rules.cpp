@@ -167,6 +167,12 @@ ProviderRules::uses_breakpoints(std::string_view model) const
     return breakpoint_models && breakpoint_models->matches(normalize_model_id(model));
 }
 
+bool
+ProviderRules::strips_thinking(std::string_view model) const
+{
+    return thinking_kept_models && !thinking_kept_models->matches(normalize_model_id(model));
+}
+
 const ProviderRules&
 Rules::provider(std::string_view name) const
 {
@@ -481,8 +487,9 @@ is_structural_key(std::string_view key)
 {
     return key == "schema_version" || key == "provider" || key == "about" ||
            key == "usage_schema" || key == "render_order" || key == "render_order_source" ||
-           key == "breakpoint_models" || key == "minimum_cacheable_tokens" ||
-           key == "invalidation" || key == "ttl_seconds" || key == "price_multipliers";
+           key == "breakpoint_models" || key == "thinking_kept_models" ||
+           key == "minimum_cacheable_tokens" || key == "invalidation" || key == "ttl_seconds" ||
+           key == "price_multipliers";
 }
 
 // usage_schema: which totals a provider's usage counts the cache in.
@@ -590,6 +597,10 @@ parse_provider(const Reader& r, std::string_view expected_name)
     if (r.has("breakpoint_models")) {
         p.breakpoint_models = r.child("breakpoint_models").pattern("pattern");
         (void)r.child("breakpoint_models").provenance();
+    }
+    if (r.has("thinking_kept_models")) {
+        p.thinking_kept_models = r.child("thinking_kept_models").pattern("pattern");
+        (void)r.child("thinking_kept_models").provenance();
     }
     parse_facts(r, p);
     parse_provider_tables(r, p);

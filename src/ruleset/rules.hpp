@@ -106,6 +106,10 @@ struct ProviderRules {
     Provenance render_order_provenance;
     // Models that cache at breakpoints rather than automatically (OpenAI GPT-5.6+).
     std::optional<ModelPattern> breakpoint_models;
+    // Anthropic: models that keep an earlier assistant turn's thinking blocks
+    // in the prompt; the others strip them once a user turn other than tool
+    // results follows. Unset: no stripping is modelled.
+    std::optional<ModelPattern> thinking_kept_models;
     // "max_breakpoints", "lookback_positions", "ttl_seconds.5m",
     // "price_multipliers.read", "block_size", ...; booleans are 0 or 1.
     std::map<std::string, Sourced<double>, std::less<>> facts;
@@ -133,6 +137,9 @@ struct ProviderRules {
         return fact(std::string("price_multipliers.") + std::string(kind)).value;
     }
     [[nodiscard]] bool uses_breakpoints(std::string_view model) const;
+    // Whether `model` strips an earlier turn's thinking blocks (see
+    // thinking_kept_models).
+    [[nodiscard]] bool strips_thinking(std::string_view model) const;
     [[nodiscard]] MinimumLookup minimum_tokens(std::string_view model) const;
     // The tokens a request of `model` reads of a cached prefix of `shared`
     // tokens: none below the minimum, else whole steps or units. Used by
