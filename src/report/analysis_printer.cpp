@@ -214,7 +214,7 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
 
     text_breaks(r, ids, o.details, out);
     if (load.error_count > 0) {
-        fmt::print(out, "\n{} skipped (see standard error)\n",
+        fmt::print(out, "\n{} skipped (listed on standard error, unless --quiet)\n",
                    count_noun(load.error_count, "broken record"));
     }
 }

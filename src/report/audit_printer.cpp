@@ -352,7 +352,7 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         text_details(r, ids, out);
     }
     if (load.error_count > 0) {
-        fmt::print(out, "\n{} skipped (see standard error)\n",
+        fmt::print(out, "\n{} skipped (listed on standard error, unless --quiet)\n",
                    count_noun(load.error_count, "broken record"));
     }
 }
