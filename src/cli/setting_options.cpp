@@ -15,11 +15,13 @@ add_setting_option(CLI::App& command, Key key, FlagValues& flags, std::string_vi
     if (key == Key::tokenize) {
         // A flag, as it was before counting became the default: --tokenize
         // alone is on, --tokenize=off and --no-tokenize turn it off.
-        command.add_flag_callback(
+        // Both on one command line contradict each other: a usage error.
+        auto* off = command.add_flag_callback(
             "--no-tokenize", [&flags] { flags.values[Key::tokenize] = std::string("off"); },
             "Keep the estimated token counts (as --tokenize=off)");
         return command.add_flag(std::string(info.flag), flags.flag_text[key], text)
-            ->each([&flags, key](const std::string& value) { flags.values[key] = value; });
+            ->each([&flags, key](const std::string& value) { flags.values[key] = value; })
+            ->excludes(off);
     }
     if (info.type == ValueType::string_list) {
         return command
