@@ -344,7 +344,7 @@ const std::vector<KeyInfo> k_key_table = {
      .type = ValueType::string,
      .in_config_file = true,
      .type_name = "LEVEL|IDS",
-     .default_text = "error",
+     .default_text = "error for lint, none for analyze, audit and probe",
      .check = check_fail_on,
      .help =
          "Exit 1 on findings at or above a level (error, warning, info, none) or with these rule "
@@ -620,7 +620,10 @@ value_text(const Settings& s, Key key)
     case Key::model:
         return s.model.value.empty() ? std::string(key_info(key).default_text) : s.model.value;
     case Key::fail_on:
-        return s.fail_on.value.text;
+        // Built in, each command has its own: lint fails on errors, the
+        // others report without failing.
+        return s.fail_on.origin == Origin::built_in ? std::string(key_info(key).default_text)
+                                                    : s.fail_on.value.text;
     case Key::placeholders:
         return list(s.placeholders.value);
     case Key::dynamic_fields:
