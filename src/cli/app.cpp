@@ -146,10 +146,14 @@ load_log(const Settings& global, const ruleset::Rules& rules,
     const auto checked = [&](model::Request&& r) {
         if (r.token_scale >= k_suspect_scale || r.token_scale <= 1 / k_suspect_scale) {
             if (off_scale++ == 0) {
-                first_off = fmt::format(
-                    "{} reports {}× the tokens its logged text holds", r.id,
-                    r.token_scale >= 1 ? group_count(std::nearbyint(std::min(r.token_scale, 9e18)))
-                                       : fmt::format("{:.3f}", r.token_scale));
+                // A fraction as "1/N of": "0.000×" says nothing.
+                first_off =
+                    r.token_scale >= 1
+                        ? fmt::format("{} reports {}× the tokens its logged text holds", r.id,
+                                      group_count(std::nearbyint(std::min(r.token_scale, 9e18))))
+                        : fmt::format("{} reports 1/{} of the tokens its logged text holds", r.id,
+                                      group_count(std::nearbyint(
+                                          std::min(1 / std::max(r.token_scale, 1e-18), 9e18))));
             }
         }
         on_request(std::move(r));
