@@ -7,6 +7,11 @@
 #include "util/format.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <optional>
 
 namespace cachewise::ingest {
 
@@ -79,11 +84,60 @@ RecordReader::rest_of(LineReader& reader, const std::string& file)
     return *text;
 }
 
+namespace {
+
+struct SyntaxError {
+    std::uint64_t line = 1;
+    std::string reason;
+};
+
+// Where a JSON document breaks, for a message that names its line and
+// column: simdjson tells only that it does, nlohmann where. Nothing when the
+// document is valid, or when only text after a complete value is wrong
+// (json_line reads the value and says what follows it).
+std::optional<SyntaxError>
+syntax_error(std::string_view text)
+{
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(text.data(), text.size(), true).get(root) == simdjson::SUCCESS) {
+        return std::nullopt;
+    }
+    try {
+        const auto parsed = nlohmann::json::parse(text);
+        (void)parsed;
+        return std::nullopt;
+    } catch (const nlohmann::json::parse_error& e) {
+        const std::string what = e.what();
+        if (what.find("expected end of input") != std::string::npos) {
+            return std::nullopt;
+        }
+        const std::string_view before = text.substr(0, std::min(text.size(), e.byte));
+        const auto lines =
+            static_cast<std::uint64_t>(std::count(before.begin(), before.end(), '\n'));
+        // nlohmann quotes the text it last read: never printed (it may be
+        // long, or hold a key).
+        const auto at = what.find("parse error at ");
+        std::string reason = at == std::string::npos ? what : what.substr(at + 15);
+        reason = reason.substr(0, reason.find("; last read:"));
+        return SyntaxError{lines + 1, fmt::format("not valid JSON at {}", reason)};
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt; // not a syntax error (a number out of range): json_line says
+    }
+}
+
+} // namespace
+
 void
 RecordReader::document_file(LineReader& reader, const std::string& file)
 {
     const auto text = rest_of(reader, file);
     if (!text) {
+        return;
+    }
+    if (const auto broken = syntax_error(*text)) {
+        ++m_sink->counts.records;
+        error(file, broken->line, "", broken->reason);
         return;
     }
     json_line(*text, file, 1);
