@@ -85,12 +85,35 @@ diff(std::string_view was, std::string_view now)
     return c;
 }
 
+// How far from a change a credential that holds it may start or end (a PEM
+// key's length).
+constexpr std::size_t k_secret_reach = 2048;
+
 // "…context«changed»context…" around [begin, end) of text, with the text's
 // secrets when they are known already (many excerpts of one text).
 std::string
 excerpt(std::string_view text, std::size_t begin, std::size_t end,
         const std::vector<SecretMatch>* secrets = nullptr)
 {
+    // A change inside a credential (a rotated key) marks the whole masked
+    // credential: its changed characters are never shown, and «» would
+    // mark nothing.
+    const auto widen = [&](const std::vector<SecretMatch>& list, std::size_t base) {
+        for (const auto& m : list) {
+            const std::size_t s = base + m.offset;
+            const std::size_t e = s + m.length;
+            if (s < std::max(end, begin + 1) && e > begin) {
+                begin = std::min(begin, s);
+                end = std::max(end, e);
+            }
+        }
+    };
+    if (secrets != nullptr) {
+        widen(*secrets, 0);
+    } else {
+        const std::size_t lo = begin > k_secret_reach ? begin - k_secret_reach : 0;
+        widen(find_secrets(text.substr(lo, std::min(text.size(), end + k_secret_reach) - lo)), lo);
+    }
     std::size_t from = begin > k_context_chars ? utf8_floor(text, begin - k_context_chars) : 0;
     std::size_t to = std::min(text.size(), end + k_context_chars);
     to = to < text.size() ? utf8_floor(text, to) : to;
