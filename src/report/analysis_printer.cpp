@@ -251,8 +251,21 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
             if (shown++ == o.top) {
                 break;
             }
-            fmt::print(out, "- `{}` {} at `{}`: `{}` (would spoil {} tokens)\n", f.rule, f.kind,
-                       where(f), f.excerpt ? f.excerpt->now : "", group_digits(f.tokens_lost));
+            fmt::print(out, "- `{}` {} at `{}`: `{}` (would spoil {} tokens{})\n", f.rule, f.kind,
+                       where(f), f.excerpt ? f.excerpt->now : "", group_digits(f.tokens_lost),
+                       f.occurrences > 1 ? "; " + count_noun(f.occurrences, "request") : "");
+        }
+        fmt::print(out, "\n");
+    }
+    if (!r.latent.empty()) {
+        fmt::print(out, "**Latent: after the cached prefix today, a break for any breakpoint "
+                        "placed after them**\n\n");
+        for (const auto& f : r.latent) {
+            fmt::print(out, "- `{}` {} at `{}` in `{}` ← `{}`{}\n", f.rule, f.kind, where(f),
+                       f.request, f.partner,
+                       f.occurrences > 1
+                           ? fmt::format(" (and {} more)", count_noun(f.occurrences - 1, "request"))
+                           : "");
         }
         fmt::print(out, "\n");
     }

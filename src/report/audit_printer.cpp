@@ -398,8 +398,9 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
     if (!r.findings.empty()) {
         fmt::print(out, "| rule | request | finding |\n|---|---|---|\n");
         for (const auto& f : r.findings) {
-            fmt::print(out, "| **{}** {} | `{}` | {} |\n", f.rule, f.name, markdown_cell(f.request),
-                       markdown_cell(f.message));
+            fmt::print(out, "| **{}** {} | `{}` | {}{} |\n", f.rule, f.name,
+                       markdown_cell(f.request), markdown_cell(f.message),
+                       f.occurrences > 1 ? " [×" + group_count(f.occurrences) + "]" : "");
         }
     }
 }

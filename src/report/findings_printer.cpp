@@ -125,6 +125,9 @@ print_sarif(const std::vector<Finding>& findings, std::ostream& out)
                        {"locations", Json::array({location})},
                        {"partialFingerprints", {{"cachewiseFinding/v1", fingerprint(f)}}}};
         Json properties = {{"request", f.request}, {"tokens_lost", f.tokens_lost}};
+        if (f.occurrences > 1) {
+            properties["occurrences"] = f.occurrences;
+        }
         if (!f.kind.empty()) {
             properties["kind"] = f.kind;
         }
@@ -167,8 +170,12 @@ print_github(const std::vector<Finding>& findings, std::ostream& out, const std:
             properties += ",";
         }
         properties += fmt::format("title={}", escape(fmt::format("{} {}", f.rule, f.name), true));
-        out << "::" << command << " " << properties
-            << "::" << escape(fmt::format("{}: {}", f.location.path, f.message), false) << "\n";
+        out << "::" << command << " " << properties << "::"
+            << escape(
+                   fmt::format("{}: {}{}", f.location.path, f.message,
+                               f.occurrences > 1 ? " [×" + group_count(f.occurrences) + "]" : ""),
+                   false)
+            << "\n";
     }
     // A last plain log line (no workflow command), so that a clean run says
     // so rather than printing nothing.
