@@ -95,6 +95,7 @@ ApiFormatDetector::member(std::string_view key, od::value value)
     } else if (key == "tools") {
         peek_tools(value);
     } else {
+        m_top_system = m_top_system || key == "system";
         classify(key);
     }
 }
@@ -106,6 +107,7 @@ ApiFormatDetector::key(std::string_view key)
         m_not_a_body = true;
         return;
     }
+    m_top_system = m_top_system || key == "system";
     classify(key);
 }
 
@@ -127,9 +129,9 @@ ApiFormatDetector::contradicts(model::ApiFormat format) const
     case ApiFormat::bedrock_converse:
         return gemini || responses;
     case ApiFormat::anthropic:
-        return gemini || responses || bedrock || m_openai > m_anthropic;
+        return gemini || responses || bedrock || (m_openai > m_anthropic && !m_top_system);
     case ApiFormat::openai_chat:
-        return gemini || responses || bedrock || m_anthropic > m_openai;
+        return gemini || responses || bedrock || m_anthropic > m_openai || m_top_system;
     }
     return false;
 }
@@ -265,6 +267,9 @@ ApiFormatDetector::decide() const
     }
     if (m_bedrock >= k_decisive) {
         return ApiFormat::bedrock_converse;
+    }
+    if (m_top_system) {
+        return ApiFormat::anthropic;
     }
     if (m_openai > m_anthropic) {
         return ApiFormat::openai_chat;

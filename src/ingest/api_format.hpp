@@ -44,7 +44,10 @@ private:
     int m_responses = 0;
     int m_gemini = 0;
     int m_bedrock = 0;
-    bool m_untyped = false;    // a content block without "type"
+    bool m_untyped = false; // a content block without "type"
+    // A top-level "system": Messages (or Converse), never Chat Completions,
+    // whatever roles its messages carry (a mid-conversation system message).
+    bool m_top_system = false;
     bool m_not_a_body = false; // an OpenTelemetry or trajectory member
     std::string m_model;
 };
