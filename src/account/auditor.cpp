@@ -491,7 +491,11 @@ private:
             f.location.path = r.segments[m.segment].path.str();
             f.location.token = m.tokens;
             f.tokens_lost = m.tokens - s.read;
-            if (f.tokens_lost <= 0 || provider_read(a, m.tokens)) {
+            // Timing is judged only between requests with logged times.
+            const bool timed = r.started_at && m_requests->head(m.writer).started_at;
+            const bool timing =
+                m.reason == sim::MissReason::expired || m.reason == sim::MissReason::concurrent;
+            if (f.tokens_lost <= 0 || provider_read(a, m.tokens) || (timing && !timed)) {
                 // Read anyway: another entry covered it, or the provider's own
                 // usage shows it kept the entry (compare() says so, as CW031).
                 return compare(r, s, outcome, a);
@@ -805,7 +809,9 @@ private:
             const RequestAudit& a = m_result.requests[writer];
             const Split& paid = a.reported ? *a.reported : a.expected;
             // Claude Code places its breakpoints itself: nothing the user can drop.
-            if (counts.second != counts.first || paid.write() == 0 || a.breakpoints_assumed) {
+            // Without a start time nothing is known to have expired.
+            if (counts.second != counts.first || paid.write() == 0 || a.breakpoints_assumed ||
+                !a.started_at) {
                 continue;
             }
             const Request& r = m_requests->head(writer);
