@@ -389,6 +389,7 @@ private:
             a.breakpoints_assumed = s.breakpoints_assumed;
             m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
             a.expected = Split{s.read, s.write_5m, s.write_1h, s.fresh, output};
+            note_other_route(r, outcome, a);
             findings_of_simulation(r, s, outcome, a);
         } else if (a.reported) {
             a.expected = *a.reported; // nothing to simulate: take the report as it is
@@ -675,6 +676,24 @@ private:
             f.message = fmt::format("{}: more was read than the documented rules allow", numbers);
         }
         return true;
+    }
+
+    // A gateway that sent a request to another upstream than its partner's
+    // (OpenRouter "provider"): each upstream has its own cache, so nothing
+    // the partner cached is expected to be read. Said, since the analysis
+    // sees the two share a prefix.
+    void note_other_route(const Request& r, const analysis::RequestOutcome& outcome,
+                          RequestAudit& a) const
+    {
+        if (!outcome.partner_index || r.route.empty()) {
+            return;
+        }
+        const std::string& before = m_requests->head(*outcome.partner_index).route;
+        if (!before.empty() && before != r.route) {
+            a.notes.push_back(fmt::format("routed to {}, its partner to {}: each upstream has its "
+                                          "own cache, so only what {} cached is expected",
+                                          r.route, before, r.route));
+        }
     }
 
     // A price taken from a second-hand source (rules/pricing.json
