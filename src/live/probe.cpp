@@ -30,6 +30,24 @@ namespace cachewise::live {
 
 namespace {
 
+// The most output a body allows (max_tokens, max_completion_tokens,
+// max_output_tokens), when it says.
+std::optional<std::int64_t>
+max_output(const std::string& body)
+{
+    const auto json = nlohmann::json::parse(body, nullptr, false);
+    if (!json.is_object()) {
+        return std::nullopt;
+    }
+    for (const char* name : {"max_tokens", "max_completion_tokens", "max_output_tokens"}) {
+        if (const auto it = json.find(name);
+            it != json.end() && it->is_number_integer() && it->get<std::int64_t>() > 0) {
+            return it->get<std::int64_t>();
+        }
+    }
+    return std::nullopt;
+}
+
 using Json = nlohmann::ordered_json;
 
 // Records go through the same loader as a user's log, so that a probe, its
@@ -190,15 +208,26 @@ fill_plan(const Prepared& p, const ProbeOptions& options, const ruleset::Rules& 
     }
     const auto estimate =
         audit_records(hypothetical_records(p, options.times), rules, r.file, options);
+    // A body the API answers with 400 (CW013, CW014) would cost calls for
+    // nothing: said before anything is sent, dry run or not.
+    for (const auto& f : estimate.findings) {
+        if (f.rule == analysis::rule::k_too_many_breakpoints ||
+            f.rule == analysis::rule::k_ttl_order) {
+            throw Error(fmt::format("{}: the API rejects this request ({} {}: {}); nothing was "
+                                    "sent (lint {} shows where)",
+                                    r.file, f.rule, f.name, f.message, r.file));
+        }
+    }
     // Priced here, as audit prices only reported usage: the predicted input
     // plus the output the body allows (1 token unless kept).
     const auto prices = account::prices_for(rules.pricing, p.request.billed_model(), std::nullopt,
                                             p.request.prompt_tokens());
+    r.output_priced = options.keep_max_tokens ? max_output(p.body) : 1;
     double cost = 0;
     for (const auto& a : estimate.requests) {
         r.predicted.push_back(a.expected);
         account::Split split = a.expected;
-        split.output = options.keep_max_tokens ? 0 : 1;
+        split.output = r.output_priced.value_or(0);
         cost += prices ? account::cost_of(split, *prices).total() : 0;
     }
     if (prices) {

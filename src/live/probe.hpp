@@ -73,7 +73,11 @@ struct ProbeResult {
     std::int64_t prompt_tokens = 0;           // estimated, or counted when tokens_exact
     bool tokens_exact = false;                // counted with the model's own tokenizer
     std::optional<double> estimated_cost_usd; // all calls, as the simulator predicts them
-    std::vector<std::string> unfilled;        // placeholders sent as written
+    // The output tokens priced per call: 1 (the output is cut), the body's
+    // max_tokens with --keep-max-tokens (an upper bound), or nothing when
+    // the body keeps an output of unknown size.
+    std::optional<std::int64_t> output_priced = 1;
+    std::vector<std::string> unfilled; // placeholders sent as written
     // What happened.
     std::vector<ProbeCall> calls;
     std::vector<account::Split> predicted; // the simulator, on the same sequence

@@ -83,11 +83,16 @@ print_probe(const live::ProbeResult& r, std::ostream& out)
         for (std::size_t i = 0; i < r.predicted.size(); ++i) {
             out << fmt::format("  predicted call {}: {}\n", i + 1, split_text(r.predicted[i]));
         }
-        out << fmt::format("estimated cost: {} for {} (input, and 1 output token each "
-                           "unless --keep-max-tokens)\n",
+        const std::string output =
+            !r.output_priced        ? "input only: the output the body allows is not known"
+            : *r.output_priced == 1 ? "input, and 1 output token each unless --keep-max-tokens"
+                                    : fmt::format("input, and at most {} output tokens each: the "
+                                                  "body's own limit, so an upper bound",
+                                                  group_digits(*r.output_priced));
+        out << fmt::format("estimated cost: {} for {} ({})\n",
                            r.estimated_cost_usd ? format_usd(*r.estimated_cost_usd) + " USD"
                                                 : std::string("unknown (model not priced)"),
-                           count_noun(r.times, "call"));
+                           count_noun(r.times, "call"), output);
         out << "dry run: nothing was sent; add --yes to send\n";
         return;
     }
@@ -148,6 +153,7 @@ probe_to_json(const live::ProbeResult& r)
                     {"breakpoints", bps},
                     {"unfilled_placeholders", r.unfilled}};
     j["estimated_cost_usd"] = r.estimated_cost_usd ? Json(*r.estimated_cost_usd) : Json();
+    j["output_tokens_priced_per_call"] = r.output_priced ? Json(*r.output_priced) : Json();
     Json calls = Json::array();
     for (const auto& c : r.calls) {
         Json call{{"n", c.n},
