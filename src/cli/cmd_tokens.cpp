@@ -61,6 +61,14 @@ choose(const tokenize::Catalogue& catalogue, const TokensCliOptions& options)
 {
     if (options.tokenizer) {
         if (const auto* e = catalogue.find(*options.tokenizer)) {
+            // The label would pair them: a model that counts with another
+            // tokenizer contradicts it.
+            const auto* own = options.model ? catalogue.for_model(*options.model) : nullptr;
+            if (own != nullptr && own->name != e->name) {
+                throw Error(fmt::format("--tokenizer {}: --model {} counts with {}; give one of "
+                                        "them",
+                                        e->name, *options.model, own->name));
+            }
             return *e;
         }
         std::string names;
