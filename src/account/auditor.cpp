@@ -230,17 +230,12 @@ public:
                 count_noun(m_over_estimate, "request"), m_rules.tokens.error_band_percent.value));
         }
         if (!m_second_hand.empty()) {
-            std::vector<std::string> models;
-            std::size_t requests_count = 0;
-            for (const auto& [model, n] : m_second_hand) {
-                models.push_back(fmt::format("{} ({})", model, group_count(n)));
-                requests_count += n;
-            }
+            const auto [models, requests_count] = by_model(m_second_hand);
             m_result.notes.push_back(fmt::format(
                 "the {} of {} {} from second-hand sources (rules/pricing.json confidence): {}; "
                 "{} estimated",
                 requests_count == 1 ? "price" : "prices", count_noun(requests_count, "request"),
-                requests_count == 1 ? "comes" : "come", fmt::join(models, ", "),
+                requests_count == 1 ? "comes" : "come", models,
                 requests_count == 1 ? "its cost is" : "their costs are"));
         }
         note_untimed_prices();
@@ -248,22 +243,30 @@ public:
         compute();
     }
 
+    // "model-a (3), model-b (1)" and the requests counted, for a note.
+    static std::pair<std::string, std::size_t>
+    by_model(const std::map<std::string, std::size_t>& counts)
+    {
+        std::vector<std::string> models;
+        std::size_t total = 0;
+        for (const auto& [model, n] : counts) {
+            models.push_back(fmt::format("{} ({})", model, group_count(n)));
+            total += n;
+        }
+        return {fmt::format("{}", fmt::join(models, ", ")), total};
+    }
+
     void note_untimed_prices()
     {
         if (m_untimed_priced.empty()) {
             return;
         }
-        std::vector<std::string> models;
-        std::size_t n = 0;
-        for (const auto& [model, count] : m_untimed_priced) {
-            models.push_back(fmt::format("{} ({})", model, group_count(count)));
-            n += count;
-        }
+        const auto [models, n] = by_model(m_untimed_priced);
         m_result.notes.push_back(fmt::format(
             "{} without a start time {} priced at the latest off-peak prices of "
             "rules/pricing.json, whose prices changed on a date or are higher in peak hours: "
             "{}; {} assumed",
-            count_noun(n, "request"), n == 1 ? "is" : "are", fmt::join(models, ", "),
+            count_noun(n, "request"), n == 1 ? "is" : "are", models,
             n == 1 ? "its cost is" : "their costs are"));
     }
 
