@@ -205,6 +205,15 @@ public:
             advise_writes();
             advise_ttl();
         }
+        note_assumptions();
+        summarise();
+        compute();
+    }
+
+    // What the audit did not judge, or took on assumption, and why: a note
+    // each.
+    void note_assumptions()
+    {
         if (m_within_estimate > 0) {
             m_result.notes.push_back(fmt::format(
                 "{} read less than the cached prefix the simulation hit, but within the ±{:.0f}% "
@@ -239,8 +248,6 @@ public:
                 requests_count == 1 ? "its cost is" : "their costs are"));
         }
         note_untimed_prices();
-        summarise();
-        compute();
     }
 
     // "model-a (3), model-b (1)" and the requests counted, for a note.

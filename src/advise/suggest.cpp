@@ -316,6 +316,43 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
     return out;
 }
 
+namespace {
+
+// Where the first dynamic value of a template sits (segment k, at `token`
+// when known) and what moving it would cache: nothing when it is already
+// in the last message, where the advice would put it.
+std::optional<std::string>
+dynamic_value_advice(const Request& request, std::size_t k, std::optional<std::int64_t> token,
+                     const std::string& kind, const ruleset::Rules& rules)
+{
+    const auto& s = request.segments[k];
+    // Everything after the value itself, the rest of its segment too.
+    const std::int64_t after = request.prompt_tokens() - token.value_or(s.cumulative_tokens);
+    const auto& last = request.segments.back().path;
+    const bool in_last_message = s.path.level == model::Level::messages &&
+                                 last.level == model::Level::messages &&
+                                 s.path.message == last.message;
+    if (after <= 0 || in_last_message) {
+        return std::nullopt;
+    }
+    if (analysis::changes_every_request(kind)) {
+        const bool breakpoints = rules.provider(request.provider).uses_breakpoints(request.model);
+        return fmt::format("a {} value in {} keeps the {} tokens after it out of the cache: move "
+                           "it after the stable content (e.g. into the last user turn) and {}",
+                           kind, s.path.str(), group_digits(after),
+                           breakpoints ? "a breakpoint at the end of that content would cache them"
+                                       : "the cache would read them");
+    }
+    const bool daily = kind == "date" || kind == "today";
+    return fmt::format("a {} value in {} is cached with the prompt until it changes ({}): then "
+                       "the cache is written again from there; move it after the stable content "
+                       "(e.g. into the last user turn)",
+                       kind, s.path.str(),
+                       daily ? "daily, at midnight" : "a template cannot tell how often");
+}
+
+} // namespace
+
 Suggestion
 suggest_for_request(Request request, const model::TextStore& texts, const ruleset::Rules& rules,
                     const std::vector<std::string>& placeholders)
@@ -366,31 +403,9 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     }
     out.breakpoints[request.id] = marks;
     if (first_dynamic) {
-        const auto& s = request.segments[*first_dynamic];
-        // Everything after the value itself, the rest of its segment too.
-        const std::int64_t after =
-            request.prompt_tokens() - dynamic_token.value_or(s.cumulative_tokens);
-        const bool breakpoints = rules.provider(request.provider).uses_breakpoints(request.model);
-        // A value already in the last message is where the advice would put it.
-        const auto& last = request.segments.back().path;
-        const bool in_last_message = s.path.level == model::Level::messages &&
-                                     last.level == model::Level::messages &&
-                                     s.path.message == last.message;
-        if (after > 0 && analysis::changes_every_request(dynamic_kind) && !in_last_message) {
-            out.advice.push_back(fmt::format(
-                "a {} value in {} keeps the {} tokens after it out of the cache: move it after "
-                "the stable content (e.g. into the last user turn) and {}",
-                dynamic_kind, s.path.str(), group_digits(after),
-                breakpoints ? "a breakpoint at the end of that content would cache them"
-                            : "the cache would read them"));
-        } else if (after > 0 && !in_last_message) {
-            const bool daily = dynamic_kind == "date" || dynamic_kind == "today";
-            out.advice.push_back(fmt::format(
-                "a {} value in {} is cached with the prompt until it changes ({}): then the "
-                "cache is written again from there; move it after the stable content (e.g. into "
-                "the last user turn)",
-                dynamic_kind, s.path.str(),
-                daily ? "daily, at midnight" : "a template cannot tell how often"));
+        if (auto advice =
+                dynamic_value_advice(request, *first_dynamic, dynamic_token, dynamic_kind, rules)) {
+            out.advice.push_back(std::move(*advice));
         }
     }
     FamilyAdvice advice;
