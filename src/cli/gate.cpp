@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -66,6 +67,12 @@ baseline_findings(const nlohmann::json& baseline, const std::string& file)
         f.stream =
             string_at(j, "stream", path, true); // a log's finding: its file is not its identity
         f.kind = string_at(j, "kind", path, true);
+        if (const auto n = j.find("occurrences"); n != j.end()) {
+            if (!n->is_number_unsigned() || n->get<std::uint64_t>() == 0) {
+                throw Error(fmt::format("{}.occurrences: expected a count of 1 or more", path));
+            }
+            f.occurrences = n->get<std::size_t>();
+        }
         if (const auto loc = j.find("location"); loc != j.end() && !loc->is_null()) {
             if (!loc->is_object()) {
                 throw Error(fmt::format("{}.location: expected an object, found {}", path,
@@ -198,13 +205,16 @@ new_findings(const std::vector<Finding>& findings, const Gate& gate)
     if (gate.baseline == nullptr) {
         return findings;
     }
-    std::set<std::string> known;
+    // A folded finding ([×N]) that holds more requests than the baseline's
+    // grew: new requests repeat it, so it counts as new.
+    std::map<std::string, std::size_t> known; // fingerprint -> occurrences
     for (const auto& f : gate.baseline->findings) {
-        known.insert(report::fingerprint(f));
+        known[report::fingerprint(f)] += f.occurrences;
     }
     std::vector<Finding> out;
     for (const auto& f : findings) {
-        if (!known.contains(report::fingerprint(f))) {
+        const auto it = known.find(report::fingerprint(f));
+        if (it == known.end() || f.occurrences > it->second) {
             out.push_back(f);
         }
     }
