@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace cachewise::report {
@@ -44,6 +45,19 @@ rule_fix(std::string_view rule)
     } catch (const std::out_of_range&) {
         return "";
     }
+}
+
+// The fix of a finding: a short prompt on an automatic cache (CW012 of
+// severity info) has no breakpoint to move; the rule's own fix speaks of one.
+std::string
+finding_fix(const Finding& f)
+{
+    if (f.rule == analysis::rule::k_below_minimum && f.severity == analysis::Severity::info) {
+        return "nothing to fix: an automatic cache reads a prompt only from the model's minimum "
+               "on, and nothing asked it to cache this one; a longer stable prefix would be "
+               "cached";
+    }
+    return rule_fix(f.rule);
 }
 
 bool
@@ -89,7 +103,7 @@ break_view(const Finding& f, std::string anchor)
     b.tokens_lost = f.tokens_lost;
     b.usd = f.cost_usd;
     b.message = f.message;
-    b.fix = rule_fix(f.rule);
+    b.fix = finding_fix(f);
     b.excerpt = f.excerpt;
     b.occurrences = f.occurrences;
     return b;
@@ -124,7 +138,9 @@ std::vector<CauseRow>
 causes_of(const std::vector<Finding>& findings, const std::vector<BreakView>& shown)
 {
     std::map<std::string, CauseRow> by_rule;
+    std::map<std::string, std::set<std::string>> fixes; // by rule
     for (const auto& f : findings) {
+        fixes[f.rule].insert(finding_fix(f));
         auto& row = by_rule[f.rule];
         row.rule = f.rule;
         row.name = f.name;
@@ -136,7 +152,8 @@ causes_of(const std::vector<Finding>& findings, const std::vector<BreakView>& sh
     }
     std::vector<CauseRow> out;
     for (auto& [rule, row] : by_rule) {
-        row.fix = rule_fix(rule);
+        // One fix for the row: the findings' own when they agree.
+        row.fix = fixes[rule].size() == 1 ? *fixes[rule].begin() : rule_fix(rule);
         for (const auto& b : shown) {
             if (b.rule == rule) {
                 row.first_anchor = b.anchor;
