@@ -689,9 +689,9 @@ private:
     }
 
     // A gateway that sent a request to another upstream than its partner's
-    // (OpenRouter "provider"): each upstream has its own cache, so nothing
-    // the partner cached is expected to be read. Said, since the analysis
-    // sees the two share a prefix.
+    // (OpenRouter "provider"): each upstream has its own cache, so only what
+    // this one cached is expected to be read. Said, since the analysis sees
+    // the request share a prefix with its partner.
     void note_other_route(const Request& r, const analysis::RequestOutcome& outcome,
                           RequestAudit& a) const
     {

@@ -429,16 +429,9 @@ private:
             const auto matches = find_secrets(text);
             const auto chars = analysis::char_offsets(text, matches);
             for (std::size_t i = 0; i < matches.size(); ++i) {
-                const auto& match = matches[i];
                 Finding f = make(analysis::rule::k_secret_in_prompt, r, &s, chars[i]);
-                const std::int64_t token =
-                    analysis::position_in_segment(r, k, text, match.offset, m_estimator,
-                                                  &m_options.count_exact)
-                        .second;
-                f.location.token = token;
-                // Rotating the key spoils what a dynamic value there would (CW010).
-                f.tokens_lost = analysis::tokens_lost(r, k, token, m_rules);
-                analysis::describe_secret(f, text, match);
+                analysis::place_secret(f, r, k, text, matches[i], m_rules, m_estimator,
+                                       &m_options.count_exact);
                 emit(out, std::move(f));
             }
         }

@@ -621,18 +621,6 @@ kept_before_change(const Request& r, std::size_t k, std::int64_t change,
     return kept;
 }
 
-// What a change at token `change` of segment k costs of a cache that held
-// `r` up to `cached_end`: what the provider could read before less what it
-// reads after, each as it reads (ProviderRules::readable_tokens).
-std::int64_t
-lost_from(const Request& r, std::size_t k, std::int64_t change, std::int64_t cached_end,
-          const ruleset::Rules& rules)
-{
-    return std::max<std::int64_t>(
-        0, readable_tokens(r, cached_end, rules) -
-               readable_tokens(r, kept_before_change(r, k, change, rules), rules));
-}
-
 // A whole-unit cache loses the shared tokens between the last unit boundary
 // and the change with it (a later request may read them once common-prefix
 // persistence has stored them): the message names them.
@@ -710,7 +698,11 @@ tokens_lost(const Request& partner, std::size_t k, std::int64_t change, const ru
     }
     const std::int64_t end =
         last ? partner.segments[*last].cumulative_tokens : partner.prompt_tokens();
-    return lost_from(partner, k, change, end, rules);
+    // What the provider could read before less what it reads after, each as
+    // it reads (ProviderRules::readable_tokens).
+    return std::max<std::int64_t>(
+        0, readable_tokens(partner, end, rules) -
+               readable_tokens(partner, kept_before_change(partner, k, change, rules), rules));
 }
 
 bool
@@ -823,8 +815,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
             f.location.offset = chars;
             f.location.token = token;
             f.excerpt = Excerpt{"", excerpt(text, m.begin, m.end, &secrets)};
-            f.tokens_lost =
-                lost_from(request, k, std::min(token, cached_end), cached_end, context.rules);
+            f.tokens_lost = tokens_lost(request, k, token, context.rules);
             // A date is the same all day: it costs nothing within a log, and
             // everything after it at midnight.
             const bool daily = m.kind == "date" || m.kind == "today";

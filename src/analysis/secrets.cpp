@@ -342,6 +342,9 @@ may_hold_secret(std::uint8_t tags, model::SegmentKind kind)
            0;
 }
 
+namespace {
+
+// A CW040 finding's kind, message and (masked) excerpt.
 void
 describe_secret(Finding& f, std::string_view text, const SecretMatch& match)
 {
@@ -361,6 +364,20 @@ describe_secret(Finding& f, std::string_view text, const SecretMatch& match)
     f.message = fmt::format("{} {} ({}) is part of the prompt: it goes to the provider with every "
                             "request, and rotating it busts the cache from here on",
                             vowel ? "an" : "a", match.kind, masked);
+}
+
+} // namespace
+
+void
+place_secret(Finding& f, const model::Request& request, std::size_t k, std::string_view text,
+             const SecretMatch& match, const ruleset::Rules& rules,
+             const model::TokenEstimator& estimator, const ExactTextCounter* count_exact)
+{
+    const std::int64_t token =
+        position_in_segment(request, k, text, match.offset, estimator, count_exact).second;
+    f.location.token = token;
+    f.tokens_lost = tokens_lost(request, k, token, rules);
+    describe_secret(f, text, match);
 }
 
 std::vector<std::size_t>
@@ -468,14 +485,7 @@ SecretScanner::add(const model::Request& request)
             Finding f = make_finding(rule::k_secret_in_prompt, request);
             f.location.path = s.path.str();
             f.location.offset = chars[i];
-            const std::int64_t token =
-                position_in_segment(request, k, text, match.offset, m_estimator, m_count_exact)
-                    .second;
-            f.location.token = token;
-            // What a rotation of the key spoils: what the request's cache
-            // holds from the key on, as a dynamic value there would (CW010).
-            f.tokens_lost = tokens_lost(request, k, token, m_rules);
-            describe_secret(f, text, match);
+            place_secret(f, request, k, text, match, m_rules, m_estimator, m_count_exact);
             m_lists[list - 1].push_back(m_findings.size());
             m_findings.push_back(std::move(f));
         }

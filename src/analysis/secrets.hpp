@@ -16,9 +16,13 @@
 
 namespace cachewise::analysis {
 
-// Fills a CW040 finding's kind, message and (masked) excerpt for a secret
-// found at `match` in a segment's text.
-void describe_secret(Finding& f, std::string_view text, const SecretMatch& match);
+// Fills a CW040 finding for a secret found at `match` in the text of
+// segment k of `request`: its kind, message and masked excerpt, its token, placed as a change there
+// is (position_in_segment), and what rotating it spoils, what a dynamic value there would
+// (tokens_lost).
+void place_secret(Finding& f, const model::Request& request, std::size_t k, std::string_view text,
+                  const SecretMatch& match, const ruleset::Rules& rules,
+                  const model::TokenEstimator& estimator, const ExactTextCounter* count_exact);
 
 // The character offsets (a finding's location.offset) of the matches,
 // which come in text order: one walk over the text.

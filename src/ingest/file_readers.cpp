@@ -91,10 +91,11 @@ struct SyntaxError {
     std::string reason;
 };
 
-// Where a JSON document breaks, for a message that names its line and
-// column: simdjson tells only that it does, nlohmann where. Nothing when the
-// document is valid, or when only text after a complete value is wrong
-// (json_line reads the value and says what follows it).
+// Where a JSON document whose parse failed breaks, for a message that names
+// its line and column: simdjson tells only that it does, nlohmann where.
+// Nothing when the document is valid JSON (the failure was another), or
+// when only text after a complete value is wrong (json_line says what
+// follows it).
 std::optional<SyntaxError>
 syntax_error(std::string_view text)
 {
@@ -135,12 +136,24 @@ RecordReader::document_file(LineReader& reader, const std::string& file)
     if (!text) {
         return;
     }
-    if (const auto broken = syntax_error(*text)) {
-        ++m_sink->counts.records;
+    // Cleared however json_line ends: a later file's errors must not read it.
+    struct Scope {
+        std::string_view& document;
+        ~Scope() { document = {}; }
+    } scope{m_document};
+    m_document = *text;
+    json_line(*text, file, 1);
+}
+
+void
+RecordReader::parse_error(const std::string& file, std::uint64_t line, std::string_view field,
+                          std::string_view reason)
+{
+    if (const auto broken = m_document.empty() ? std::nullopt : syntax_error(m_document)) {
         error(file, broken->line, "", broken->reason);
         return;
     }
-    json_line(*text, file, 1);
+    error(file, line, field, reason);
 }
 
 // Only a response was logged: the request is known by its usage alone.

@@ -129,6 +129,9 @@ private:
     void deliver(model::Request&& request);
     void error(const std::string& file, std::uint64_t line, std::string_view field,
                std::string_view reason);
+    // error(), or, inside a document that is not valid JSON, where it breaks.
+    void parse_error(const std::string& file, std::uint64_t line, std::string_view field,
+                     std::string_view reason);
     template <typename F> void guarded(const std::string& file, std::uint64_t line, F&& f);
 
     const ruleset::Rules& m_rules;
@@ -150,6 +153,9 @@ private:
     // across readers).
     std::unordered_set<std::string> m_seen_request_ids;
     RecordSink* m_sink = nullptr;
+    // The whole text of the JSON document being read (document_file), so
+    // that a parse error is reported at its line and column; empty for lines.
+    std::string_view m_document;
     FormatTrace* m_trace = nullptr;
     std::function<void(std::uint64_t)> m_tick;
     // What the records of the current file are (see record()).
@@ -170,9 +176,9 @@ RecordReader::guarded(const std::string& file, std::uint64_t line, F&& f)
     try {
         f();
     } catch (const FieldError& e) {
-        error(file, line, e.field(), e.reason());
+        parse_error(file, line, e.field(), e.reason());
     } catch (const simdjson::simdjson_error& e) {
-        error(file, line, "", fmt::format("not valid JSON: {}", e.what()));
+        parse_error(file, line, "", fmt::format("not valid JSON: {}", e.what()));
     }
 }
 
