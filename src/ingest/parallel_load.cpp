@@ -119,10 +119,11 @@ public:
 private:
     void stop();
     void work();
-    void run(const LoadTask& task, std::size_t i, RecordReader& reader, Slot& slot);
+    void run(const LoadTask& task, std::size_t i, RecordReader& reader, PartBuffer& buffer,
+             Slot& slot);
     std::uint64_t first_line(std::size_t i, std::uint64_t lines);
     void read_part(const LoadTask& task, std::size_t i, RecordReader& reader,
-                   std::optional<model::ApiFormat> kept, Slot& slot);
+                   std::optional<model::ApiFormat> kept, PartBuffer& buffer, Slot& slot);
 
     const std::vector<LoadTask>& m_tasks;
     const ruleset::Rules& m_rules;
@@ -133,6 +134,7 @@ private:
     // line number is known when every part before it is counted.
     std::vector<std::optional<std::uint64_t>> m_line_counts;
     std::optional<model::ApiFormat> m_kept; // at the end of the last part delivered
+    PartBuffer m_own_buffer;                // for a part read again by deliver()
     std::mutex m_mutex;
     std::condition_variable m_changed;
     std::size_t m_next_claim = 0;
@@ -167,6 +169,7 @@ void
 Scheduler::work()
 {
     RecordReader reader(m_rules, m_options);
+    PartBuffer buffer;
     for (;;) {
         std::size_t i = 0;
         {
@@ -182,7 +185,7 @@ Scheduler::work()
         }
         Slot& slot = m_slots[i % m_window];
         try {
-            run(m_tasks[i], i, reader, slot);
+            run(m_tasks[i], i, reader, buffer, slot);
         } catch (...) {
             slot.failure = std::current_exception();
         }
@@ -198,13 +201,14 @@ Scheduler::work()
 }
 
 void
-Scheduler::run(const LoadTask& task, std::size_t i, RecordReader& reader, Slot& slot)
+Scheduler::run(const LoadTask& task, std::size_t i, RecordReader& reader, PartBuffer& buffer,
+               Slot& slot)
 {
     slot.trace = FormatTrace{};
     if (!task.parted) {
         reader.file(task.path, slot.found);
     } else {
-        read_part(task, i, reader, std::nullopt, slot);
+        read_part(task, i, reader, std::nullopt, buffer, slot);
     }
     if (m_options.on_parsed) {
         slot.found.for_each_request(m_options.on_parsed);
@@ -216,18 +220,18 @@ Scheduler::run(const LoadTask& task, std::size_t i, RecordReader& reader, Slot& 
 // workers count first, and claimed them earlier).
 void
 Scheduler::read_part(const LoadTask& task, std::size_t i, RecordReader& reader,
-                     std::optional<model::ApiFormat> kept, Slot& slot)
+                     std::optional<model::ApiFormat> kept, PartBuffer& buffer, Slot& slot)
 {
     const FilePart& part = task.parted->parts[task.part];
-    auto bytes = ingest::read_part(task.path, part, LineReader::k_padding);
-    if (!bytes) {
+    const auto size = ingest::read_part(task.path, part, LineReader::k_padding, buffer);
+    if (!size) {
         first_line(i, 0);
-        slot.found.error(task.path, 0, "", bytes.error());
+        slot.found.error(task.path, 0, "", size.error());
         return;
     }
-    const auto size = static_cast<std::size_t>(part.end - part.begin);
-    const std::uint64_t first = first_line(i, count_lines(std::string_view(bytes->get(), size)));
-    auto lines = LineReader::over(std::move(*bytes), size, task.path, part.begin, first,
+    const std::uint64_t first =
+        first_line(i, count_lines(std::string_view(buffer.bytes.get(), *size)));
+    auto lines = LineReader::over(std::move(buffer.bytes), *size, task.path, part.begin, first,
                                   m_options.max_record_bytes);
     if (task.part == 0) {
         ++slot.found.counts.files;
@@ -235,6 +239,7 @@ Scheduler::read_part(const LoadTask& task, std::size_t i, RecordReader& reader,
     } else {
         reader.exchange_part(*lines, kept, slot.found, &slot.trace);
     }
+    buffer.bytes = lines->release_buffer();
 }
 
 std::uint64_t
@@ -279,7 +284,7 @@ Scheduler::deliver(std::size_t i, RecordReader& own, Delivery& to)
             // format kept than the parts before it left: read it again here.
             slot.found = BufferSink{};
             slot.trace = FormatTrace{};
-            read_part(task, i, own, inherited, slot);
+            read_part(task, i, own, inherited, m_own_buffer, slot);
             if (m_options.on_parsed) {
                 slot.found.for_each_request(m_options.on_parsed);
             }

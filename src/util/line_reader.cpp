@@ -55,6 +55,15 @@ LineReader::over(std::unique_ptr<char[]> buffer, std::size_t size, std::string p
     return reader;
 }
 
+std::unique_ptr<char[]>
+LineReader::release_buffer()
+{
+    m_begin = m_end = m_capacity = 0;
+    m_replay = false;
+    m_marked = false;
+    return std::move(m_buffer);
+}
+
 LineReader::LineReader(int fd, bool owns_fd, std::string path, std::size_t max_line,
                        std::size_t capacity)
     : m_fd(fd), m_owns_fd(owns_fd), m_path(std::move(path)), m_max_line(max_line)

@@ -43,6 +43,10 @@ public:
     LineReader(const LineReader&) = delete;
     LineReader& operator=(const LineReader&) = delete;
 
+    // The buffer a reader made by over() was given, back for the next part;
+    // the reader returns no line afterwards.
+    std::unique_ptr<char[]> release_buffer();
+
     // false at end of input; an error for a failed read.
     Expected<bool> next(Line& line);
 

@@ -193,8 +193,22 @@ TEST_SUITE("ingest::file_parts")
 {
     TEST_CASE("count_lines counts what LineReader returns")
     {
-        for (const std::string text :
-             {"a\nb\n", "a\r\nb", "a\rb\r", "\n\n\r\n\r", "", "x", "a\r\r\nb\n\rc"}) {
+        std::vector<std::string> texts = {"a\nb\n", "a\r\nb", "a\rb\r",       "\n\n\r\n\r",
+                                          "",       "x",      "a\r\r\nb\n\rc"};
+        // Longer ones, so that line ends fall inside, across and after the
+        // 16-byte blocks the count reads at once.
+        std::uint64_t state = 7;
+        for (int t = 0; t < 300; ++t) {
+            std::string text;
+            const auto length = static_cast<std::size_t>(t % 70);
+            for (std::size_t k = 0; k < length; ++k) {
+                state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+                const auto r = (state >> 33) % 16;
+                text += r == 0 ? '\n' : r == 1 && t % 3 == 0 ? '\r' : 'a';
+            }
+            texts.push_back(text);
+        }
+        for (const std::string& text : texts) {
             test::TempFile f(text);
             auto reader = LineReader::open(f.path());
             REQUIRE(reader);
