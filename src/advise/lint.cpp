@@ -7,6 +7,7 @@
 #include "analysis/secrets.hpp"
 #include "analysis/segment_text.hpp"
 #include "model/breakpoints.hpp"
+#include "model/display_text.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
@@ -425,7 +426,7 @@ private:
         for (std::size_t k = 0; k < r.segments.size(); ++k) {
             const Segment& s = r.segments[k];
             const auto raw = m_texts->get(s.content);
-            const std::string text = raw ? analysis::display_text(*raw, s.kind) : std::string();
+            const std::string text = raw ? model::display_text(*raw, s.kind) : std::string();
             const auto matches = find_secrets(text);
             const auto chars = analysis::char_offsets(text, matches);
             for (std::size_t i = 0; i < matches.size(); ++i) {

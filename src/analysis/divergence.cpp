@@ -4,6 +4,7 @@
 #include "analysis/segment_text.hpp"
 #include "model/breakpoints.hpp"
 #include "model/chain.hpp"
+#include "model/display_text.hpp"
 #include "util/format.hpp"
 #include "util/redact.hpp"
 
@@ -332,9 +333,9 @@ private:
             return std::nullopt;
         }
         const std::string was =
-            display ? display_text(*was_raw, m_was.segments[m_k].kind) : *was_raw;
+            display ? model::display_text(*was_raw, m_was.segments[m_k].kind) : *was_raw;
         const std::string now =
-            display ? display_text(*now_raw, m_now.segments[m_k].kind) : *now_raw;
+            display ? model::display_text(*now_raw, m_now.segments[m_k].kind) : *now_raw;
         const Change c = diff(was, now);
         f.location.offset = utf8_length(now, c.head);
         f.location.token = PositionCursor(m_now, m_k, now, m_c).at(c.head).second;
@@ -796,7 +797,7 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         if (!raw) {
             continue;
         }
-        const std::string text = display_text(*raw, s.kind);
+        const std::string text = model::display_text(*raw, s.kind);
         std::size_t covered = 0; // matches are sorted by start, widest first
         PositionCursor cursor(request, k, text, context);
         const auto matches = context.matcher.find(text);

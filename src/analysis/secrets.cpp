@@ -2,6 +2,7 @@
 
 #include "analysis/rule_catalogue.hpp"
 #include "analysis/segment_text.hpp"
+#include "model/display_text.hpp"
 
 #include <fmt/format.h>
 
@@ -470,7 +471,7 @@ SecretScanner::add(const model::Request& request)
         if (!raw || !may_hold_secret(*raw, s.kind)) {
             continue;
         }
-        const std::string shown = display_text(*raw, s.kind); // what offsets count in
+        const std::string shown = model::display_text(*raw, s.kind); // what offsets count in
         const std::string_view text = shown;
         const auto matches = find_secrets(text);
         if (matches.empty()) {

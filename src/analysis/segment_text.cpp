@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace cachewise::analysis {
 
@@ -17,65 +18,7 @@ parse_or_null(std::string_view text)
     return json::parse(text.begin(), text.end(), nullptr, false);
 }
 
-// The text of a content array that holds only text blocks.
-std::optional<std::string>
-only_text(const json& content)
-{
-    if (content.is_string()) {
-        return content.get<std::string>();
-    }
-    if (!content.is_array()) {
-        return std::nullopt;
-    }
-    std::string out;
-    for (const auto& block : content) {
-        if (!block.is_object() || block.value("type", "") != "text" || !block.contains("text") ||
-            !block["text"].is_string()) {
-            return std::nullopt;
-        }
-        out += block["text"].get<std::string>();
-    }
-    return out;
-}
-
 } // namespace
-
-std::string
-display_text(std::string_view rendered, model::SegmentKind kind)
-{
-    const json j = parse_or_null(rendered);
-    if (!j.is_object()) {
-        return std::string(rendered);
-    }
-    const auto member = [&](const char* key) -> std::optional<std::string> {
-        if (j.contains(key) && j[key].is_string()) {
-            return j[key].get<std::string>();
-        }
-        return std::nullopt;
-    };
-    switch (kind) {
-    case model::SegmentKind::text:
-        if (auto t = member("text")) {
-            return *t;
-        }
-        break;
-    case model::SegmentKind::thinking:
-        if (auto t = member("thinking")) {
-            return *t;
-        }
-        break;
-    case model::SegmentKind::tool_result:
-        if (j.contains("content")) {
-            if (auto t = only_text(j["content"])) {
-                return *t;
-            }
-        }
-        break;
-    default:
-        break;
-    }
-    return std::string(rendered);
-}
 
 bool
 canonical_equal(std::string_view a, std::string_view b)

@@ -7,12 +7,6 @@
 
 namespace cachewise::analysis {
 
-// The text a reader knows a segment by: the `text` of a text block, the
-// `thinking` of a thinking block, the text of a tool_result that holds only
-// text; the canonical JSON otherwise (tool definitions, tool_use, images).
-// Offsets in findings count characters of this text.
-std::string display_text(std::string_view rendered, model::SegmentKind kind);
-
 // True when two rendered segments are equal as JSON values: keys sorted at
 // every level and numbers compared by value (1.0 == 1). Distinguishes
 // serialisation drift from a real change.

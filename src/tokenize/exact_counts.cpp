@@ -1,5 +1,6 @@
 #include "tokenize/exact_counts.hpp"
 
+#include "model/display_text.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
@@ -42,57 +43,7 @@ missing_reason(const TokenizerEntry& entry, const std::optional<std::string>& us
     return fmt::format("{} is not shipped (licence or size); give --tokenizer-dir DIR", entry.file);
 }
 
-// The text of a content array that holds only text blocks (as
-// analysis::display_text reads it).
-std::optional<std::string>
-only_text(simdjson::dom::element content)
-{
-    if (std::string_view text; content.get(text) == simdjson::SUCCESS) {
-        return std::string(text);
-    }
-    simdjson::dom::array blocks;
-    if (content.get(blocks) != simdjson::SUCCESS) {
-        return std::nullopt;
-    }
-    std::string out;
-    for (const auto block : blocks) {
-        std::string_view type;
-        std::string_view text;
-        if (!block.is_object() || block["type"].get(type) != simdjson::SUCCESS || type != "text" ||
-            block["text"].get(text) != simdjson::SUCCESS) {
-            return std::nullopt;
-        }
-        out += text;
-    }
-    return out;
-}
-
 } // namespace
-
-std::string
-countable_text(std::string_view rendered, model::SegmentKind kind)
-{
-    const char* member = kind == model::SegmentKind::text          ? "text"
-                         : kind == model::SegmentKind::thinking    ? "thinking"
-                         : kind == model::SegmentKind::tool_result ? "content"
-                                                                   : nullptr;
-    if (member == nullptr) {
-        return std::string(rendered); // tools and calls count as their canonical JSON
-    }
-    thread_local simdjson::dom::parser parser;
-    simdjson::dom::object object;
-    simdjson::dom::element value;
-    if (parser.parse(rendered.data(), rendered.size()).get(object) != simdjson::SUCCESS ||
-        object[member].get(value) != simdjson::SUCCESS) {
-        return std::string(rendered);
-    }
-    if (kind == model::SegmentKind::tool_result) {
-        auto text = only_text(value);
-        return text ? std::move(*text) : std::string(rendered);
-    }
-    std::string_view text;
-    return value.get(text) == simdjson::SUCCESS ? std::string(text) : std::string(rendered);
-}
 
 bool
 tokenizer_is_public(std::string_view provider)
@@ -166,7 +117,7 @@ ExactCounts::apply(model::Request& request, const model::TextStore& store)
         if (!rendered) {
             return false; // no text to count: keep the estimates
         }
-        const std::string text = countable_text(*rendered, s.kind);
+        const std::string text = model::display_text(*rendered, s.kind);
         const auto n = static_cast<std::int64_t>(tokenizer.count(text));
         m_bytes += text.size();
         ++m_counted;

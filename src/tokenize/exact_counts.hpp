@@ -22,17 +22,11 @@ namespace cachewise::tokenize {
 // (Anthropic, Gemini, Bedrock): their counts stay estimated.
 bool tokenizer_is_public(std::string_view provider);
 
-// The text of a segment that its tokenizer counts: the same as
-// analysis::display_text (the text of text, thinking and all-text tool
-// results; tools and calls as their canonical JSON), read with simdjson,
-// which is several times faster than a DOM of nlohmann's on long results.
-std::string countable_text(std::string_view rendered, model::SegmentKind kind);
-
 // Replaces the estimates of a request by counts from its model's own
-// tokenizer: each segment's text (countable_text of its rendered bytes) plus the chat template's
-// tokens around each message. Counts are memoised by content hash, so a log that resends its
-// history is tokenised once per distinct segment. Requests of providers whose tokenizers are not
-// public (Anthropic, Gemini, Bedrock) and of models the manifest does not map are left to the
+// tokenizer: each segment's text (model::display_text of its rendered bytes) plus the chat
+// template's tokens around each message. Counts are memoised by content hash, so a log that resends
+// its history is tokenised once per distinct segment. Requests of providers whose tokenizers are
+// not public (Anthropic, Gemini, Bedrock) and of models the manifest does not map are left to the
 // estimator; so are those whose vocabulary file is not at hand (not shipped, no --tokenizer-dir),
 // which missing_notes() lists.
 class ExactCounts {

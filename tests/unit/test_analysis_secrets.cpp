@@ -3,6 +3,7 @@
 #include "helpers.hpp"
 #include "ingest/json_render.hpp"
 #include "model/chain.hpp"
+#include "model/display_text.hpp"
 #include "util/redact.hpp"
 
 #include <doctest/doctest.h>
@@ -52,7 +53,7 @@ tool_use(std::string_view command)
 bool
 finds(std::string_view rendered, SegmentKind kind)
 {
-    return !find_secrets(display_text(rendered, kind)).empty();
+    return !find_secrets(model::display_text(rendered, kind)).empty();
 }
 
 } // namespace

@@ -1,4 +1,3 @@
-#include "analysis/segment_text.hpp"
 #include "helpers.hpp"
 #include "tokenize/concurrent_counts.hpp"
 #include "tokenize/exact_counts.hpp"
@@ -126,32 +125,6 @@ TEST_SUITE("tokenize::ExactCounts")
         ExactCounts counts(test::catalogue());
         CHECK(!counts.apply(r, store));
         CHECK(counts.missing_notes().empty());
-    }
-
-    TEST_CASE("countable_text reads a segment as analysis::display_text does")
-    {
-        using model::SegmentKind;
-        const std::vector<std::pair<std::string, SegmentKind>> cases = {
-            {R"({"type":"text","text":"Hello \"world\"\n\u00e9\ud83d\ude00"})", SegmentKind::text},
-            {R"({"type":"thinking","thinking":"step 1","signature":"x"})", SegmentKind::thinking},
-            {R"({"type":"tool_result","tool_use_id":"t1","content":"plain output"})",
-             SegmentKind::tool_result},
-            {R"({"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]})",
-             SegmentKind::tool_result},
-            {R"({"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{}}]})",
-             SegmentKind::tool_result},
-            {R"({"type":"text","text":7})", SegmentKind::text},
-            {R"({"name":"Bash","description":"runs","input_schema":{"type":"object"}})",
-             SegmentKind::tool},
-            {R"({"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}})",
-             SegmentKind::tool_use},
-            {"not json", SegmentKind::text},
-            {R"(["array"])", SegmentKind::text},
-        };
-        for (const auto& c : cases) {
-            CAPTURE(c.first);
-            CHECK(countable_text(c.first, c.second) == analysis::display_text(c.first, c.second));
-        }
     }
 
     TEST_CASE("counts made on several threads equal one thread's, and their tallies add up")
