@@ -352,15 +352,17 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
     add_load_json(j, load);
     dump_with_rows(
         j, r.outcomes.size(),
-        [&](std::size_t i) {
+        [&](std::size_t i, JsonWriter& w) {
             const auto& o = r.outcomes[i];
-            return Json{{"id", o.id},
-                        {"stream", or_null(o.stream)},
-                        {"partner", or_null(o.partner)},
-                        {"status", std::string(analysis::to_string(o.status))},
-                        {"prompt_tokens", o.prompt_tokens},
-                        {"shared_tokens", o.shared_tokens},
-                        {"finding", o.finding ? Json(*o.finding) : Json(nullptr)}};
+            w.object()
+                .member("id", o.id)
+                .member_or_null("stream", o.stream)
+                .member_or_null("partner", o.partner)
+                .member("status", analysis::to_string(o.status))
+                .member("prompt_tokens", o.prompt_tokens)
+                .member("shared_tokens", o.shared_tokens)
+                .member("finding", o.finding)
+                .end();
         },
         out);
 }

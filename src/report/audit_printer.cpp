@@ -467,39 +467,66 @@ csv(const AuditResult& r, const std::optional<std::string>& by, std::ostream& ou
 }
 
 // One row of the per-request list.
-Json
-request_row(const account::RequestAudit& a)
+void
+split_or_null(JsonWriter& w, const Split* s)
 {
-    Json x;
-    x["id"] = a.id;
-    x["stream"] = a.stream;
-    x["model"] = a.model;
-    x["started_at"] = a.started_at ? Json(format_rfc3339(*a.started_at)) : Json(nullptr);
-    x["status"] = std::string(analysis::to_string(a.status));
-    x["partner"] = or_null(a.partner);
-    x["new_or_expired"] = a.new_or_expired;
-    x["prompt_tokens"] = a.prompt_tokens;
-    x["shared_tokens"] = a.shared_tokens;
-    x["rejected"] = a.rejected;
-    x["breakpoints_assumed"] = a.breakpoints_assumed;
-    x["reported"] = a.reported ? split_json(*a.reported) : Json(nullptr);
-    x["write_ttl_assumed"] = a.write_ttl_assumed;
-    x["expected"] = a.simulated ? split_json(a.expected) : Json(nullptr);
-    x["policy"] = or_null(a.policy);
-    x["compared"] = a.compared;
-    x["lost_to_granularity"] = a.lost_to_granularity;
-    x["lost_to_eviction"] = a.lost_to_eviction;
-    x["notes"] = a.notes;
-    x["mismatch"] = a.mismatch;
-    x["not_judged"] = a.not_judged;
-    x["cost_usd"] = a.priced ? Json{{"actual", a.actual.total()},
-                                    {"no_cache", a.no_cache.total()},
-                                    {"expected", a.expected_cost.total()},
-                                    {"ideal", a.ideal.total()}}
-                             : Json(nullptr);
-    x["ttft_seconds"] = a.ttft_seconds ? Json(*a.ttft_seconds) : Json(nullptr);
-    x["findings"] = a.findings;
-    return x;
+    if (s == nullptr) {
+        w.null();
+        return;
+    }
+    w.object()
+        .member("read", s->read)
+        .member("write_5m", s->write_5m)
+        .member("write_1h", s->write_1h)
+        .member("fresh", s->fresh)
+        .member("output", s->output)
+        .member("input", s->input())
+        .end();
+}
+
+// One request's row, as split_json and the other shapes above lay it out.
+void
+request_row(const account::RequestAudit& a, JsonWriter& w)
+{
+    w.object().member("id", a.id).member("stream", a.stream).member("model", a.model);
+    w.member("started_at",
+             a.started_at ? std::optional(format_rfc3339(*a.started_at)) : std::nullopt);
+    w.member("status", analysis::to_string(a.status))
+        .member_or_null("partner", a.partner)
+        .member("new_or_expired", a.new_or_expired)
+        .member("prompt_tokens", a.prompt_tokens)
+        .member("shared_tokens", a.shared_tokens)
+        .member("rejected", a.rejected)
+        .member("breakpoints_assumed", a.breakpoints_assumed)
+        .key("reported");
+    split_or_null(w, a.reported ? &*a.reported : nullptr);
+    w.member("write_ttl_assumed", a.write_ttl_assumed).key("expected");
+    split_or_null(w, a.simulated ? &a.expected : nullptr);
+    w.member_or_null("policy", a.policy)
+        .member("compared", a.compared)
+        .member("lost_to_granularity", a.lost_to_granularity)
+        .member("lost_to_eviction", a.lost_to_eviction)
+        .key("notes")
+        .array();
+    for (const auto& note : a.notes) {
+        w.value(note);
+    }
+    w.end().member("mismatch", a.mismatch).member("not_judged", a.not_judged).key("cost_usd");
+    if (a.priced) {
+        w.object()
+            .member("actual", a.actual.total())
+            .member("no_cache", a.no_cache.total())
+            .member("expected", a.expected_cost.total())
+            .member("ideal", a.ideal.total())
+            .end();
+    } else {
+        w.null();
+    }
+    w.member("ttft_seconds", a.ttft_seconds).key("findings").array();
+    for (const auto f : a.findings) {
+        w.value(f);
+    }
+    w.end().end();
 }
 
 void
@@ -545,7 +572,8 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     }
     add_load_json(j, load);
     dump_with_rows(
-        j, r.requests.size(), [&](std::size_t i) { return request_row(r.requests[i]); }, out);
+        j, r.requests.size(), [&](std::size_t i, JsonWriter& w) { request_row(r.requests[i], w); },
+        out);
 }
 
 } // namespace

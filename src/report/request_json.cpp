@@ -133,8 +133,8 @@ json_document(std::string_view command, int schema_version)
 }
 
 void
-dump_with_rows(const Json& document, std::size_t count, const std::function<Json(std::size_t)>& row,
-               std::ostream& out)
+dump_with_rows(const Json& document, std::size_t count,
+               const std::function<void(std::size_t, JsonWriter&)>& row, std::ostream& out)
 {
     const std::string text = document.dump(2, ' ', false, Json::error_handler_t::replace);
     // A top-level member sits at exactly two spaces; strings hold no raw
@@ -147,19 +147,18 @@ dump_with_rows(const Json& document, std::size_t count, const std::function<Json
     }
     out.write(text.data(), static_cast<std::streamsize>(at + marker.size() - 2));
     out << "[\n";
+    std::string rows;
     for (std::size_t i = 0; i < count; ++i) {
-        const std::string item = row(i).dump(2, ' ', false, Json::error_handler_t::replace);
-        out << "    ";
-        std::size_t from = 0;
-        for (std::size_t nl = item.find('\n'); nl != std::string::npos;
-             nl = item.find('\n', from)) {
-            out.write(item.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-            out << "    ";
-            from = nl + 1;
+        rows += "    ";
+        JsonWriter writer(rows, 4); // a row's members at six spaces, as dump(2) puts them
+        row(i, writer);
+        rows += i + 1 < count ? ",\n" : "\n";
+        if (rows.size() >= (std::size_t{1} << 16)) {
+            out.write(rows.data(), static_cast<std::streamsize>(rows.size()));
+            rows.clear();
         }
-        out.write(item.data() + from, static_cast<std::streamsize>(item.size() - from));
-        out << (i + 1 < count ? ",\n" : "\n");
     }
+    out.write(rows.data(), static_cast<std::streamsize>(rows.size()));
     out << "  ]";
     const std::size_t rest = at + marker.size();
     out.write(text.data() + rest, static_cast<std::streamsize>(text.size() - rest));

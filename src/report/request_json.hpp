@@ -2,6 +2,7 @@
 
 #include "ingest/loader.hpp"
 #include "model/request.hpp"
+#include "report/json_writer.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -45,11 +46,12 @@ json_array(const Items& items, ToJson to_json)
 }
 
 // Writes `document` as dump(2) would, with its empty top-level array
-// "requests" filled by row(0) .. row(count - 1), one row at a time: a DOM of
-// every per-request row (and its text) would hold several times the rows in
-// memory at once, and rows grow with the log.
+// "requests" filled by row(0) .. row(count - 1), one row at a time, each
+// written by a JsonWriter: a DOM of every per-request row (and its text)
+// would hold several times the rows in memory at once, and rows grow with
+// the log.
 void dump_with_rows(const Json& document, std::size_t count,
-                    const std::function<Json(std::size_t)>& row, std::ostream& out);
+                    const std::function<void(std::size_t, JsonWriter&)>& row, std::ostream& out);
 
 // A command's JSON document, opened with its schema_version and command.
 Json json_document(std::string_view command, int schema_version = 1);
