@@ -182,7 +182,7 @@ public:
         }
         m_result.untimed = 0;
         for (std::size_t i = 0; i < requests.size(); ++i) {
-            m_result.untimed += requests.head(i).started_at ? 0 : 1;
+            m_result.untimed += requests.started_at(i) ? 0 : 1;
         }
         if (m_result.untimed == requests.size() && requests.size() > 0) {
             // Without times, expiry, concurrency and the TTL cannot be judged:
@@ -498,12 +498,12 @@ private:
         if (s.missed) {
             const auto& m = *s.missed;
             Finding f = make_finding(miss_rule(m.reason), r);
-            f.partner = m_requests->head(m.writer).id;
+            f.partner = m_requests->id(m.writer);
             f.location.path = r.segments[m.segment].path.str();
             f.location.token = m.tokens;
             f.tokens_lost = m.tokens - s.read;
             // Timing is judged only between requests with logged times.
-            const bool timed = r.started_at && m_requests->head(m.writer).started_at;
+            const bool timed = r.started_at && m_requests->started_at(m.writer).has_value();
             const bool timing =
                 m.reason == sim::MissReason::expired || m.reason == sim::MissReason::concurrent;
             if (f.tokens_lost <= 0 || provider_read(a, m.tokens) || (timing && !timed)) {
@@ -550,7 +550,7 @@ private:
         if (!outcome.partner_index || !r.started_at) {
             return true;
         }
-        const auto& partner = m_requests->head(*outcome.partner_index).started_at;
+        const auto& partner = m_requests->started_at(*outcome.partner_index);
         const auto& provider = m_rules.provider(a.policy);
         return !partner || !provider.has("ttl_seconds.5m") ||
                seconds_between(*partner, *r.started_at) <= provider.ttl_seconds("5m");
@@ -597,7 +597,7 @@ private:
             return false;
         }
         const std::int64_t position = r.segments[hit].cumulative_tokens;
-        const auto& writer = m_requests->head(*s.hit_writer).usage;
+        const auto& writer = m_requests->usage(*s.hit_writer);
         if (writer && writer->total_input() == position) {
             return false;
         }
@@ -698,7 +698,7 @@ private:
         if (!outcome.partner_index || r.route.empty()) {
             return;
         }
-        const std::string& before = m_requests->head(*outcome.partner_index).route;
+        const std::string before = m_requests->head(*outcome.partner_index).route;
         if (!before.empty() && before != r.route) {
             a.notes.push_back(fmt::format("routed to {}, its partner to {}: each upstream has its "
                                           "own cache, so only what {} cached is expected",
@@ -793,7 +793,7 @@ private:
         if (d_read < -tolerance) {
             f.kind = rule::k_unexplained_miss;
             f.tokens_lost = -d_read;
-            f.partner = s.hit_writer ? m_requests->head(*s.hit_writer).id : "";
+            f.partner = s.hit_writer ? m_requests->id(*s.hit_writer) : "";
             // "identical" only where both texts are logged; an automatic cache
             // has no marks.
             const bool unlogged_head =
@@ -843,7 +843,7 @@ private:
                 !a.started_at) {
                 continue;
             }
-            const Request& r = m_requests->head(writer);
+            const Request r = m_requests->head(writer);
             auto [it, first] =
                 per_stream.try_emplace(r.stream, make_finding(rule::k_write_without_read, r));
             Finding& f = it->second;

@@ -382,12 +382,10 @@ void
 Analyzer::Impl::order()
 {
     requests.permute(start_order(
-        requests.size(), [&](std::size_t i) -> const auto& {
-            return requests.head(i).started_at;
-        }));
+        requests.size(), [&](std::size_t i) -> const auto& { return requests.started_at(i); }));
     times.assign(requests.size(), std::nullopt);
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (const auto& started = requests.head(i).started_at) {
+        if (const auto& started = requests.started_at(i)) {
             times[i] = started->micros;
         }
     }
@@ -395,7 +393,7 @@ Analyzer::Impl::order()
     next_in_stream.assign(requests.size(), k_no_next);
     std::unordered_map<std::string, std::size_t> later; // stream -> its next request
     for (std::size_t i = requests.size(); i-- > 0;) {
-        const std::string& stream = requests.head(i).stream;
+        const std::string& stream = requests.stream(i);
         if (stream.empty()) {
             continue;
         }
@@ -768,7 +766,7 @@ Analyzer::Impl::find_hot_prefixes(AnalysisResult& result)
         for (std::size_t h = 0; h < heads.size(); ++h) {
             const std::size_t depth = heads[h].second->depth;
             if (chains.size() >= depth && chains[depth - 1] == heads[h].first) {
-                streams[h].insert(requests.head(i).stream);
+                streams[h].insert(requests.stream(i));
             }
         }
     }

@@ -64,10 +64,10 @@ uncounted(const std::vector<Segment>& segments)
 
 // Counts as the loader gave them, from the uncounted segments and the usage.
 void
-recount(std::vector<Segment>& segments, const Request& head)
+recount(std::vector<Segment>& segments, const std::optional<model::Usage>& usage)
 {
     Request scratch; // assign_tokens also notes and scales: the head keeps its own
-    scratch.usage = head.usage;
+    scratch.usage = usage;
     scratch.segments = std::move(segments);
     model::assign_tokens(scratch);
     segments = std::move(scratch.segments);
@@ -192,7 +192,7 @@ RequestStore::rebuild(std::size_t i, std::vector<Segment>& out) const
         out[--k] = m_nodes[at].segment;
     }
     if (path.form == Form::recount) {
-        recount(out, m_heads[i]);
+        recount(out, m_heads.usage(i));
         return;
     }
     std::int64_t total = 0;
@@ -214,7 +214,7 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
             // Kept uncounted when recounting gives the request back exactly.
             std::vector<Segment> bare = uncounted(segments);
             std::vector<Segment> again = bare;
-            recount(again, request);
+            recount(again, request.usage);
             if (equal(again, segments)) {
                 path = store(bare, Form::recount);
             }
@@ -226,7 +226,11 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
             m_own.emplace(i, std::move(segments));
         }
     }
-    m_heads[i] = std::move(request);
+    if (i == m_heads.size()) {
+        m_heads.push_back(std::move(request));
+    } else {
+        m_heads.set(i, std::move(request));
+    }
     // The new path first, so that what it shares with the old one stays.
     const Path old = m_paths[i];
     m_paths[i] = path;
@@ -238,9 +242,8 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
 void
 RequestStore::add(Request&& request)
 {
-    m_heads.emplace_back();
     m_paths.emplace_back();
-    set(m_heads.size() - 1, std::move(request), true);
+    set(m_heads.size(), std::move(request), true);
 }
 
 void
@@ -252,7 +255,7 @@ RequestStore::put(std::size_t i, Request&& request)
 Request
 RequestStore::get(std::size_t i) const
 {
-    Request r = m_heads[i];
+    Request r = m_heads.get(i);
     rebuild(i, r.segments);
     return r;
 }
@@ -289,31 +292,16 @@ RequestStore::all() const
 void
 RequestStore::permute(const std::vector<std::size_t>& order)
 {
-    // In place, one cycle of the permutation at a time: a copy of the heads
-    // would double the largest table the store holds.
-    std::vector<bool> placed(order.size(), false);
-    for (std::size_t start = 0; start < order.size(); ++start) {
-        if (placed[start]) {
-            continue;
-        }
-        Request head = std::move(m_heads[start]);
-        const Path path = m_paths[start];
-        std::size_t k = start;
-        for (; order[k] != start; k = order[k]) {
-            m_heads[k] = std::move(m_heads[order[k]]);
-            m_paths[k] = m_paths[order[k]];
-            placed[k] = true;
-        }
-        m_heads[k] = std::move(head);
-        m_paths[k] = path;
-        placed[k] = true;
-    }
+    m_heads.permute(order);
+    std::vector<Path> paths(order.size());
     std::unordered_map<std::size_t, std::vector<Segment>> own;
     for (std::size_t k = 0; k < order.size(); ++k) {
+        paths[k] = m_paths[order[k]];
         if (const auto it = m_own.find(order[k]); it != m_own.end()) {
             own.emplace(k, std::move(it->second));
         }
     }
+    m_paths = std::move(paths);
     m_own = std::move(own);
 }
 

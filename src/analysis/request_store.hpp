@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/request_heads.hpp"
 #include "model/request.hpp"
 #include "util/flat_map.hpp"
 
@@ -34,8 +35,19 @@ public:
     void put(std::size_t i, model::Request&& request);
 
     [[nodiscard]] std::size_t size() const { return m_heads.size(); }
-    // Request i without its segments: ids, stream, times, usage.
-    [[nodiscard]] const model::Request& head(std::size_t i) const { return m_heads[i]; }
+    // Request i without its segments: ids, stream, times, usage (made
+    // whole: the fields below read one without a copy).
+    [[nodiscard]] model::Request head(std::size_t i) const { return m_heads.get(i); }
+    [[nodiscard]] const std::string& id(std::size_t i) const { return m_heads.id(i); }
+    [[nodiscard]] const std::string& stream(std::size_t i) const { return m_heads.stream(i); }
+    [[nodiscard]] const std::optional<Timestamp>& started_at(std::size_t i) const
+    {
+        return m_heads.started_at(i);
+    }
+    [[nodiscard]] const std::optional<model::Usage>& usage(std::size_t i) const
+    {
+        return m_heads.usage(i);
+    }
     // Request i whole, its segments rebuilt.
     [[nodiscard]] model::Request get(std::size_t i) const;
     // The chain of every segment of request i, in render order, without
@@ -77,9 +89,7 @@ private:
     std::vector<std::uint32_t> m_free;  // nodes no path uses any more, for reuse
     std::uint32_t m_last_root = k_none; // the first node last interned or found
     FlatMap<std::uint64_t, std::uint32_t, std::hash<std::uint64_t>> m_index; // node key → node
-    // Segments empty. A deque: a vector that doubles would hold three times
-    // the heads while it moves them (a 1 GB Claude Code folder: 180 MB).
-    std::deque<model::Request> m_heads;
+    RequestHeads m_heads;
     std::vector<Path> m_paths;
     std::unordered_map<std::size_t, std::vector<model::Segment>> m_own; // by request
 };

@@ -73,7 +73,7 @@ wanted_requests(const analysis::RequestStore& requests, const std::optional<std:
     }
     const auto number = request_number(request);
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        const std::string& id = requests.head(i).id;
+        const std::string& id = requests.id(i);
         if (id == *request || (number && *number == i + 1)) {
             exact.insert(i);
         } else if (shortened_id_of(id, *request)) {
@@ -86,8 +86,8 @@ wanted_requests(const analysis::RequestStore& requests, const std::optional<std:
     const auto second = std::next(shortened.begin());
     throw Error(fmt::format("--request {}: {} requests have ids that end so ({}, {}{}): give more "
                             "of the path",
-                            *request, shortened.size(), requests.head(*shortened.begin()).id,
-                            requests.head(*second).id, shortened.size() > 2 ? ", ..." : ""));
+                            *request, shortened.size(), requests.id(*shortened.begin()),
+                            requests.id(*second), shortened.size() > 2 ? ", ..." : ""));
 }
 
 } // namespace

@@ -1,0 +1,213 @@
+#include "analysis/request_heads.hpp"
+
+#include <xxhash.h>
+
+namespace cachewise::analysis {
+
+using model::Request;
+
+namespace {
+
+// A list's hash, over each element's fields with their lengths, so that
+// ("ab", "c") and ("a", "bc") differ.
+class ListHash {
+public:
+    ListHash() : m_state(XXH3_createState()) { XXH3_64bits_reset(m_state); }
+    ~ListHash() { XXH3_freeState(m_state); }
+    ListHash(const ListHash&) = delete;
+    ListHash& operator=(const ListHash&) = delete;
+
+    void add(std::string_view bytes)
+    {
+        const std::uint64_t size = bytes.size();
+        XXH3_64bits_update(m_state, &size, sizeof size);
+        XXH3_64bits_update(m_state, bytes.data(), bytes.size());
+    }
+    void add(const model::Param& p)
+    {
+        add(p.name);
+        add(p.value);
+        const unsigned char flags[] = {static_cast<unsigned char>(p.present),
+                                       static_cast<unsigned char>(p.level)};
+        add(std::string_view(reinterpret_cast<const char*>(flags), sizeof flags));
+    }
+    [[nodiscard]] std::uint64_t digest() const { return XXH3_64bits_digest(m_state); }
+
+private:
+    XXH3_state_t* m_state;
+};
+
+bool
+same(const model::Param& a, const model::Param& b)
+{
+    return a.name == b.name && a.value == b.value && a.present == b.present && a.level == b.level;
+}
+
+bool
+same(const std::string& a, const std::string& b)
+{
+    return a == b;
+}
+
+} // namespace
+
+template <typename T>
+std::uint32_t
+RequestHeads::ListPool<T>::put(std::vector<T>&& list)
+{
+    if (list.empty()) {
+        return 0;
+    }
+    ListHash hash;
+    for (const auto& item : list) {
+        hash.add(item);
+    }
+    const std::uint64_t key = hash.digest();
+    if (const std::uint32_t* found = index.find(key); found != nullptr) {
+        const auto& kept = lists[*found];
+        if (kept.size() == list.size() &&
+            std::equal(kept.begin(), kept.end(), list.begin(),
+                       [](const T& a, const T& b) { return same(a, b); })) {
+            return *found;
+        }
+        lists.push_back(std::move(list)); // a 64-bit collision is merely not shared
+        return static_cast<std::uint32_t>(lists.size() - 1);
+    }
+    lists.push_back(std::move(list));
+    const auto id = static_cast<std::uint32_t>(lists.size() - 1);
+    *index.try_emplace(key).first = id;
+    return id;
+}
+
+RequestHeads::RequestHeads()
+{
+    m_strings.emplace_back(); // 0: ""
+    m_string_index.emplace(m_strings.front(), 0);
+}
+
+std::uint32_t
+RequestHeads::pool(std::string&& value)
+{
+    if (const auto it = m_string_index.find(value); it != m_string_index.end()) {
+        return it->second;
+    }
+    m_strings.push_back(std::move(value));
+    const auto id = static_cast<std::uint32_t>(m_strings.size() - 1);
+    m_string_index.emplace(m_strings.back(), id);
+    return id;
+}
+
+RequestHeads::Head
+RequestHeads::compact(Request&& r)
+{
+    Head h;
+    h.id = std::move(r.id);
+    h.line = r.line;
+    h.strings[stream_name] = pool(std::move(r.stream));
+    h.strings[workspace] = pool(std::move(r.workspace));
+    h.strings[file] = pool(std::move(r.file));
+    h.strings[provider] = pool(std::move(r.provider));
+    h.strings[model_name] = pool(std::move(r.model));
+    h.strings[served_model] = pool(std::move(r.served_model));
+    h.strings[cache_key] = pool(std::move(r.cache_key));
+    h.strings[retention] = pool(std::move(r.retention));
+    h.strings[route] = pool(std::move(r.route));
+    h.strings[cached_content] = pool(std::move(r.cached_content));
+    h.params = m_params.put(std::move(r.params));
+    h.notes = m_notes.put(std::move(r.notes));
+    h.format = r.format;
+    h.prompt_logged = r.prompt_logged;
+    h.breakpoints_logged = r.breakpoints_logged;
+    h.explicit_mode = r.explicit_mode;
+    h.auto_cache_control = r.auto_cache_control;
+    h.started_at = r.started_at;
+    h.first_token_at = r.first_token_at;
+    h.ended_at = r.ended_at;
+    h.usage = std::move(r.usage);
+    h.token_scale = r.token_scale;
+    if (r.partial_share || r.continuation || r.provider_miss_reason || r.cache_create) {
+        h.rare = std::make_unique<Rare>(Rare{r.partial_share, r.continuation,
+                                             std::move(r.provider_miss_reason),
+                                             std::move(r.cache_create)});
+    }
+    return h;
+}
+
+void
+RequestHeads::push_back(Request&& head)
+{
+    m_heads.push_back(compact(std::move(head)));
+}
+
+void
+RequestHeads::set(std::size_t i, Request&& head)
+{
+    m_heads[i] = compact(std::move(head));
+}
+
+const std::string&
+RequestHeads::stream(std::size_t i) const
+{
+    return m_strings[m_heads[i].strings[stream_name]];
+}
+
+Request
+RequestHeads::get(std::size_t i) const
+{
+    const Head& h = m_heads[i];
+    Request r;
+    r.id = h.id;
+    r.stream = m_strings[h.strings[stream_name]];
+    r.workspace = m_strings[h.strings[workspace]];
+    r.file = m_strings[h.strings[file]];
+    r.line = h.line;
+    r.provider = m_strings[h.strings[provider]];
+    r.format = h.format;
+    r.model = m_strings[h.strings[model_name]];
+    r.served_model = m_strings[h.strings[served_model]];
+    r.started_at = h.started_at;
+    r.first_token_at = h.first_token_at;
+    r.ended_at = h.ended_at;
+    r.params = m_params.lists[h.params];
+    r.auto_cache_control = h.auto_cache_control;
+    r.usage = h.usage;
+    if (h.rare) {
+        r.partial_share = h.rare->partial_share;
+        r.continuation = h.rare->continuation;
+        r.provider_miss_reason = h.rare->provider_miss_reason;
+        r.cache_create = h.rare->cache_create;
+    }
+    r.cache_key = m_strings[h.strings[cache_key]];
+    r.retention = m_strings[h.strings[retention]];
+    r.explicit_mode = h.explicit_mode;
+    r.route = m_strings[h.strings[route]];
+    r.cached_content = m_strings[h.strings[cached_content]];
+    r.prompt_logged = h.prompt_logged;
+    r.breakpoints_logged = h.breakpoints_logged;
+    r.notes = m_notes.lists[h.notes];
+    r.token_scale = h.token_scale;
+    return r;
+}
+
+void
+RequestHeads::permute(const std::vector<std::size_t>& order)
+{
+    // In place, one cycle of the permutation at a time: a copy of the heads
+    // would double the largest table the store holds.
+    std::vector<bool> placed(order.size(), false);
+    for (std::size_t start = 0; start < order.size(); ++start) {
+        if (placed[start]) {
+            continue;
+        }
+        Head head = std::move(m_heads[start]);
+        std::size_t k = start;
+        for (; order[k] != start; k = order[k]) {
+            m_heads[k] = std::move(m_heads[order[k]]);
+            placed[k] = true;
+        }
+        m_heads[k] = std::move(head);
+        placed[k] = true;
+    }
+}
+
+} // namespace cachewise::analysis
