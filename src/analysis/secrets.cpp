@@ -442,6 +442,15 @@ SecretScanner::add_occurrence(std::uint32_t list)
 }
 
 void
+SecretScanner::finish()
+{
+    m_seen = {};
+    m_seen_used = 0;
+    m_lists = {};
+    m_previous = {};
+}
+
+void
 SecretScanner::add(const model::Request& request)
 {
     // Consecutive requests of a conversation share a prefix (equal chains,

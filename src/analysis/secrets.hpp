@@ -61,6 +61,9 @@ public:
     }
 
     void add(const model::Request& request);
+    // After the last add(): frees what only add() reads (a slot per
+    // distinct content of the log: 12 MB on a 1 GB Claude Code folder).
+    void finish();
 
     [[nodiscard]] const std::vector<Finding>& findings() const { return m_findings; }
 

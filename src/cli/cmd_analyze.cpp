@@ -48,6 +48,7 @@ run_analyze(const Settings& global, const AnalyzeOptions& options)
     }
     const auto& watch = run.watch;
     auto result = run.analyzer.finish();
+    run.analyzer.release_requests();
     // A credential spoils the prompt after it when rotated: listed with the dynamic fields.
     result.dynamic_fields.insert(result.dynamic_fields.end(), watch.secrets.findings().begin(),
                                  watch.secrets.findings().end());

@@ -241,6 +241,7 @@ run_audit(const Settings& global, const AuditOptions& options)
             replay_placement(analyzer.requests().all(), texts, *rules, audit_options.policy);
     }
     auto result = account::audit(analyzer, *rules, audit_options);
+    analyzer.release_requests();
     note_unused_engine_options(options, result.policies);
     result.findings.insert(result.findings.end(), watch.secrets.findings().begin(),
                            watch.secrets.findings().end());

@@ -53,6 +53,7 @@ struct WatchedAnalysis {
             watch.note(r);
             analyzer.add(std::move(r));
         });
+        watch.secrets.finish();
         if (loaded.status != 0) {
             return std::max(loaded.status, 0);
         }

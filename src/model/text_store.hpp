@@ -36,7 +36,7 @@ namespace cachewise::model {
 // the one thread that replays the log.
 class TextStore {
 public:
-    static constexpr std::size_t k_memory_budget = std::size_t{32} << 20;
+    static constexpr std::size_t k_memory_budget = std::size_t{8} << 20;
     static constexpr std::size_t k_write_batch = std::size_t{1} << 20;
     using Tagger = std::uint8_t (*)(std::string_view bytes);
 
