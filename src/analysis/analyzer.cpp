@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <set>
@@ -229,6 +230,23 @@ struct Analyzer::Impl {
     // Dynamic fields already found, by path, offset and excerpt: a lookup,
     // not a search, so thousands of values stay linear.
     std::unordered_map<std::string, std::size_t> dynamic_index;
+    // The last requests analysed, in their final form (what the store gives
+    // back for them): a request's partner is nearly always among them, read
+    // here rather than rebuilt segment by segment from the store.
+    static constexpr std::size_t k_recent = 4;
+    std::deque<std::pair<std::size_t, Request>> recent;
+
+    // Request i in its final form: from `recent`, else rebuilt into `fetched`.
+    const Request& final_form(std::size_t i, std::optional<Request>& fetched) const
+    {
+        for (const auto& [index, r] : recent) {
+            if (index == i) {
+                return r;
+            }
+        }
+        fetched = requests.get(i);
+        return *fetched;
+    }
 
     Impl(const ruleset::Rules& r, AnalyzeOptions o, const model::TextStore& t)
         : rules(r), options(std::move(o)), texts(t), estimator(r.tokens), matcher(r.dynamic_fields)
@@ -385,6 +403,7 @@ Analyzer::Impl::release_scratch()
     next_in_stream = {};
     finding_request = {};
     dynamic_index = {};
+    recent = {};
 }
 
 void
@@ -438,12 +457,10 @@ Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
     const Hash128 ns_hash = hash_bytes(ns);
     const std::size_t lo = shared_depth(r, index, ns_hash, true);
     const auto partner = partner_of(r, index, ns_hash, lo);
-    std::optional<Request> p;
-    if (partner) {
-        p = requests.get(*partner);
-    }
-    calibrate(r, p ? &*p : nullptr, lo, index, ns_hash);
-    judge(r, p ? &*p : nullptr, lo, index, outcome, result);
+    std::optional<Request> fetched;
+    const Request* p = partner ? &final_form(*partner, fetched) : nullptr;
+    calibrate(r, p, lo, index, ns_hash);
+    judge(r, p, lo, index, outcome, result);
     if (outcome.status == RequestOutcome::Status::cold && r.usage && r.usage->read_tokens() > 0 &&
         shared_depth(r, index, ns_hash, false) > 0) {
         ++result.cold_starts_read_before_window;
@@ -455,8 +472,12 @@ Analyzer::Impl::analyse(std::size_t index, AnalysisResult& result)
     position_in_stream[index] = stream_length[r.stream]++;
     last_of_stream[r.stream] = index;
     remember(r, index, ns_hash);
-    requests.put(index, std::move(r));
+    requests.put(index, r);
     result.outcomes.push_back(std::move(outcome));
+    recent.emplace_front(index, std::move(r));
+    if (recent.size() > k_recent) {
+        recent.pop_back();
+    }
 }
 
 // Token positions of a prefix seen before follow the counts it had there,
@@ -473,7 +494,8 @@ Analyzer::Impl::calibrate(Request& r, const Request* p, std::size_t lo, std::siz
     if (known > lo) {
         const std::size_t holder =
             holders.at(hash_pair(ns_hash, r.segments[known - 1].chain)).request;
-        if (model::calibrate_from_prefix(r, requests.get(holder), known)) {
+        std::optional<Request> fetched;
+        if (model::calibrate_from_prefix(r, final_form(holder, fetched), known)) {
             return;
         }
     }

@@ -53,7 +53,7 @@ same(const std::string& a, const std::string& b)
 
 template <typename T>
 std::uint32_t
-RequestHeads::ListPool<T>::put(std::vector<T>&& list)
+RequestHeads::ListPool<T>::put(const std::vector<T>& list)
 {
     if (list.empty()) {
         return 0;
@@ -70,10 +70,10 @@ RequestHeads::ListPool<T>::put(std::vector<T>&& list)
                        [](const T& a, const T& b) { return same(a, b); })) {
             return *found;
         }
-        lists.push_back(std::move(list)); // a 64-bit collision is merely not shared
+        lists.push_back(list); // a 64-bit collision is merely not shared
         return static_cast<std::uint32_t>(lists.size() - 1);
     }
-    lists.push_back(std::move(list));
+    lists.push_back(list);
     const auto id = static_cast<std::uint32_t>(lists.size() - 1);
     *index.try_emplace(key).first = id;
     return id;
@@ -86,35 +86,35 @@ RequestHeads::RequestHeads()
 }
 
 std::uint32_t
-RequestHeads::pool(std::string&& value)
+RequestHeads::pool(std::string_view value)
 {
     if (const auto it = m_string_index.find(value); it != m_string_index.end()) {
         return it->second;
     }
-    m_strings.push_back(std::move(value));
+    m_strings.emplace_back(value);
     const auto id = static_cast<std::uint32_t>(m_strings.size() - 1);
     m_string_index.emplace(m_strings.back(), id);
     return id;
 }
 
 RequestHeads::Head
-RequestHeads::compact(Request&& r)
+RequestHeads::compact(const Request& r)
 {
     Head h;
-    h.id = std::move(r.id);
+    h.id = r.id;
     h.line = r.line;
-    h.strings[stream_name] = pool(std::move(r.stream));
-    h.strings[workspace] = pool(std::move(r.workspace));
-    h.strings[file] = pool(std::move(r.file));
-    h.strings[provider] = pool(std::move(r.provider));
-    h.strings[model_name] = pool(std::move(r.model));
-    h.strings[served_model] = pool(std::move(r.served_model));
-    h.strings[cache_key] = pool(std::move(r.cache_key));
-    h.strings[retention] = pool(std::move(r.retention));
-    h.strings[route] = pool(std::move(r.route));
-    h.strings[cached_content] = pool(std::move(r.cached_content));
-    h.params = m_params.put(std::move(r.params));
-    h.notes = m_notes.put(std::move(r.notes));
+    h.strings[stream_name] = pool(r.stream);
+    h.strings[workspace] = pool(r.workspace);
+    h.strings[file] = pool(r.file);
+    h.strings[provider] = pool(r.provider);
+    h.strings[model_name] = pool(r.model);
+    h.strings[served_model] = pool(r.served_model);
+    h.strings[cache_key] = pool(r.cache_key);
+    h.strings[retention] = pool(r.retention);
+    h.strings[route] = pool(r.route);
+    h.strings[cached_content] = pool(r.cached_content);
+    h.params = m_params.put(r.params);
+    h.notes = m_notes.put(r.notes);
     h.format = r.format;
     h.prompt_logged = r.prompt_logged;
     h.breakpoints_logged = r.breakpoints_logged;
@@ -123,26 +123,25 @@ RequestHeads::compact(Request&& r)
     h.started_at = r.started_at;
     h.first_token_at = r.first_token_at;
     h.ended_at = r.ended_at;
-    h.usage = std::move(r.usage);
+    h.usage = r.usage;
     h.token_scale = r.token_scale;
     if (r.partial_share || r.continuation || r.provider_miss_reason || r.cache_create) {
-        h.rare = std::make_unique<Rare>(Rare{r.partial_share, r.continuation,
-                                             std::move(r.provider_miss_reason),
-                                             std::move(r.cache_create)});
+        h.rare = std::make_unique<Rare>(
+            Rare{r.partial_share, r.continuation, r.provider_miss_reason, r.cache_create});
     }
     return h;
 }
 
 void
-RequestHeads::push_back(Request&& head)
+RequestHeads::push_back(const Request& head)
 {
-    m_heads.push_back(compact(std::move(head)));
+    m_heads.push_back(compact(head));
 }
 
 void
-RequestHeads::set(std::size_t i, Request&& head)
+RequestHeads::set(std::size_t i, const Request& head)
 {
-    m_heads[i] = compact(std::move(head));
+    m_heads[i] = compact(head);
 }
 
 const std::string&

@@ -24,8 +24,9 @@ namespace cachewise::analysis {
 class RequestHeads {
 public:
     RequestHeads();
-    void push_back(model::Request&& head);
-    void set(std::size_t i, model::Request&& head);
+    // `head`'s segments are not read.
+    void push_back(const model::Request& head);
+    void set(std::size_t i, const model::Request& head);
     [[nodiscard]] std::size_t size() const { return m_heads.size(); }
 
     // Request i without its segments, made whole again.
@@ -85,13 +86,13 @@ private:
         std::unique_ptr<Rare> rare;
     };
 
-    [[nodiscard]] Head compact(model::Request&& r);
-    std::uint32_t pool(std::string&& value);
+    [[nodiscard]] Head compact(const model::Request& r);
+    std::uint32_t pool(std::string_view value);
     template <typename T> struct ListPool {
         std::deque<std::vector<T>> lists{std::vector<T>{}}; // 0: the empty list
         // By a hash of the list: a collision is merely not shared.
         FlatMap<std::uint64_t, std::uint32_t, std::hash<std::uint64_t>> index;
-        std::uint32_t put(std::vector<T>&& list);
+        std::uint32_t put(const std::vector<T>& list);
     };
 
     std::deque<Head> m_heads;          // a deque: a vector that doubles holds three times the heads

@@ -203,11 +203,10 @@ RequestStore::rebuild(std::size_t i, std::vector<Segment>& out) const
 }
 
 void
-RequestStore::set(std::size_t i, Request&& request, bool from_log)
+RequestStore::set(std::size_t i, const Request& request, bool from_log)
 {
     m_own.erase(i);
-    std::vector<Segment> segments = std::move(request.segments);
-    request.segments = {};
+    const std::vector<Segment>& segments = request.segments;
     Path path;
     if (!segments.empty()) {
         if (from_log) {
@@ -223,13 +222,13 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
             path = store(segments, Form::as_is);
         } else if (path.form == Form::empty) {
             path.form = Form::own;
-            m_own.emplace(i, std::move(segments));
+            m_own.emplace(i, segments);
         }
     }
     if (i == m_heads.size()) {
-        m_heads.push_back(std::move(request));
+        m_heads.push_back(request);
     } else {
-        m_heads.set(i, std::move(request));
+        m_heads.set(i, request);
     }
     // The new path first, so that what it shares with the old one stays.
     const Path old = m_paths[i];
@@ -240,16 +239,16 @@ RequestStore::set(std::size_t i, Request&& request, bool from_log)
 }
 
 void
-RequestStore::add(Request&& request)
+RequestStore::add(const Request& request)
 {
     m_paths.emplace_back();
-    set(m_heads.size(), std::move(request), true);
+    set(m_heads.size(), request, true);
 }
 
 void
-RequestStore::put(std::size_t i, Request&& request)
+RequestStore::put(std::size_t i, const Request& request)
 {
-    set(i, std::move(request), false);
+    set(i, request, false);
 }
 
 Request

@@ -30,9 +30,9 @@ namespace cachewise::analysis {
 class RequestStore {
 public:
     // Appends a request as the loader made it (its counts from assign_tokens).
-    void add(model::Request&& request);
+    void add(const model::Request& request);
     // Replaces request i with its final form (counts pinned by the analysis).
-    void put(std::size_t i, model::Request&& request);
+    void put(std::size_t i, const model::Request& request);
 
     [[nodiscard]] std::size_t size() const { return m_heads.size(); }
     // Request i without its segments: ids, stream, times, usage (made
@@ -83,7 +83,7 @@ private:
     std::uint32_t intern(std::uint32_t parent, const model::Segment& segment);
     void release(std::uint32_t leaf);
     void rebuild(std::size_t i, std::vector<model::Segment>& out) const;
-    void set(std::size_t i, model::Request&& request, bool from_log);
+    void set(std::size_t i, const model::Request& request, bool from_log);
 
     std::deque<Node> m_nodes;           // a deque for the reason of m_heads
     std::vector<std::uint32_t> m_free;  // nodes no path uses any more, for reuse
