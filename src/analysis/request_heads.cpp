@@ -103,16 +103,9 @@ RequestHeads::compact(const Request& r)
     Head h;
     h.id = r.id;
     h.line = r.line;
-    h.strings[stream_name] = pool(r.stream);
-    h.strings[workspace] = pool(r.workspace);
-    h.strings[file] = pool(r.file);
-    h.strings[provider] = pool(r.provider);
-    h.strings[model_name] = pool(r.model);
-    h.strings[served_model] = pool(r.served_model);
-    h.strings[cache_key] = pool(r.cache_key);
-    h.strings[retention] = pool(r.retention);
-    h.strings[route] = pool(r.route);
-    h.strings[cached_content] = pool(r.cached_content);
+    for (std::size_t k = 0; k < k_pooled.size(); ++k) {
+        h.strings[k] = pool(r.*k_pooled[k]);
+    }
     h.params = m_params.put(r.params);
     h.notes = m_notes.put(r.notes);
     h.format = r.format;
@@ -147,7 +140,7 @@ RequestHeads::set(std::size_t i, const Request& head)
 const std::string&
 RequestHeads::stream(std::size_t i) const
 {
-    return m_strings[m_heads[i].strings[stream_name]];
+    return m_strings[m_heads[i].strings[0]]; // k_pooled[0]: the stream
 }
 
 Request
@@ -156,14 +149,11 @@ RequestHeads::get(std::size_t i) const
     const Head& h = m_heads[i];
     Request r;
     r.id = h.id;
-    r.stream = m_strings[h.strings[stream_name]];
-    r.workspace = m_strings[h.strings[workspace]];
-    r.file = m_strings[h.strings[file]];
+    for (std::size_t k = 0; k < k_pooled.size(); ++k) {
+        r.*k_pooled[k] = m_strings[h.strings[k]];
+    }
     r.line = h.line;
-    r.provider = m_strings[h.strings[provider]];
     r.format = h.format;
-    r.model = m_strings[h.strings[model_name]];
-    r.served_model = m_strings[h.strings[served_model]];
     r.started_at = h.started_at;
     r.first_token_at = h.first_token_at;
     r.ended_at = h.ended_at;
@@ -176,11 +166,7 @@ RequestHeads::get(std::size_t i) const
         r.provider_miss_reason = h.rare->provider_miss_reason;
         r.cache_create = h.rare->cache_create;
     }
-    r.cache_key = m_strings[h.strings[cache_key]];
-    r.retention = m_strings[h.strings[retention]];
     r.explicit_mode = h.explicit_mode;
-    r.route = m_strings[h.strings[route]];
-    r.cached_content = m_strings[h.strings[cached_content]];
     r.prompt_logged = h.prompt_logged;
     r.breakpoints_logged = h.breakpoints_logged;
     r.notes = m_notes.lists[h.notes];

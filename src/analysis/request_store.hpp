@@ -85,8 +85,8 @@ private:
     void rebuild(std::size_t i, std::vector<model::Segment>& out) const;
     void set(std::size_t i, const model::Request& request, bool from_log);
 
-    std::deque<Node> m_nodes;           // a deque for the reason of m_heads
-    std::vector<std::uint32_t> m_free;  // nodes no path uses any more, for reuse
+    std::deque<Node> m_nodes;          // a deque: a vector that doubles holds three times the nodes
+    std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
     std::uint32_t m_last_root = k_none; // the first node last interned or found
     FlatMap<std::uint64_t, std::uint32_t, std::hash<std::uint64_t>> m_index; // node key → node
     RequestHeads m_heads;

@@ -75,20 +75,11 @@ JsonWriter::key(std::string_view name)
 }
 
 JsonWriter&
-JsonWriter::object()
+JsonWriter::open(char opening, char closing)
 {
     before_value();
-    m_out->push_back('{');
-    m_open.push_back(Open{'}'});
-    return *this;
-}
-
-JsonWriter&
-JsonWriter::array()
-{
-    before_value();
-    m_out->push_back('[');
-    m_open.push_back(Open{']'});
+    m_out->push_back(opening);
+    m_open.push_back(Open{closing});
     return *this;
 }
 

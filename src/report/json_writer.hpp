@@ -25,8 +25,8 @@ public:
     // `indent` (its members two spaces further in).
     JsonWriter(std::string& out, int indent) : m_out(&out), m_indent(indent) {}
 
-    JsonWriter& object();
-    JsonWriter& array();
+    JsonWriter& object() { return open('{', '}'); }
+    JsonWriter& array() { return open('[', ']'); }
     JsonWriter& end(); // closes the innermost object or array
     JsonWriter& key(std::string_view name);
 
@@ -64,6 +64,7 @@ public:
     }
 
 private:
+    JsonWriter& open(char opening, char closing);
     void before_value();
     void newline_indent(std::size_t depth);
     JsonWriter& integer(std::int64_t number);
