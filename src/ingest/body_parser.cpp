@@ -40,7 +40,20 @@ BodyParser::begin(model::Request& request)
     m_images = false;
     m_hidden_tokens = 0;
     m_provider_override.clear();
+    grow_memo();
     reset_body();
+}
+
+// Between bodies only: a slot of the memo is held while its block renders.
+void
+BodyParser::grow_memo()
+{
+    if (m_memo.empty() || m_memo_fills < m_memo.size() / 2 || m_memo.size() >= k_memo_entries) {
+        return;
+    }
+    // A memo, not a record: what it held is rendered again when met.
+    m_memo.assign(k_memo_entries, MemoSlot{});
+    m_memo_fills = 0;
 }
 
 const BodyParser::Rendered&
@@ -56,9 +69,9 @@ BodyParser::MemoSlot&
 BodyParser::memo_slot(const Hash128& key)
 {
     if (m_memo.empty()) {
-        m_memo.resize(k_memo_entries);
+        m_memo.resize(k_memo_first);
     }
-    return m_memo[key.low & (k_memo_entries - 1)];
+    return m_memo[key.low & (m_memo.size() - 1)];
 }
 
 const BodyParser::Rendered&
@@ -74,6 +87,7 @@ BodyParser::fill(MemoSlot& slot, const Hash128& key, std::string_view rendered,
     }
     slot.key = key;
     slot.used = true;
+    ++m_memo_fills;
     return r;
 }
 

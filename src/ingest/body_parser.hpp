@@ -178,7 +178,14 @@ private:
         bool used = false;
         Rendered value;
     };
+    // The memo starts small and takes its full size between bodies once half
+    // of it was filled: zeroing all 32,768 slots (3 MB) for a template of a
+    // few blocks took a third of `lint`'s run time on a VM where each page
+    // fault is dear.
+    static constexpr std::size_t k_memo_first = std::size_t{1} << 9;
     static constexpr std::size_t k_memo_entries = std::size_t{1} << 15;
+    void grow_memo();
+    std::size_t m_memo_fills = 0; // renderings kept since the memo was sized
     static constexpr std::uint64_t k_text_key_tag = 0x7465787420737472; // "text str"
     MemoSlot& memo_slot(const Hash128& key);
     const Rendered& fill(MemoSlot& slot, const Hash128& key, std::string_view rendered,
