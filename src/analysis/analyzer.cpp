@@ -334,7 +334,7 @@ Analyzer::~Analyzer() = default;
 void
 Analyzer::add(Request&& request)
 {
-    m_impl->requests.add(std::move(request));
+    m_impl->requests.add(request);
 }
 
 AnalysisResult

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iterator>
 
 namespace cachewise::report {
@@ -14,13 +15,10 @@ namespace {
 bool
 plain(std::string_view text)
 {
-    for (const char c : text) {
+    return std::ranges::all_of(text, [](char c) {
         const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u > 0x7E || c == '"' || c == '\\') {
-            return false;
-        }
-    }
-    return true;
+        return u >= 0x20 && u <= 0x7E && c != '"' && c != '\\';
+    });
 }
 
 std::string
