@@ -1,6 +1,8 @@
 #include "analysis/request_heads.hpp"
 
-#include <xxhash.h>
+#include "util/hash.hpp"
+
+#include <algorithm>
 
 namespace cachewise::analysis {
 
@@ -8,34 +10,22 @@ using model::Request;
 
 namespace {
 
-// A list's hash, over each element's fields with their lengths, so that
-// ("ab", "c") and ("a", "bc") differ.
-class ListHash {
-public:
-    ListHash() : m_state(XXH3_createState()) { XXH3_64bits_reset(m_state); }
-    ~ListHash() { XXH3_freeState(m_state); }
-    ListHash(const ListHash&) = delete;
-    ListHash& operator=(const ListHash&) = delete;
+// A list element into its list's hash, each string with its length, so
+// that ("ab", "c") and ("a", "bc") differ.
+void
+add_item(HashBuilder& hash, const std::string& text)
+{
+    hash.add_u64(text.size()).add(text);
+}
 
-    void add(std::string_view bytes)
-    {
-        const std::uint64_t size = bytes.size();
-        XXH3_64bits_update(m_state, &size, sizeof size);
-        XXH3_64bits_update(m_state, bytes.data(), bytes.size());
-    }
-    void add(const model::Param& p)
-    {
-        add(p.name);
-        add(p.value);
-        const unsigned char flags[] = {static_cast<unsigned char>(p.present),
-                                       static_cast<unsigned char>(p.level)};
-        add(std::string_view(reinterpret_cast<const char*>(flags), sizeof flags));
-    }
-    [[nodiscard]] std::uint64_t digest() const { return XXH3_64bits_digest(m_state); }
-
-private:
-    XXH3_state_t* m_state;
-};
+void
+add_item(HashBuilder& hash, const model::Param& p)
+{
+    add_item(hash, p.name);
+    add_item(hash, p.value);
+    hash.add_u64((static_cast<std::uint64_t>(p.present) << 8) |
+                 static_cast<std::uint64_t>(p.level));
+}
 
 bool
 same(const model::Param& a, const model::Param& b)
@@ -58,11 +48,11 @@ RequestHeads::ListPool<T>::put(const std::vector<T>& list)
     if (list.empty()) {
         return 0;
     }
-    ListHash hash;
+    HashBuilder hash;
     for (const auto& item : list) {
-        hash.add(item);
+        add_item(hash, item);
     }
-    const std::uint64_t key = hash.digest();
+    const std::uint64_t key = hash.digest().low;
     if (const std::uint32_t* found = index.find(key); found != nullptr) {
         const auto& kept = lists[*found];
         if (kept.size() == list.size() &&
