@@ -248,6 +248,26 @@ public:
                 requests_count == 1 ? "its cost is" : "their costs are"));
         }
         note_untimed_prices();
+        if (m_thirty_minute_writes > 0) {
+            m_result.notes.push_back(fmt::format(
+                "{} of OpenAI models that cache at breakpoints (GPT-5.6 and later) wrote "
+                "30-minute entries, their only TTL (rules/providers/openai.json ttl_seconds.30m): "
+                "the \"write 5m\" figures count those writes",
+                count_noun(m_thirty_minute_writes, "request")));
+        }
+    }
+
+    // OpenAI's breakpoint models write entries that live 30 minutes; the
+    // splits have a short-TTL and a 1h column only, so a note says where
+    // their writes are counted (rule: OpenAI ttl_seconds.30m).
+    void count_thirty_minute_writes(const Request& r, const sim::SimResult& s,
+                                    const RequestAudit& a)
+    {
+        const bool wrote = s.write_5m > 0 || (a.reported && a.reported->write_5m > 0);
+        if (wrote && r.provider == "openai" &&
+            m_rules.provider("openai").uses_breakpoints(r.billed_model())) {
+            ++m_thirty_minute_writes;
+        }
     }
 
     // "model-a (3), model-b (1)" and the requests counted, for a note.
@@ -398,6 +418,7 @@ private:
             a.rejected = s.rejected;
             a.breakpoints_assumed = s.breakpoints_assumed;
             m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
+            count_thirty_minute_writes(r, s, a);
             a.expected = Split{s.read, s.write_5m, s.write_1h, s.fresh, output};
             note_other_route(r, outcome, a);
             findings_of_simulation(r, s, outcome, a);
@@ -1104,6 +1125,7 @@ private:
     std::size_t m_within_estimate = 0; // reads short of the hit within the estimate's band
     std::size_t m_render_order = 0;    // short reads a change in assumed-order tools explains
     std::string m_render_order_provider;
+    std::size_t m_thirty_minute_writes = 0; // requests with GPT-5.6+ writes (30-minute entries)
     std::size_t m_over_estimate = 0; // reads past the units within the estimate's band
 };
 
