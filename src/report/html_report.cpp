@@ -1,5 +1,6 @@
 #include "report/html_report.hpp"
 
+#include "analysis/rule_catalogue.hpp"
 #include "report/html_escape.hpp"
 #include "report/html_page.hpp"
 #include "report/svg_chart.hpp"
@@ -447,6 +448,15 @@ hit_view(std::ostream& out, const HtmlReport& r)
     fmt::print(out, "</tbody></table>\n</section>\n");
 }
 
+// What a cause's tokens are: lost to the cause, or for CW023 written and
+// never read (nothing was lost but the write premium).
+std::string
+cause_tokens(const CauseRow& c)
+{
+    return fmt::format("{} {}", tokens(c.tokens_lost),
+                       c.rule == analysis::rule::k_write_without_read ? "written, never read" : "lost");
+}
+
 void
 causes_chart(std::ostream& out, const HtmlReport& r)
 {
@@ -468,9 +478,9 @@ causes_chart(std::ostream& out, const HtmlReport& r)
                                        : fmt::format("<a href=\"#{}\">{}</a>", esc(c.first_anchor),
                                                      svg_text(left - 8, y + 15, name, "end")));
         out << svg_rect(left, y + 3, std::max(1.0, w), row - 8, "p2",
-                        fmt::format("{}: {} tokens lost", name, tokens(c.tokens_lost)));
+                        fmt::format("{}: {}", name, cause_tokens(c)));
         out << svg_text(left + w + 6, y + 15,
-                        fmt::format("{} tokens{}", tokens(c.tokens_lost),
+                        fmt::format("{}{}", cause_tokens(c),
                                     c.cost_usd ? " · " + format_usd(*c.cost_usd) + " USD" : ""));
     }
     out << "</svg>\n";
@@ -485,11 +495,12 @@ causes_view(std::ostream& out, const HtmlReport& r)
                         "</section>\n");
         return;
     }
-    fmt::print(out, "<p class=\"note\">Tokens and dollars lost, by rule; a rule's name links to "
-                    "its costliest finding.</p>\n");
+    fmt::print(out, "<p class=\"note\">Tokens and dollars lost, by rule (CW023: tokens written "
+                    "and never read, and their write premium); a rule's name links to its "
+                    "costliest finding; – where a rule prices nothing.</p>\n");
     causes_chart(out, r);
     fmt::print(out, "<table id=\"causes-table\" class=\"sortable\"><thead><tr><th>rule</th><th>"
-                    "name</th><th class=\"n\">count</th><th class=\"n\">tokens lost</th><th "
+                    "name</th><th class=\"n\">count</th><th class=\"n\">tokens</th><th "
                     "class=\"n\">USD</th><th>fix</th></tr></thead><tbody>\n");
     for (const auto& c : r.causes) {
         fmt::print(out,
@@ -500,7 +511,7 @@ causes_view(std::ostream& out, const HtmlReport& r)
                        ? esc(c.rule)
                        : fmt::format("<a href=\"#{}\">{}</a>", esc(c.first_anchor), esc(c.rule)),
                    esc(c.name), number_cell(group_count(c.count), static_cast<double>(c.count)),
-                   number_cell(tokens(c.tokens_lost), static_cast<double>(c.tokens_lost)),
+                   number_cell(cause_tokens(c), static_cast<double>(c.tokens_lost)),
                    number_cell(usd_or_dash(c.cost_usd), c.cost_usd.value_or(0)), esc(c.fix));
     }
     fmt::print(out, "</tbody></table>\n</section>\n");
