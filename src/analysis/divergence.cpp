@@ -89,6 +89,8 @@ diff(std::string_view was, std::string_view now)
 // How far from a change a credential that holds it may start or end (a PEM
 // key's length).
 constexpr std::size_t k_secret_reach = 2048;
+// The pattern name of a change inside a credential (rotated_credential).
+constexpr std::string_view k_credential = "credential";
 
 // "…context«changed»context…" around [begin, end) of text, with the text's
 // secrets when they are known already (many excerpts of one text).
@@ -134,6 +136,24 @@ excerpt(std::string_view text, std::size_t begin, std::size_t end,
         out += "…";
     }
     return out;
+}
+
+// A change inside a credential (a rotated key), as the value that changed:
+// told before any dynamic pattern (a key also looks random), because its
+// fix is to take the key out of the prompt (CW040), not to move it.
+std::optional<DynamicMatch>
+rotated_credential(std::string_view text, std::size_t begin, std::size_t end)
+{
+    const std::size_t lo = begin > k_secret_reach ? begin - k_secret_reach : 0;
+    const std::string_view window = text.substr(lo, std::min(text.size(), end + k_secret_reach) - lo);
+    for (const auto& m : find_secrets(window)) {
+        const std::size_t s = lo + m.offset;
+        const std::size_t e = s + m.length;
+        if (s < std::max(end, begin + 1) && e > begin) {
+            return DynamicMatch{std::string(k_credential), std::string(m.kind), false, false, s, e};
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<double>
@@ -340,6 +360,12 @@ private:
         f.location.offset = utf8_length(now, c.head);
         f.location.token = PositionCursor(m_now, m_k, now, m_c).at(c.head).second;
         f.excerpt = Excerpt{excerpt(was, c.head, c.was_end), excerpt(now, c.head, c.now_end)};
+        if (auto m = rotated_credential(now, c.head, c.now_end)) {
+            return m;
+        }
+        if (auto m = rotated_credential(was, c.head, c.was_end)) {
+            return m;
+        }
         if (auto m = m_c.matcher.find_covering(now, c.head, c.now_end)) {
             return m;
         }
@@ -352,8 +378,14 @@ private:
         set_rule(f, rule::k_dynamic_field);
         f.kind = m.kind;
         f.message =
-            fmt::format("a dynamic value ({}, pattern {}) changed inside the cached prefix at {}",
-                        m.kind, m.name, f.location.path);
+            m.name == k_credential
+                ? fmt::format("a credential ({}) changed inside the cached prefix at {}: a rotated "
+                              "key spoils the cache from there on; take it out of the prompt "
+                              "(CW040)",
+                              m.kind, f.location.path)
+                : fmt::format(
+                      "a dynamic value ({}, pattern {}) changed inside the cached prefix at {}",
+                      m.kind, m.name, f.location.path);
         return f;
     }
 
@@ -804,11 +836,19 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         // One scan for secrets per text, not one per excerpt: a template of
         // 20,000 dates stays linear.
         const auto secrets = matches.empty() ? std::vector<SecretMatch>() : find_secrets(text);
+        const auto in_secret = [&](const DynamicMatch& m) {
+            return std::ranges::any_of(secrets, [&](const SecretMatch& x) {
+                return x.offset < m.end && x.offset + x.length > m.begin;
+            });
+        };
         for (const auto& m : matches) {
             if (m.begin < covered) {
                 continue; // inside a wider match: the same value
             }
             covered = m.end;
+            if (in_secret(m)) {
+                continue; // a credential: CW040 tells it, with its own fix
+            }
             const auto [chars, token] = cursor.at(m.begin);
             Finding f = make_finding(rule::k_dynamic_field, request);
             f.kind = m.kind;

@@ -448,13 +448,16 @@ hit_view(std::ostream& out, const HtmlReport& r)
     fmt::print(out, "</tbody></table>\n</section>\n");
 }
 
-// What a cause's tokens are: lost to the cause, or for CW023 written and
-// never read (nothing was lost but the write premium).
+// What a cause's tokens are: lost to the cause; for CW023 written and never
+// read (nothing was lost but the write premium); for CW040 what rotating
+// the credential would spoil (nothing was lost to it yet).
 std::string
 cause_tokens(const CauseRow& c)
 {
-    return fmt::format("{} {}", tokens(c.tokens_lost),
-                       c.rule == analysis::rule::k_write_without_read ? "written, never read" : "lost");
+    const char* what = c.rule == analysis::rule::k_write_without_read ? "written, never read"
+                       : c.rule == analysis::rule::k_secret_in_prompt ? "a rotation would spoil"
+                                                                      : "lost";
+    return fmt::format("{} {}", tokens(c.tokens_lost), what);
 }
 
 void
@@ -496,8 +499,9 @@ causes_view(std::ostream& out, const HtmlReport& r)
         return;
     }
     fmt::print(out, "<p class=\"note\">Tokens and dollars lost, by rule (CW023: tokens written "
-                    "and never read, and their write premium); a rule's name links to its "
-                    "costliest finding; – where a rule prices nothing.</p>\n");
+                    "and never read, and their write premium; CW040: what rotating the credential "
+                    "would spoil); a rule's name links to its costliest finding; – where a rule "
+                    "prices nothing.</p>\n");
     causes_chart(out, r);
     fmt::print(out, "<table id=\"causes-table\" class=\"sortable\"><thead><tr><th>rule</th><th>"
                     "name</th><th class=\"n\">count</th><th class=\"n\">tokens</th><th "
