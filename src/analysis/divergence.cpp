@@ -23,6 +23,7 @@ using model::Segment;
 namespace {
 
 constexpr std::size_t k_context_chars = 40; // excerpt context on each side of a change
+constexpr std::size_t k_block_mark = 40;    // bytes of a replaced block marked (mark_blocks)
 
 std::int64_t
 tokens_before(const Request& r, std::size_t k)
@@ -372,6 +373,28 @@ private:
         return m_c.matcher.find_covering(was, c.head, c.was_end);
     }
 
+    // Two blocks of different kinds in one place: each marked whole from its
+    // start (the first k_block_mark bytes), the change at offset 0.
+    void mark_blocks(Finding& f) const
+    {
+        const auto was_raw = text_of(m_was, m_k);
+        const auto now_raw = text_of(m_now, m_k);
+        if (!was_raw || !now_raw) {
+            return;
+        }
+        // "[thinking] «…»": the kinds say a block was replaced, not edited.
+        const auto start = [](std::string_view raw, model::SegmentKind kind) {
+            const std::string text = model::display_text(raw, kind);
+            return fmt::format("[{}] {}", model::to_string(kind),
+                               excerpt(text, 0,
+                                       text.size() > k_block_mark ? utf8_floor(text, k_block_mark)
+                                                                  : text.size()));
+        };
+        f.location.offset = 0;
+        f.excerpt = Excerpt{start(*was_raw, m_was.segments[m_k].kind),
+                            start(*now_raw, m_now.segments[m_k].kind)};
+    }
+
     Finding dynamic(Finding f, const DynamicMatch& m) const
     {
         // The same request, place, excerpt and cost, told as a dynamic value.
@@ -526,8 +549,13 @@ private:
         const Segment& a = m_was.segments[m_k];
         const bool same_place = a.path == b.path;
         std::optional<DynamicMatch> match;
-        if (same_place) {
+        // Blocks of two kinds in one place (a thinking block dropped before
+        // a text block) were not edited: a character diff of their texts
+        // would place the change at a meaningless offset.
+        if (same_place && a.kind == b.kind) {
             match = locate(f, true);
+        } else if (same_place) {
+            mark_blocks(f);
         }
         if (level == Level::system) {
             f.kind = "system";
