@@ -1126,7 +1126,7 @@ private:
     std::size_t m_render_order = 0;    // short reads a change in assumed-order tools explains
     std::string m_render_order_provider;
     std::size_t m_thirty_minute_writes = 0; // requests with GPT-5.6+ writes (30-minute entries)
-    std::size_t m_over_estimate = 0; // reads past the units within the estimate's band
+    std::size_t m_over_estimate = 0;        // reads past the units within the estimate's band
 };
 
 } // namespace

@@ -146,7 +146,8 @@ std::optional<DynamicMatch>
 rotated_credential(std::string_view text, std::size_t begin, std::size_t end)
 {
     const std::size_t lo = begin > k_secret_reach ? begin - k_secret_reach : 0;
-    const std::string_view window = text.substr(lo, std::min(text.size(), end + k_secret_reach) - lo);
+    const std::string_view window =
+        text.substr(lo, std::min(text.size(), end + k_secret_reach) - lo);
     for (const auto& m : find_secrets(window)) {
         const std::size_t s = lo + m.offset;
         const std::size_t e = s + m.length;
@@ -385,10 +386,10 @@ private:
         // "[thinking] «…»": the kinds say a block was replaced, not edited.
         const auto start = [](std::string_view raw, model::SegmentKind kind) {
             const std::string text = model::display_text(raw, kind);
-            return fmt::format("[{}] {}", model::to_string(kind),
-                               excerpt(text, 0,
-                                       text.size() > k_block_mark ? utf8_floor(text, k_block_mark)
-                                                                  : text.size()));
+            return fmt::format(
+                "[{}] {}", model::to_string(kind),
+                excerpt(text, 0,
+                        text.size() > k_block_mark ? utf8_floor(text, k_block_mark) : text.size()));
         };
         f.location.offset = 0;
         f.excerpt = Excerpt{start(*was_raw, m_was.segments[m_k].kind),

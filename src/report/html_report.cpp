@@ -283,10 +283,10 @@ lane_table(std::ostream& out, const TimelineLane& lane, std::size_t index,
 {
     // Without start times idle gaps are not judged: "0 idle gaps" would
     // claim what the log cannot show.
-    fmt::print(out, "<details><summary>Table: {}{}</summary>\n",
-               count_noun(lane.bars.size(), "bar"),
-               time_axis ? fmt::format(", {} beyond the TTL", count_noun(lane.gaps_total, "idle gap"))
-                         : std::string(", idle gaps not judged (no start times)"));
+    fmt::print(
+        out, "<details><summary>Table: {}{}</summary>\n", count_noun(lane.bars.size(), "bar"),
+        time_axis ? fmt::format(", {} beyond the TTL", count_noun(lane.gaps_total, "idle gap"))
+                  : std::string(", idle gaps not judged (no start times)"));
     fmt::print(out,
                "<table id=\"lane-{}-table\" class=\"sortable\"><thead><tr><th>request</th>"
                "<th class=\"n\">{}</th>",

@@ -285,6 +285,33 @@ TEST_SUITE("analysis::divergence")
         CHECK(f.excerpt->was.find("2026-11-2«0»") != std::string::npos);
     }
 
+    TEST_CASE("CW010 for a rotated credential: the key's kind and CW040's fix, not random-token")
+    {
+        const std::string with_key1 =
+            R"("You are a release agent.\nUse STATUS_API_KEY=sk-proj-Qx7fLm2Rt9Vb4Nw8Kc3Hd6Zp1Sy5Gj0Ue2A for the status API.\nConfirm before restarting.")";
+        const std::string with_key2 = replace(with_key1, "Qx7fLm2Rt9Vb4Nw8Kc3Hd6Zp1Sy5Gj0Ue2A",
+                                              "Wd3Jn8Ps6Yc1Kv5Rb9Hx2Mq7Lt4Ge0Zf6N");
+        const auto a = analyse({record("r1", "s", 0, body(with_key1, k_history)),
+                                record("r2", "s", 20, body(with_key2, k_history))});
+        const auto& f = only_break(a);
+        CHECK(f.rule == "CW010");
+        CHECK(f.kind == "openai-key");
+        CHECK(f.message.find("a credential (openai-key) changed") != std::string::npos);
+        CHECK(f.message.find("CW040") != std::string::npos);
+        // The excerpts mask the key whole: none of its changed characters shows.
+        CHECK(f.excerpt->was.find("Qx7f") == std::string::npos);
+        CHECK(f.excerpt->now.find("Wd3J") == std::string::npos);
+    }
+
+    TEST_CASE("a key in a cold-start prompt is not also a random-token dynamic field")
+    {
+        const std::string system = above_minimum(
+            R"("You are a release agent.\nUse STATUS_API_KEY=sk-proj-Qx7fLm2Rt9Vb4Nw8Kc3Hd6Zp1Sy5Gj0Ue2A for the status API.\nToday's date: 2026-11-20.")");
+        const auto a = analyse({record("r1", "s", 0, body(system, k_history))});
+        REQUIRE(a.result.dynamic_fields.size() == 1);
+        CHECK(a.result.dynamic_fields[0].kind == "date");
+    }
+
     TEST_CASE("CW010 in a cold-start prompt spoils the whole entry of a breakpoint cache")
     {
         // The tools carry no breakpoint: entries exist only at the end of
