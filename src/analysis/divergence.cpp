@@ -93,6 +93,26 @@ constexpr std::size_t k_secret_reach = 2048;
 // The pattern name of a change inside a credential (rotated_credential).
 constexpr std::string_view k_credential = "credential";
 
+// The credentials that may hold [begin, end) of text: found within
+// k_secret_reach of it, their offsets in the whole text.
+std::vector<SecretMatch>
+secrets_near(std::string_view text, std::size_t begin, std::size_t end)
+{
+    const std::size_t lo = begin > k_secret_reach ? begin - k_secret_reach : 0;
+    auto found = find_secrets(text.substr(lo, std::min(text.size(), end + k_secret_reach) - lo));
+    for (auto& m : found) {
+        m.offset += lo;
+    }
+    return found;
+}
+
+// Does credential m hold part of [begin, end) (an empty change: the byte at begin)?
+bool
+holds(const SecretMatch& m, std::size_t begin, std::size_t end)
+{
+    return m.offset < std::max(end, begin + 1) && m.offset + m.length > begin;
+}
+
 // "…context«changed»context…" around [begin, end) of text, with the text's
 // secrets when they are known already (many excerpts of one text).
 std::string
@@ -102,22 +122,15 @@ excerpt(std::string_view text, std::size_t begin, std::size_t end,
     // A change inside a credential (a rotated key) marks the whole masked
     // credential: its changed characters are never shown, and «» would
     // mark nothing.
-    const auto widen = [&](const std::vector<SecretMatch>& list, std::size_t base) {
+    const auto widen = [&](const std::vector<SecretMatch>& list) {
         for (const auto& m : list) {
-            const std::size_t s = base + m.offset;
-            const std::size_t e = s + m.length;
-            if (s < std::max(end, begin + 1) && e > begin) {
-                begin = std::min(begin, s);
-                end = std::max(end, e);
+            if (holds(m, begin, end)) {
+                begin = std::min(begin, m.offset);
+                end = std::max(end, m.offset + m.length);
             }
         }
     };
-    if (secrets != nullptr) {
-        widen(*secrets, 0);
-    } else {
-        const std::size_t lo = begin > k_secret_reach ? begin - k_secret_reach : 0;
-        widen(find_secrets(text.substr(lo, std::min(text.size(), end + k_secret_reach) - lo)), lo);
-    }
+    widen(secrets != nullptr ? *secrets : secrets_near(text, begin, end));
     std::size_t from = begin > k_context_chars ? utf8_floor(text, begin - k_context_chars) : 0;
     std::size_t to = std::min(text.size(), end + k_context_chars);
     to = to < text.size() ? utf8_floor(text, to) : to;
@@ -145,14 +158,11 @@ excerpt(std::string_view text, std::size_t begin, std::size_t end,
 std::optional<DynamicMatch>
 rotated_credential(std::string_view text, std::size_t begin, std::size_t end)
 {
-    const std::size_t lo = begin > k_secret_reach ? begin - k_secret_reach : 0;
-    const std::string_view window =
-        text.substr(lo, std::min(text.size(), end + k_secret_reach) - lo);
-    for (const auto& m : find_secrets(window)) {
-        const std::size_t s = lo + m.offset;
-        const std::size_t e = s + m.length;
-        if (s < std::max(end, begin + 1) && e > begin) {
-            return DynamicMatch{std::string(k_credential), std::string(m.kind), false, false, s, e};
+    for (const auto& m : secrets_near(text, begin, end)) {
+        if (holds(m, begin, end)) {
+            return DynamicMatch{
+                std::string(k_credential), std::string(m.kind), false, false, m.offset,
+                m.offset + m.length};
         }
     }
     return std::nullopt;
@@ -866,9 +876,8 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         // 20,000 dates stays linear.
         const auto secrets = matches.empty() ? std::vector<SecretMatch>() : find_secrets(text);
         const auto in_secret = [&](const DynamicMatch& m) {
-            return std::ranges::any_of(secrets, [&](const SecretMatch& x) {
-                return x.offset < m.end && x.offset + x.length > m.begin;
-            });
+            return std::ranges::any_of(
+                secrets, [&](const SecretMatch& x) { return holds(x, m.begin, m.end); });
         };
         for (const auto& m : matches) {
             if (m.begin < covered) {
