@@ -1020,12 +1020,17 @@ private:
         for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
             const auto& a = m_result.requests[i];
             m_result.totals.add(a);
-            (a.new_or_expired ? m_result.new_or_expired : m_result.warm).add(a);
+            // A request whose prompt was not logged is neither new nor warm:
+            // nothing says what it shared with the requests before it.
+            const bool grouped = a.status != analysis::RequestOutcome::Status::not_logged;
+            if (grouped) {
+                (a.new_or_expired ? m_result.new_or_expired : m_result.warm).add(a);
+            }
             if (a.reported && a.reported->input() > 0) {
                 ratios.push_back(static_cast<double>(a.reported->read) /
                                  static_cast<double>(a.reported->input()));
             }
-            if (a.ttft_seconds) {
+            if (a.ttft_seconds && grouped) {
                 (a.new_or_expired ? ttft_new_or_expired : ttft_warm).push_back(*a.ttft_seconds);
             }
             if (a.priced && a.reported) {
