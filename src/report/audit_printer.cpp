@@ -188,10 +188,9 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
     fmt::print(out, "  new or expired {}, hit rate {} · warm {}, hit rate {}{}\n",
                count_noun(r.new_or_expired.requests, "request"), reported_rate(r.new_or_expired),
                count_noun(r.warm.requests, "request"), reported_rate(r.warm),
-               r.analysis.not_logged > 0
-                   ? fmt::format(" · neither: {} whose prompt is not logged",
-                                 group_count(r.analysis.not_logged))
-                   : std::string());
+               r.analysis.not_logged > 0 ? fmt::format(" · neither: {} whose prompt is not logged",
+                                                       group_count(r.analysis.not_logged))
+                                         : std::string());
     if (r.hit_ratio.count > 0) {
         fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
                    pct(r.hit_ratio.p95));
