@@ -260,10 +260,12 @@ public:
     // OpenAI's breakpoint models write entries that live 30 minutes; the
     // splits have a short-TTL and a 1h column only, so a note says where
     // their writes are counted (rule: OpenAI ttl_seconds.30m).
-    void count_thirty_minute_writes(const Request& r, const sim::SimResult& s,
-                                    const RequestAudit& a)
+    void count_thirty_minute_writes(const Request& r, const RequestAudit& a)
     {
-        const bool wrote = s.write_5m > 0 || (a.reported && a.reported->write_5m > 0);
+        // The reported writes are OpenAI's own; the simulated ones are
+        // 30-minute entries only when OpenAI's cache was the one simulated.
+        const bool wrote = (a.policy == "openai" && a.expected.write_5m > 0) ||
+                           (a.reported && a.reported->write_5m > 0);
         if (wrote && r.provider == "openai" &&
             m_rules.provider("openai").uses_breakpoints(r.billed_model())) {
             ++m_thirty_minute_writes;
@@ -418,13 +420,13 @@ private:
             a.rejected = s.rejected;
             a.breakpoints_assumed = s.breakpoints_assumed;
             m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
-            count_thirty_minute_writes(r, s, a);
             a.expected = Split{s.read, s.write_5m, s.write_1h, s.fresh, output};
             note_other_route(r, outcome, a);
             findings_of_simulation(r, s, outcome, a);
         } else if (a.reported) {
             a.expected = *a.reported; // nothing to simulate: take the report as it is
         }
+        count_thirty_minute_writes(r, a);
         a.new_or_expired = outcome.status == analysis::RequestOutcome::Status::cold ||
                            outcome.status == analysis::RequestOutcome::Status::branched ||
                            m_expired_now;
