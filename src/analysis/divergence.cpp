@@ -410,7 +410,7 @@ private:
     {
         // The same request, place, excerpt and cost, told as a dynamic value.
         set_rule(f, rule::k_dynamic_field);
-        f.kind = m.kind;
+        f.kind = m.name == k_credential ? std::string(k_credential) : m.kind;
         f.message =
             m.name == k_credential
                 ? fmt::format("a credential ({}) changed inside the cached prefix at {}: a rotated "

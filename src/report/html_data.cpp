@@ -49,6 +49,7 @@ rule_fix(std::string_view rule)
 
 // The fix of a finding: a short prompt on an automatic cache (CW012 of
 // severity info) has no breakpoint to move; the rule's own fix speaks of one.
+// A rotated credential (CW010 credential) is taken out, not moved.
 std::string
 finding_fix(const Finding& f)
 {
@@ -56,6 +57,9 @@ finding_fix(const Finding& f)
         return "nothing to fix: an automatic cache reads a prompt only from the model's minimum "
                "on, and nothing asked it to cache this one; a longer stable prefix would be "
                "cached";
+    }
+    if (f.rule == analysis::rule::k_dynamic_field && f.kind == "credential") {
+        return rule_fix(analysis::rule::k_secret_in_prompt); // a rotated key: take it out
     }
     return rule_fix(f.rule);
 }

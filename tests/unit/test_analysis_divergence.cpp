@@ -285,7 +285,8 @@ TEST_SUITE("analysis::divergence")
         CHECK(f.excerpt->was.find("2026-11-2«0»") != std::string::npos);
     }
 
-    TEST_CASE("CW010 for a rotated credential: the key's kind and CW040's fix, not random-token")
+    TEST_CASE("CW010 credential for a rotated key: its kind in the message, CW040's fix, not "
+              "random-token")
     {
         const std::string with_key1 =
             R"("You are a release agent.\nUse STATUS_API_KEY=sk-proj-Qx7fLm2Rt9Vb4Nw8Kc3Hd6Zp1Sy5Gj0Ue2A for the status API.\nConfirm before restarting.")";
@@ -295,7 +296,7 @@ TEST_SUITE("analysis::divergence")
                                 record("r2", "s", 20, body(with_key2, k_history))});
         const auto& f = only_break(a);
         CHECK(f.rule == "CW010");
-        CHECK(f.kind == "openai-key");
+        CHECK(f.kind == "credential");
         CHECK(f.message.find("a credential (openai-key) changed") != std::string::npos);
         CHECK(f.message.find("CW040") != std::string::npos);
         // The excerpts mask the key whole: none of its changed characters shows.

@@ -1,3 +1,4 @@
+#include "analysis/rule_catalogue.hpp"
 #include "helpers.hpp"
 #include "report/html_data.hpp"
 #include "report/html_escape.hpp"
@@ -249,6 +250,26 @@ TEST_SUITE("report::html_data")
         CHECK(report.causes[1].rule == "CW001");
         CHECK(report.causes[1].tokens_lost == 200);
         CHECK(report.causes[1].first_anchor == "f-2");
+    }
+
+    TEST_CASE("a rotated credential's break (CW010 credential) carries CW040's fix")
+    {
+        auto r = synthetic_audit(2, 1, 10);
+        analysis::Finding key;
+        key.rule = "CW010";
+        key.name = "dynamic-field";
+        key.kind = "credential";
+        r.findings.push_back(key);
+        analysis::Finding date = key;
+        date.kind = "date";
+        r.findings.push_back(date);
+        const auto report = html_from_audit(r, nullptr, HtmlLimits{});
+        REQUIRE(report.findings.size() == 2);
+        CHECK(report.findings[0].fix == std::string(analysis::rule_info("CW040").fix));
+        CHECK(report.findings[1].fix == std::string(analysis::rule_info("CW010").fix));
+        REQUIRE(report.causes.size() == 1);
+        CHECK(report.causes[0].fix ==
+              std::string(analysis::rule_info("CW010").fix)); // the row mixes both
     }
 }
 
