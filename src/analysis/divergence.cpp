@@ -90,9 +90,6 @@ diff(std::string_view was, std::string_view now)
 // How far from a change a credential that holds it may start or end (a PEM
 // key's length).
 constexpr std::size_t k_secret_reach = 2048;
-// The pattern name of a change inside a credential (rotated_credential).
-constexpr std::string_view k_credential = "credential";
-
 // The credentials that may hold [begin, end) of text: found within
 // k_secret_reach of it, their offsets in the whole text.
 std::vector<SecretMatch>
@@ -114,7 +111,8 @@ holds(const SecretMatch& m, std::size_t begin, std::size_t end)
 }
 
 // "…context«changed»context…" around [begin, end) of text, with the text's
-// secrets when they are known already (many excerpts of one text).
+// secrets when they are known already: all of them (many excerpts of one
+// text) or at least those within k_secret_reach of the change (secrets_near).
 std::string
 excerpt(std::string_view text, std::size_t begin, std::size_t end,
         const std::vector<SecretMatch>* secrets = nullptr)
@@ -152,16 +150,16 @@ excerpt(std::string_view text, std::size_t begin, std::size_t end,
     return out;
 }
 
-// A change inside a credential (a rotated key), as the value that changed:
-// told before any dynamic pattern (a key also looks random), because its
-// fix is to take the key out of the prompt (CW040), not to move it.
+// A change inside a credential (a rotated key), as the value that changed
+// (its kind "credential", its name the key's kind): told before any dynamic
+// pattern (a key also looks random), because its fix is CW040's.
 std::optional<DynamicMatch>
-rotated_credential(std::string_view text, std::size_t begin, std::size_t end)
+rotated_credential(const std::vector<SecretMatch>& near, std::size_t begin, std::size_t end)
 {
-    for (const auto& m : secrets_near(text, begin, end)) {
+    for (const auto& m : near) {
         if (holds(m, begin, end)) {
             return DynamicMatch{
-                std::string(k_credential), std::string(m.kind), false, false, m.offset,
+                std::string(m.kind), std::string(rule::k_credential_kind), false, false, m.offset,
                 m.offset + m.length};
         }
     }
@@ -371,11 +369,16 @@ private:
         const Change c = diff(was, now);
         f.location.offset = utf8_length(now, c.head);
         f.location.token = PositionCursor(m_now, m_k, now, m_c).at(c.head).second;
-        f.excerpt = Excerpt{excerpt(was, c.head, c.was_end), excerpt(now, c.head, c.now_end)};
-        if (auto m = rotated_credential(now, c.head, c.now_end)) {
+        // One scan for credentials near the change on each side, for the
+        // excerpts and for telling a rotated key.
+        const auto was_near = secrets_near(was, c.head, c.was_end);
+        const auto now_near = secrets_near(now, c.head, c.now_end);
+        f.excerpt = Excerpt{excerpt(was, c.head, c.was_end, &was_near),
+                            excerpt(now, c.head, c.now_end, &now_near)};
+        if (auto m = rotated_credential(now_near, c.head, c.now_end)) {
             return m;
         }
-        if (auto m = rotated_credential(was, c.head, c.was_end)) {
+        if (auto m = rotated_credential(was_near, c.head, c.was_end)) {
             return m;
         }
         if (auto m = m_c.matcher.find_covering(now, c.head, c.now_end)) {
@@ -410,13 +413,13 @@ private:
     {
         // The same request, place, excerpt and cost, told as a dynamic value.
         set_rule(f, rule::k_dynamic_field);
-        f.kind = m.name == k_credential ? std::string(k_credential) : m.kind;
+        f.kind = m.kind;
         f.message =
-            m.name == k_credential
+            m.kind == rule::k_credential_kind
                 ? fmt::format("a credential ({}) changed inside the cached prefix at {}: a rotated "
                               "key spoils the cache from there on; take it out of the prompt "
                               "(CW040)",
-                              m.kind, f.location.path)
+                              m.name, f.location.path)
                 : fmt::format(
                       "a dynamic value ({}, pattern {}) changed inside the cached prefix at {}",
                       m.kind, m.name, f.location.path);

@@ -38,6 +38,10 @@ inline constexpr std::string_view k_usage_inconsistent = "CW030";
 inline constexpr std::string_view k_usage_mismatch = "CW031";
 inline constexpr std::string_view k_diagnosis_disagrees = "CW032";
 inline constexpr std::string_view k_secret_in_prompt = "CW040";
+
+// CW010's kind for a break inside a credential (a rotated key): its fix is
+// CW040's, to take the key out, not to move it.
+inline constexpr std::string_view k_credential_kind = "credential";
 } // namespace rule
 
 // The stable rule ids shared by every command and CI gate. Ids never change

@@ -58,7 +58,7 @@ finding_fix(const Finding& f)
                "on, and nothing asked it to cache this one; a longer stable prefix would be "
                "cached";
     }
-    if (f.rule == analysis::rule::k_dynamic_field && f.kind == "credential") {
+    if (f.rule == analysis::rule::k_dynamic_field && f.kind == analysis::rule::k_credential_kind) {
         return rule_fix(analysis::rule::k_secret_in_prompt); // a rotated key: take it out
     }
     return rule_fix(f.rule);

@@ -93,6 +93,10 @@ TEST_SUITE("ruleset::rules")
         CHECK(r.provider("openai").uses_breakpoints("gpt-6"));
         CHECK(!r.provider("openai").uses_breakpoints("gpt-5.5"));
         CHECK(!r.provider("openai").uses_breakpoints("gpt-4o"));
+        // A dated snapshot of GPT-5 is not "GPT-5.2025"; a two-digit minor is a version.
+        CHECK(!r.provider("openai").uses_breakpoints("gpt-5-2025-08-07"));
+        CHECK(r.provider("openai").uses_breakpoints("gpt-5.10"));
+        CHECK(!r.provider("openai").minimum_tokens("gpt-5-2025-08-07").certain()); // O-old's row
         CHECK(r.provider("openai").minimum_tokens("gpt-4o").tokens == 1024);
         CHECK(r.provider("deepseek").integer("unit_tokens") == 64);
         CHECK(!r.provider("deepseek").fact("unit_tokens").provenance.certain);
