@@ -402,6 +402,27 @@ is_password_char(char c)
     return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\' && c != '`';
 }
 
+namespace {
+
+// The secrets in a URL's user information ("https://ghp_…:x-oauth-basic@h"
+// names a token there), then its password; returns where the URL's password
+// ends. The user part is read as any text is: once its key is masked the
+// URL no longer parses, and a second pass must find nothing new in it.
+std::size_t
+push_url(std::string_view text, std::size_t scheme_end, const SecretMatch& url,
+         std::vector<SecretMatch>& out)
+{
+    const std::size_t user = scheme_end + 3;
+    for (SecretMatch m : find_secrets(text.substr(user, url.offset - 1 - user))) {
+        m.offset += user;
+        out.push_back(m);
+    }
+    out.push_back(url);
+    return url.offset + url.length;
+}
+
+} // namespace
+
 std::vector<SecretMatch>
 find_secrets(std::string_view text)
 {
@@ -432,15 +453,26 @@ find_secrets(std::string_view text)
             m = named_at(text, j, names_password(word));
         }
         if (!m && j < text.size() && text[j] == ':') {
-            m = url_password(text, j);
+            if (auto url = url_password(text, j)) {
+                i = push_url(text, j, *url, out);
+                continue;
+            }
         }
-        if (m) {
-            out.push_back(*m);
-            i = std::max(j, m->offset +
-                                m->length); // every byte is looked at a bounded number of times
-        } else {
+        if (!m) {
             i = j;
+            continue;
         }
+        out.push_back(*m);
+        std::size_t end = m->offset + m->length;
+        // A mask keeps a secret's last characters, which a second pass
+        // reads as a word: a URL right after it ("sk-…xy://u:pw@h") is read
+        // there, so it is read here too (redacting twice changes nothing).
+        if (is_word(text[end - 1]) && end < text.size() && text[end] == ':') {
+            if (auto url = url_password(text, end)) {
+                end = push_url(text, end, *url, out);
+            }
+        }
+        i = std::max(j, end); // every byte is looked at a bounded number of times
     }
     return out;
 }

@@ -72,6 +72,30 @@ TEST_SUITE("util::redact")
         CHECK_FALSE(url_password_at("https://example.com/", 5));
     }
 
+    TEST_CASE("a token in a URL's user part is masked with its password; a second pass keeps both")
+    {
+        // GitHub's own form for cloning with a token; the user part used to
+        // be skipped with the URL.
+        const std::string clone =
+            redact("git clone https://" + k_github + ":x-oauth-basic@github.com/o/r");
+        CHECK(clone == "git clone https://ghp_…F6:…ic@github.com/o/r");
+        CHECK(redact(clone) == clone);
+        const auto found = find_secrets("https://" + k_github + ":x-oauth-basic@h");
+        REQUIRE(found.size() == 2);
+        CHECK(found[0].kind == "github-token");
+        CHECK(found[1].kind == "url-password");
+    }
+
+    TEST_CASE(
+        "a URL right after a key is read in the first pass, as the key's mask shows it to a second")
+    {
+        // Found by fuzz_redact: the mask keeps the key's last two characters,
+        // which a second pass read as a URL's scheme.
+        const std::string once = redact("sk-ant-i5x-----://:-R--@h");
+        CHECK(once == "sk-ant-…--://:…--@h");
+        CHECK(redact(once) == once);
+    }
+
     TEST_CASE("PEM private keys are masked to the end, or to the end of the text when cut")
     {
         const std::string pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" +
