@@ -5,6 +5,7 @@
 #include "report/lint_printer.hpp"
 #include "report/printable.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/format.hpp"
 
 #include <CLI/CLI.hpp>
@@ -51,7 +52,7 @@ report_lint_notes(const Settings& settings, const advise::LintResult& result)
         fmt::print(stderr, "cachewise: warning: {}\n", warning);
     }
     for (const auto& skipped : result.skipped) {
-        fmt::print(stderr, "cachewise: skipped {}\n", skipped);
+        fmt::print(stderr, "cachewise: skipped {}\n", safe_text(skipped));
     }
 }
 

@@ -1,6 +1,7 @@
 #include "ingest/inputs.hpp"
 
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -54,7 +55,7 @@ walk(const fs::path& dir, std::vector<std::string>& found, std::size_t& others,
         if (unreadable == nullptr) {
             throw Error(fmt::format("{}: {}", dir.string(), reason));
         }
-        unreadable->push_back(InputError{dir.string(), 0, "", reason});
+        unreadable->push_back(InputError{safe_text(dir.string()), 0, "", reason});
     }
     for (const auto& folder : folders) {
         walk(folder, found, others, unreadable);

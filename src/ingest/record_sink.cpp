@@ -21,7 +21,7 @@ RecordSink::error(const std::string& file, std::uint64_t line, std::string_view 
 {
     // The reason may quote the log (a key in a field of the wrong type, an
     // escape sequence): printed on stderr and in JSON errors[].
-    error(InputError{escape_control(file), line, safe_text(field), safe_text(reason)});
+    error(InputError{safe_text(file), line, safe_text(field), safe_text(reason)});
 }
 
 void

@@ -4,6 +4,7 @@
 #include "report/request_json.hpp"
 #include "report/text_table.hpp"
 #include "util/enum_names.hpp"
+#include "util/escape.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -61,7 +62,7 @@ public:
             fmt::print(m_out, "\n");
         }
         fmt::print(m_out, "request {}\n", r.id);
-        fmt::print(m_out, "  source   {}:{}\n", r.file, r.line);
+        fmt::print(m_out, "  source   {}:{}\n", safe_text(r.file), r.line);
         if (!r.stream.empty()) {
             fmt::print(m_out, "  stream   {}\n", r.stream);
         }

@@ -1,6 +1,7 @@
 #include "report/request_json.hpp"
 
 #include "model/breakpoints.hpp"
+#include "util/escape.hpp"
 #include "util/time.hpp"
 
 namespace cachewise::report {
@@ -78,7 +79,7 @@ request_to_json(const model::Request& r)
     Json j;
     j["id"] = r.id;
     j["stream"] = or_null(r.stream);
-    j["file"] = r.file;
+    j["file"] = safe_text(r.file);
     j["line"] = r.line;
     j["provider"] = r.provider;
     j["format"] = std::string(model::to_string(r.format));
@@ -116,7 +117,7 @@ Json
 error_to_json(const ingest::InputError& e)
 {
     Json j;
-    j["file"] = e.file;
+    j["file"] = safe_text(e.file);
     j["line"] = or_null(e.line);
     j["field"] = or_null(e.field);
     j["reason"] = e.reason;

@@ -109,5 +109,19 @@ grep -q 'sk-ant-…AA' lint.json || { echo "FAIL: the masked key is not shown as
 "$binary" audit log.jsonl --format json >audit.json 2>/dev/null
 grep -q '"rule": "CW040"' audit.json || { echo "FAIL: audit reports no CW040"; failed=1; }
 
+# A key in a folder's and a file's name (a log saved under the key that made
+# it): every message and output format that names the file masks it, and a
+# token in a URL's user part is masked with the URL's password.
+named="d-$anthropic"
+mkdir "$named"
+sed "s|question two|clone https://$github:x-oauth-basic@github.com/o/r|" log.jsonl >"$named/$openai.jsonl"
+printf '{"broken\n' >"$named/broken-$anthropic.jsonl"
+for format in text json; do
+  run "chain named --format $format" chain "$named" --format "$format"
+  run "audit named --format $format" audit "$named" --format "$format" --details
+done
+run "analyze named --format sarif" analyze "$named" --format sarif
+run "lint named" lint "$named"
+
 echo "$runs runs, ${#keys[@]} key shapes checked"
 exit $failed
