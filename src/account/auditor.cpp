@@ -442,8 +442,13 @@ private:
             none.output = output;
             a.no_cache = cost_of(none, *prices);
             a.expected_cost = cost_of(a.expected, *prices);
+            // Every token shared with a live partner read, and at least what
+            // the provider did read: one warmed outside the log reads more
+            // than the log explains, and a lower bound is never above what
+            // was paid.
             Split ideal;
-            ideal.read = std::min(a.shared_tokens, a.reported->input());
+            ideal.read = std::min(std::max(a.shared_tokens, a.reported->read),
+                                  a.reported->input());
             ideal.fresh = a.reported->input() - ideal.read;
             ideal.output = output;
             a.ideal = cost_of(ideal, *prices);

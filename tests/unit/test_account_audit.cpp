@@ -220,6 +220,22 @@ TEST_SUITE("account::audit")
         CHECK(f.kind == "CW025");
     }
 
+    TEST_CASE("the ideal is never above the actual cost: a provider warmed elsewhere read more")
+    {
+        // Nothing in the log shares this prompt, but the provider read 1,400
+        // tokens of it: an ideal of "no read" would be above what was paid.
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total for March?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto result =
+            audit_lines({exchange("a", 0, test::body(k_system, m1), usage(1400, 100, 0, 3, 40))});
+        const auto& a = result.requests.at(0);
+        REQUIRE(a.priced);
+        CHECK(a.shared_tokens == 0);
+        CHECK(a.ideal.total() <= a.actual.total());
+        CHECK(a.ideal.read == doctest::Approx(a.actual.read));
+        CHECK(result.totals.ideal.total() <= result.totals.actual.total());
+    }
+
     TEST_CASE("a read longer than any entry the log wrote on its prefix is CW025, not 'reads'")
     {
         // The first request writes only its system prompt (its message has no
