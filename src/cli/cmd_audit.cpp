@@ -230,6 +230,10 @@ run_audit(const Settings& global, const AuditOptions& options)
     audit_options.windowed = load_options.since || load_options.until;
     WatchedAnalysis run(global, *rules, audit_options.analyze, texts);
     if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
+        if (run.loaded.status < 0 && format == report::Format::csv) {
+            // An empty window: the header of a table without rows.
+            report::print_audit({}, run.loaded.summary, {format, false, options.by}, std::cout);
+        }
         return *status;
     }
     const auto& load = run.loaded.summary;

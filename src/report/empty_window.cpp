@@ -1,5 +1,7 @@
 #include "report/empty_window.hpp"
 
+#include "report/html_escape.hpp"
+#include "report/html_page.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -40,7 +42,15 @@ print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
         out << doc.dump(2) << "\n";
     } else if (format == Format::text || format == Format::markdown) {
         fmt::print(out, "{}\n", message);
+    } else if (format == Format::github) {
+        // Plain lines, no workflow command; the last one as every run's.
+        fmt::print(out, "cachewise: {}\ncachewise: no findings\n", message);
+    } else if (format == Format::html) {
+        html_page_start(out, "cachewise: 0 requests", "empty-window");
+        fmt::print(out, "<main>\n<h1>cachewise</h1>\n<p>{}</p>\n</main>\n", html_escape(message));
+        html_page_end(out);
     } else {
+        // csv: the command prints its header; sarif: the caller, an empty run.
         fmt::print(err, "cachewise: {}\n", message);
     }
 }

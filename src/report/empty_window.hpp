@@ -13,9 +13,10 @@ namespace cachewise::report {
 // "0 requests in [START, END) (3 requests outside it, 2 files last written
 // before it)".
 // In JSON it is a document of its own ({schema_version, requests: 0, since,
-// until, message}); in the formats whose documents hold findings or rows
-// (csv, sarif, github, html) the sentence goes to `err` (the caller prints
-// SARIF's empty run).
+// until, message}); in github two plain lines, the last "cachewise: no
+// findings"; in html a page that says it. For csv and sarif the sentence
+// goes to `err`: the caller prints the CSV header and SARIF's empty run, so
+// that no format answers with nothing.
 void print_empty_window(const ingest::LoadSummary& summary, std::optional<Timestamp> since,
                         std::optional<Timestamp> until, Format format, std::ostream& out,
                         std::ostream& err);

@@ -34,6 +34,17 @@ check "-o writes the report" 0 $?
 cmp -s "$work/stdout.txt" "$work/report.txt" || { echo "FAIL: -o: report differs"; failed=1; }
 [ -s "$work/empty.txt" ] && { echo "FAIL: -o: standard output not empty"; failed=1; }
 
+# A window that selects nothing still writes a report in every format: an
+# empty file with exit 0 would read as success with nothing to say.
+for format in text json markdown csv sarif github html; do
+  "$bin" audit samples/agent-session.jsonl --until 2026-11-01 --format "$format" \
+    -o "$work/window.$format" >/dev/null 2>&1
+  check "-o of an empty window, $format" 0 $?
+  [ -s "$work/window.$format" ] || { echo "FAIL: empty window, $format: empty report"; failed=1; }
+done
+grep -q '<p>0 requests in \[the start, 2026-11-01' "$work/window.html" ||
+  { echo "FAIL: empty window, html: the page does not say it"; failed=1; }
+
 # A failed gate (exit 1) still writes its report: the SARIF file is the result.
 "$bin" lint samples/request-template.json --format sarif --fail-on warning \
   -o "$work/lint.sarif" >/dev/null 2>&1
