@@ -377,6 +377,35 @@ private:
         add(std::move(f), index);
     }
 
+    // The request's costs side by side, at its model's prices on its date.
+    void price(const Request& r, std::size_t index, std::int64_t output, RequestAudit& a)
+    {
+        const auto prices =
+            prices_for(m_rules.pricing, r.billed_model(), r.started_at, a.prompt_tokens);
+        if (prices && a.reported) {
+            a.priced = true;
+            count_price_assumptions(r);
+            a.actual = cost_of(*a.reported, *prices);
+            Split none;
+            none.fresh = a.reported->input();
+            none.output = output;
+            a.no_cache = cost_of(none, *prices);
+            a.expected_cost = cost_of(a.expected, *prices);
+            // Every token shared with a live partner read, and at least what
+            // the provider did read: one warmed outside the log reads more
+            // than the log explains, and a lower bound is never above what
+            // was paid.
+            Split ideal;
+            ideal.read = std::min(std::max(a.shared_tokens, a.reported->read), a.reported->input());
+            ideal.fresh = a.reported->input() - ideal.read;
+            ideal.output = output;
+            a.ideal = cost_of(ideal, *prices);
+            m_prices[index] = *prices;
+        } else if (a.reported && r.usage && r.usage->cost_usd) {
+            a.reported_cost_usd = r.usage->cost_usd;
+        }
+    }
+
     RequestAudit one(const Request& r, std::size_t index)
     {
         const auto& outcome = m_result.analysis.outcomes[index];
@@ -431,31 +460,7 @@ private:
                            outcome.status == analysis::RequestOutcome::Status::branched ||
                            m_expired_now;
 
-        const auto prices =
-            prices_for(m_rules.pricing, r.billed_model(), r.started_at, a.prompt_tokens);
-        if (prices && a.reported) {
-            a.priced = true;
-            count_price_assumptions(r);
-            a.actual = cost_of(*a.reported, *prices);
-            Split none;
-            none.fresh = a.reported->input();
-            none.output = output;
-            a.no_cache = cost_of(none, *prices);
-            a.expected_cost = cost_of(a.expected, *prices);
-            // Every token shared with a live partner read, and at least what
-            // the provider did read: one warmed outside the log reads more
-            // than the log explains, and a lower bound is never above what
-            // was paid.
-            Split ideal;
-            ideal.read = std::min(std::max(a.shared_tokens, a.reported->read),
-                                  a.reported->input());
-            ideal.fresh = a.reported->input() - ideal.read;
-            ideal.output = output;
-            a.ideal = cost_of(ideal, *prices);
-            m_prices[index] = *prices;
-        } else if (a.reported && r.usage && r.usage->cost_usd) {
-            a.reported_cost_usd = r.usage->cost_usd;
-        }
+        price(r, index, output, a);
         for (const auto f : m_pending) {
             a.findings.push_back(f);
         }

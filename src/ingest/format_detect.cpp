@@ -15,6 +15,7 @@ RecordReader::detect(LineReader& reader, LoadCounts& counts)
     m_not_json.clear();
     LineReader::Line line;
     bool marked = false;
+    bool after_comma = false; // the last line looked at ends in ','
     int looked = 0;
     for (;;) {
         auto more = reader.next(line);
@@ -35,7 +36,9 @@ RecordReader::detect(LineReader& reader, LoadCounts& counts)
         }
         const std::string_view text = line.text.substr(start);
         if (marked) {
-            if (start == 0 && text.front() == '{' && whole_record(line.text)) {
+            // A record after a line that ends in ',' is an element of an
+            // array written one element a line: the document goes on.
+            if (start == 0 && text.front() == '{' && !after_comma && whole_record(line.text)) {
                 reader.rewind();
                 return looks_like_claude_code(text) ? InputFormat::claude_code
                                                     : InputFormat::exchange;
@@ -44,6 +47,8 @@ RecordReader::detect(LineReader& reader, LoadCounts& counts)
                 reader.rewind();
                 return InputFormat::request;
             }
+            after_comma = text.find_last_not_of(" \t\r") != std::string_view::npos &&
+                          text[text.find_last_not_of(" \t\r")] == ',';
             continue;
         }
         if (text.rfind("event:", 0) == 0 || text.rfind("data:", 0) == 0 || text.front() == ':') {

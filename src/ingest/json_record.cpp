@@ -1,5 +1,6 @@
 // A line (or document) of JSON records: an object, or an array of them,
 // and which reader an object goes to.
+#include "ingest/array_spans.hpp"
 #include "ingest/exchange_fields.hpp"
 #include "ingest/record_reader.hpp"
 
@@ -31,6 +32,17 @@ trailing_text(std::string_view text, std::size_t at)
                                : "");
 }
 
+// Just past the '[' that opens a document, when it is an array.
+std::optional<std::size_t>
+array_start(std::string_view text)
+{
+    const std::size_t at = text.find_first_not_of(" \t\r\n");
+    if (at == std::string_view::npos || text[at] != '[') {
+        return std::nullopt;
+    }
+    return at + 1;
+}
+
 } // namespace
 
 void
@@ -53,18 +65,22 @@ RecordReader::parse_line(std::string_view text, const std::string& file, std::ui
                          bool keep)
 {
     od::document doc;
+    od::json_type t{};
     if (const auto e = iterate_twice_room(m_parser, text.data(), text.size(),
                                           text.size() + LineReader::k_padding)
                            .get(doc);
-        e) {
-        throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
-    }
-    od::json_type t{};
-    if (const auto e = doc.type().get(t); e) {
-        throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+        e || doc.type().get(t)) {
+        if (const auto open = array_start(text)) {
+            salvage_array(text, *open, 0, file, line);
+            return true;
+        }
+        throw FieldError("", fmt::format("not valid JSON: {}",
+                                         simdjson::error_message(e ? e : doc.type().error())));
     }
     if (t == od::json_type::array) {
-        array_records(doc, file, line);
+        if (!array_records(doc, text, file, line)) {
+            return true; // salvaged: what follows the array was read as its elements
+        }
     } else if (t == od::json_type::object) {
         if (!record(doc.get_object().value(), text, text.size() + LineReader::k_padding, file, line,
                     keep)) {
@@ -109,15 +125,79 @@ element_json(simdjson::simdjson_result<od::value> element, std::size_t index)
 } // namespace
 
 // A JSON array of records; each is looked at afresh (a second pass over the
-// array would deliver its first records twice).
-void
-RecordReader::array_records(od::document& doc, const std::string& file, std::uint64_t line)
+// array would deliver its first records twice). When the array breaks
+// between elements or is cut short, the elements after the last one read
+// are found by their brackets (salvage_array), and false is returned.
+bool
+RecordReader::array_records(od::document& doc, std::string_view text, const std::string& file,
+                            std::uint64_t line)
 {
     reset_kept();
     std::size_t i = 0;
-    for (auto element : doc.get_array()) {
-        array_element(element_json(element, i), file, line, i);
-        ++i;
+    std::optional<std::size_t> resume = array_start(text); // where element i may begin
+    const auto end_of = [&](std::string_view raw) -> std::optional<std::size_t> {
+        if (raw.data() < text.data() || raw.data() + raw.size() > text.data() + text.size()) {
+            return std::nullopt;
+        }
+        return static_cast<std::size_t>(raw.data() + raw.size() - text.data());
+    };
+    try {
+        for (auto element : doc.get_array()) {
+            const std::string_view raw = element_json(element, i);
+            resume = end_of(raw);
+            array_element(raw, file, line, i);
+            ++i;
+        }
+    } catch (const FieldError&) {
+        if (!resume) {
+            throw;
+        }
+        salvage_array(text, *resume, i, file, line);
+        return false;
+    } catch (const simdjson::simdjson_error&) {
+        if (!resume) {
+            throw;
+        }
+        salvage_array(text, *resume, i, file, line);
+        return false;
+    }
+    reset_kept();
+    return true;
+}
+
+// The elements of an array that does not parse as a whole, from `from`
+// (element `index` on), each read on its own: a broken one costs itself.
+void
+RecordReader::salvage_array(std::string_view text, std::size_t from, std::size_t index,
+                            const std::string& file, std::uint64_t line)
+{
+    reset_kept();
+    const ArraySpans spans = split_array(text, from, index > 0);
+    std::size_t counted = 0; // text counted for line numbers, up to here
+    const auto line_at = [&](std::size_t offset) {
+        line += static_cast<std::uint64_t>(
+            std::count(text.begin() + counted, text.begin() + offset, '\n'));
+        counted = offset;
+        return line;
+    };
+    for (const auto& e : spans.elements) {
+        const std::uint64_t at = line_at(e.begin);
+        if (e.cut) {
+            error(file, at, fmt::format("[{}]", index),
+                  "cut short: the document ends inside this element");
+        } else {
+            array_element(text.substr(e.begin, e.end - e.begin), file, at, index);
+        }
+        ++index;
+    }
+    if (spans.stray) {
+        error(file, line_at(*spans.stray), fmt::format("[{}]", index),
+              "expected ',' or ']' after the element before; the rest of the array is not read");
+    } else if (spans.trailing) {
+        error(file, line_at(*spans.trailing), "", trailing_text(text, *spans.trailing));
+    } else if (!spans.closed && (spans.elements.empty() || !spans.elements.back().cut)) {
+        error(file, line_at(text.size()), "",
+              "cut short: the document ends before the array's ']'");
     }
     reset_kept();
 }

@@ -140,6 +140,38 @@ TEST_SUITE("ingest::loader")
         CHECK(loaded.requests.size() == 2);
     }
 
+    TEST_CASE("a JSON array cut short at any byte keeps every element before the cut")
+    {
+        // A file cut off mid-write, and a broken element: each costs itself only.
+        const std::string second =
+            R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"a ] } \" ["}]})";
+        const std::string doc = "[\n" + k_good + ",\n" + second + ",\n" + k_good + "\n]\n";
+        std::vector<std::size_t> ends; // where each element ends
+        for (std::size_t at = doc.find(k_good) + k_good.size(); ends.size() < 3;) {
+            ends.push_back(at);
+            at = ends.size() == 1 ? doc.find(second) + second.size()
+                                  : doc.rfind(k_good) + k_good.size();
+        }
+        for (std::size_t cut = 2; cut < doc.size(); ++cut) {
+            CAPTURE(cut);
+            const auto loaded =
+                test::load_text(doc.substr(0, cut), ingest::InputFormat::auto_detect, "input.json");
+            const auto whole = static_cast<std::size_t>(
+                std::count_if(ends.begin(), ends.end(), [&](auto e) { return e <= cut; }));
+            CHECK(loaded.requests.size() == whole);
+            const bool closed = doc.substr(0, cut).find("\n]") != std::string::npos;
+            CHECK(loaded.summary.error_count == (closed ? 0U : 1U));
+        }
+        const auto broken = test::load_text("[" + k_good + ",\n{\"model\":7},\n" + k_good + "",
+                                            ingest::InputFormat::auto_detect, "input.json");
+        CHECK(broken.requests.size() == 2);
+        REQUIRE(broken.summary.errors.size() == 2);
+        CHECK(broken.summary.errors[0].field == "[1].model");
+        CHECK(broken.summary.errors[0].line == 2);
+        CHECK(broken.summary.errors[1].reason ==
+              "cut short: the document ends before the array's ']'");
+    }
+
     TEST_CASE("directories are walked recursively for log files in name order")
     {
         test::TempFile a(k_good + "\n", "b.jsonl");

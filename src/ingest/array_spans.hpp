@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace cachewise::ingest {
+
+// Where the elements of a JSON array lie, found by their brackets and
+// strings alone, without parsing them. For an array that does not parse as
+// a whole (a file cut short, a stray byte between two elements): each
+// element found is then parsed on its own, so that a broken one costs itself
+// only and the ones before and after it are kept.
+struct ArraySpans {
+    struct Element {
+        std::size_t begin = 0;
+        std::size_t end = 0; // the text's end when cut
+        bool cut = false;    // the text ends inside it
+    };
+    std::vector<Element> elements;
+    // Where neither ',' nor ']' was found between two elements: the rest
+    // cannot be told apart.
+    std::optional<std::size_t> stray;
+    bool closed = false; // its ']' was found
+    // Where text other than white space follows the ']'.
+    std::optional<std::size_t> trailing;
+};
+
+// The elements from `from`, a place where an element may begin (just after
+// '['), or, with `after_element`, where a ',' or the ']' is due.
+ArraySpans split_array(std::string_view text, std::size_t from, bool after_element);
+
+} // namespace cachewise::ingest

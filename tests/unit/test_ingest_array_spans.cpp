@@ -1,0 +1,72 @@
+#include "ingest/array_spans.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace cachewise::ingest;
+
+namespace {
+
+std::vector<std::string>
+elements_of(const std::string& text, std::size_t from = 1, bool after_element = false)
+{
+    std::vector<std::string> out;
+    for (const auto& e : split_array(text, from, after_element).elements) {
+        out.push_back(text.substr(e.begin, e.end - e.begin) + (e.cut ? "<cut>" : ""));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_SUITE("ingest::array_spans")
+{
+    TEST_CASE("elements are found by brackets and strings, whatever they hold")
+    {
+        const std::string text = R"([{"a":"}]\"{["}, [1,[2]] ,"x]",42,null])";
+        CHECK(elements_of(text) ==
+              std::vector<std::string>{R"({"a":"}]\"{["})", "[1,[2]]", R"("x]")", "42", "null"});
+        const auto spans = split_array(text, 1, false);
+        CHECK(spans.closed);
+        CHECK_FALSE(spans.stray);
+        CHECK_FALSE(spans.trailing);
+    }
+
+    TEST_CASE("a text cut short: the last element is cut, or the array is not closed")
+    {
+        CHECK(elements_of(R"([{"a":1},{"b":"x)") ==
+              std::vector<std::string>{R"({"a":1})", R"({"b":"x<cut>)"});
+        CHECK(elements_of(R"([{"a":1},{"b":[1,2)") ==
+              std::vector<std::string>{R"({"a":1})", R"({"b":[1,2<cut>)"});
+        const auto spans = split_array(R"([{"a":1},)", 1, false);
+        CHECK(spans.elements.size() == 1);
+        CHECK_FALSE(spans.closed);
+        CHECK(split_array("[", 1, false).elements.empty());
+    }
+
+    TEST_CASE("a stray byte between elements ends the split, and text after the close is told")
+    {
+        const auto stray = split_array(R"([{"a":1} {"b":2}])", 1, false);
+        CHECK(stray.elements.size() == 1);
+        REQUIRE(stray.stray);
+        CHECK(*stray.stray == 9);
+        const auto trailing = split_array("[1] x", 1, false);
+        CHECK(trailing.closed);
+        REQUIRE(trailing.trailing);
+        CHECK(*trailing.trailing == 4);
+    }
+
+    TEST_CASE("resuming after an element read by the parser: a comma is due first")
+    {
+        const std::string text = R"([{"a":1},{"b":2},{"c")";
+        CHECK(elements_of(text, 8, true) == std::vector<std::string>{R"({"b":2})", R"({"c"<cut>)"});
+    }
+
+    TEST_CASE("empty elements and lone separators end, never loop")
+    {
+        CHECK(elements_of("[1,,2]") == std::vector<std::string>{"1", "", "2"});
+        CHECK(split_array("[}", 1, false).stray);
+    }
+}
