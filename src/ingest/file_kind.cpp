@@ -3,6 +3,10 @@
 #include "ingest/claude_code.hpp"
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <optional>
 
 namespace cachewise::ingest {
 
@@ -46,6 +50,18 @@ first_line(std::string_view text)
     return text.substr(0, text.find('\n'));
 }
 
+// Valid JSON, but not a record ("null", a number, a string): says so.
+std::optional<std::string>
+json_scalar(std::string_view text)
+{
+    const auto line = first_line(text);
+    if (const auto value = nlohmann::json::parse(line, nullptr, false); !value.is_discarded()) {
+        return std::string("a JSON ") + value.type_name() +
+               ", not a record (an object, or an array of them)";
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::string
@@ -59,9 +75,13 @@ describe_non_json(std::string_view line)
         static_cast<unsigned char>(line[1]) == 0x8b) {
         return "looks like gzip data (decompress it first)";
     }
-    if (line.find('\0') != std::string_view::npos) {
+    const bool control = std::any_of(line.begin(), line.end(), [](char c) {
+        return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\r') || c == 0x7f;
+    });
+    if (control || !simdjson::validate_utf8(line.data(), line.size())) {
         return "looks like binary data";
     }
+
     if (line.rfind("interactions:", 0) == 0) {
         return "looks like a VCR cassette (YAML)";
     }
@@ -75,6 +95,15 @@ describe_non_json(std::string_view line)
         return "looks like Markdown";
     }
     return "looks like plain text";
+}
+
+std::string
+non_json_reason(std::string_view first_line)
+{
+    if (auto scalar = json_scalar(first_line)) {
+        return *scalar;
+    }
+    return "not JSON: " + describe_non_json(first_line);
 }
 
 std::string
@@ -95,7 +124,7 @@ describe_non_template(std::string_view text, std::string_view path)
         if (line.rfind("interactions:", 0) == 0) {
             return "a VCR cassette" + reads;
         }
-        return "not JSON (" + describe_non_json(line) + ")";
+        return json_scalar(line).value_or("not JSON (" + describe_non_json(line) + ")");
     }
     if (line.front() == '{' && looks_like_claude_code(line)) {
         return "a Claude Code transcript" + reads;

@@ -10,6 +10,11 @@ namespace cachewise::ingest {
 // "looks like plain text" (an empty text: "the file is empty").
 std::string describe_non_json(std::string_view first_line);
 
+// Why a file whose first line is not a JSON object or array cannot be read:
+// "not JSON: looks like YAML", or "a JSON null, not a record (...)" when the
+// line is valid JSON of another type.
+std::string non_json_reason(std::string_view first_line);
+
 // What a file given to `lint` or `suggest` as a template is, when it is not
 // one request body: "an exchange log: use analyze or audit", "a Claude Code
 // transcript: ...", "an agent trajectory: ...". Empty for a request body

@@ -51,7 +51,7 @@ RecordReader::exchange_file(LineReader& reader, const std::string& file)
     });
     if (end != LineLoop::failed && undecided) {
         ++m_sink->counts.records;
-        error(file, 0, "", fmt::format("not JSON: {}", m_not_json));
+        error(file, 0, "", m_not_json);
     }
 }
 

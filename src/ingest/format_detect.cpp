@@ -62,7 +62,7 @@ RecordReader::detect(LineReader& reader, LoadCounts& counts)
         if (text.front() != '{' && text.front() != '[') {
             // Not JSON at all: one error for the file, not one per line.
             reader.unread();
-            m_not_json = describe_non_json(text);
+            m_not_json = non_json_reason(text);
             return InputFormat::exchange;
         }
         if (whole_value(line.text)) {

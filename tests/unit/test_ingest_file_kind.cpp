@@ -19,6 +19,21 @@ TEST_SUITE("ingest::file_kind")
         CHECK(ingest::describe_non_json(std::string("\x1f\x8b\x08\0", 4)) ==
               "looks like gzip data (decompress it first)");
         CHECK(ingest::describe_non_json(std::string("ELF\0\x01", 5)) == "looks like binary data");
+        // Random bytes: control characters or invalid UTF-8, not "plain text".
+        CHECK(ingest::describe_non_json("\xc3\x28 ab\x93") == "looks like binary data");
+        CHECK(ingest::describe_non_json("ab\x07" "cd") == "looks like binary data");
+        CHECK(ingest::describe_non_json("caf\xc3\xa9 au lait") == "looks like plain text");
+    }
+
+    TEST_CASE("valid JSON that is not a record says so, not 'not JSON'")
+    {
+        CHECK(ingest::non_json_reason("null\n") ==
+              "a JSON null, not a record (an object, or an array of them)");
+        CHECK(ingest::non_json_reason("42") ==
+              "a JSON number, not a record (an object, or an array of them)");
+        CHECK(ingest::non_json_reason("owner: team") == "not JSON: looks like YAML");
+        CHECK(ingest::describe_non_template("\"hi\"", "t.json") ==
+              "a JSON string, not a record (an object, or an array of them)");
     }
 
     TEST_CASE("files that are not templates say which command reads them")
