@@ -837,6 +837,13 @@ private:
                 numbers, unlogged_head ? "an assumed-identical" : "an identical",
                 s.uses_breakpoints ? "marked " : "",
                 s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
+            // What the expected read rests on when the partner went to another
+            // upstream: in the message, not only in the JSON notes.
+            for (const auto& note : a.notes) {
+                if (note.rfind("routed to ", 0) == 0) {
+                    f.message += "; " + note;
+                }
+            }
         } else if (d_read > tolerance || elsewhere) {
             if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {
                 not_judged(a, m_over_estimate,
