@@ -134,6 +134,8 @@ print_family(const advise::FamilyAdvice& f, std::ostream& out)
     const auto money = [&](double v) {
         return f.current.priced ? format_usd(v) + " USD" : std::string("unpriced");
     };
+    // Output costs the same whatever the placement: left out of every line.
+    fmt::print(out, "  costs of input tokens (output is the same under any placement)\n");
     fmt::print(out, "  current    {:>16} · hit rate {}  (simulated: {})\n",
                money(f.current.cost_usd), format_percent(f.current.hit_rate()),
                f.placeable || !f.note.empty() ? "the requests' own breakpoints"
