@@ -9,6 +9,7 @@
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/rule_catalogue.hpp"
+#include "ingest/inputs.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "sim/simulator.hpp"
@@ -437,6 +438,36 @@ root_of(std::string_view json)
     return map && map->find("request") != nullptr ? "request" : "";
 }
 
+// Why a record's body could not be rewritten where it is.
+std::string
+why_not_in_place(std::string_view json, const std::string& path)
+{
+    if (ingest::is_yaml_name(path)) {
+        return "a VCR cassette: its body is YAML, and only JSON is rewritten byte for byte";
+    }
+    if (!SourceMap::build(json)) {
+        return "its record is not one JSON value on one line (a trajectory, a transcript, or a "
+               "document written over many lines)";
+    }
+    return "its body's JSON paths are not where the request's segments say";
+}
+
+// The suggested markers as JSON paths, for a rewrite by hand.
+std::string
+by_hand(const Request& r, const std::vector<model::Breakpoint>* placed)
+{
+    if (placed == nullptr || placed->empty()) {
+        return "none (remove the request's own markers)";
+    }
+    std::string out;
+    for (const auto& b : *placed) {
+        out +=
+            fmt::format("{}{} ({})", out.empty() ? "" : ", ", r.segments.at(b.segment).path.str(),
+                        model::to_string(b.cache_control.ttl));
+    }
+    return out;
+}
+
 } // namespace
 
 std::string
@@ -454,7 +485,10 @@ rewrite_input(const std::string& path, const std::string& text, const Suggestion
             json, root_of(json), r,
             it == s.breakpoints.end() ? std::vector<model::Breakpoint>{} : it->second);
         if (!out) {
-            throw Error(fmt::format("{}:{}: cannot rewrite this request in place", path, r.line));
+            throw Error(fmt::format("{}:{}: cannot rewrite this request in place ({}); place the "
+                                    "markers by hand: {}",
+                                    path, r.line, why_not_in_place(json, path),
+                                    by_hand(r, it == s.breakpoints.end() ? nullptr : &it->second)));
         }
         return *out;
     };

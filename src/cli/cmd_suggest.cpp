@@ -54,14 +54,29 @@ write_target(const std::string& out, const std::string& file,
 // --write and --diff: every input file rewritten with the suggested markers,
 // checked before anything is written; each target is replaced atomically.
 void
-write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& suggestion, bool single)
+write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& suggestion, bool single,
+               bool quiet)
 {
+    // Families of providers that cache automatically are left as they are
+    // (no request of theirs gets a marker); only an input with none other is
+    // refused.
+    std::vector<std::string> automatic;
     for (const auto& f : suggestion.families) {
         if (!f.placeable) {
-            throw Error(fmt::format("--write and --diff place cache_control breakpoints, which "
-                                    "{} does not take: it caches automatically",
-                                    f.provider));
+            automatic.push_back(
+                fmt::format("{} family ({})", f.provider, count_noun(f.requests, "request")));
         }
+    }
+    if (!automatic.empty() && automatic.size() == suggestion.families.size()) {
+        throw Error(fmt::format("--write and --diff place cache_control breakpoints, which "
+                                "{} does not take: it caches automatically",
+                                suggestion.families.front().provider));
+    }
+    for (const auto& family : quiet ? std::vector<std::string>{} : automatic) {
+        fmt::print(stderr,
+                   "cachewise: note: the {} is left as it is: its provider caches "
+                   "automatically and takes no breakpoints\n",
+                   family);
     }
     const auto files = ingest::expand_inputs(options.inputs);
     std::error_code ec;
@@ -193,7 +208,7 @@ run_suggest(const Settings& global, const SuggestCliOptions& options)
         report::print_suggestion(report, format, std::cout);
     }
     if (options.write || options.diff) {
-        write_rewrites(options, suggestion, single);
+        write_rewrites(options, suggestion, single, global.quiet);
     }
     return 0;
 }
