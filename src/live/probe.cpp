@@ -2,6 +2,7 @@
 
 #include "account/auditor.hpp"
 #include "analysis/rule_catalogue.hpp"
+#include "ingest/file_kind.hpp"
 #include "ingest/loader.hpp"
 #include "ingest/response_parser.hpp"
 #include "live/api_key.hpp"
@@ -120,6 +121,10 @@ prepare(const ProbeOptions& options, const ruleset::Rules& rules)
         throw Error(fmt::format("--times {}: expected 1 to 20 calls", options.times));
     }
     const std::string text = value_or_throw(read_file(options.file), "");
+    // A log is not a body to send: say what it is, as lint does.
+    if (const auto kind = ingest::describe_non_template(text, options.file); !kind.empty()) {
+        throw Error(fmt::format("{}: not a request body or template: {}", options.file, kind));
+    }
     const auto rendered = value_or_throw(render_template(text, options.vars), "");
     Prepared p;
     p.unfilled = rendered.unfilled;

@@ -21,7 +21,8 @@ TEST_SUITE("ingest::file_kind")
         CHECK(ingest::describe_non_json(std::string("ELF\0\x01", 5)) == "looks like binary data");
         // Random bytes: control characters or invalid UTF-8, not "plain text".
         CHECK(ingest::describe_non_json("\xc3\x28 ab\x93") == "looks like binary data");
-        CHECK(ingest::describe_non_json("ab\x07" "cd") == "looks like binary data");
+        CHECK(ingest::describe_non_json("ab\x07"
+                                        "cd") == "looks like binary data");
         CHECK(ingest::describe_non_json("caf\xc3\xa9 au lait") == "looks like plain text");
     }
 
@@ -48,6 +49,14 @@ TEST_SUITE("ingest::file_kind")
               "an agent trajectory: use analyze or audit");
         CHECK(ingest::describe_non_template("key: value\n", "notes.yaml") ==
               "not JSON (looks like YAML)");
+    }
+
+    TEST_CASE("a per-call log (OpenHands, LiteLLM) is a log, not a template")
+    {
+        const std::string call =
+            R"({"messages":[{"role":"user","content":"hi"}],"kwargs":{"model":"m"},"response":{"choices":[]},"cost":0.1,"timestamp":1757015025.9})";
+        CHECK(ingest::describe_non_template(call, "call.json") ==
+              "a per-call log (a request with its response): use analyze or audit");
     }
 
     TEST_CASE("a request body or template is not described")
