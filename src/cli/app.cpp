@@ -101,8 +101,8 @@ load_exit_status(const Settings& global, const std::vector<std::string>& inputs,
         const std::string what = inputs.size() == 1 && inputs.front() == "-" ? "standard input"
                                  : inputs.size() == 1                        ? inputs.front()
                                                                              : "the inputs";
-        fmt::print(stderr, "cachewise: error: no usable request in {} ({}, {}, {}, {})\n", what,
-                   count_noun(summary.files, "file"), human_bytes(summary.bytes),
+        fmt::print(stderr, "cachewise: error: no usable request in {} ({}, {}, {}, {})\n",
+                   safe_text(what), count_noun(summary.files, "file"), human_bytes(summary.bytes),
                    count_noun(summary.skipped, "non-request line"),
                    count_noun(summary.error_count, "broken record"));
         return static_cast<int>(ExitCode::usage);

@@ -2,6 +2,7 @@
 
 #include "report/finding_json.hpp"
 #include "report/request_json.hpp"
+#include "util/escape.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -43,7 +44,7 @@ miss_reason_text(const live::ProbeCall& c)
 void
 print_plan(const live::ProbeResult& r, std::ostream& out)
 {
-    out << fmt::format("{} {}\n", r.method, r.url);
+    out << fmt::format("{} {}\n", r.method, safe_text(r.url)); // --base-url may hold a key
     for (const auto& [name, value] : r.headers) {
         out << fmt::format("  {}: {}\n", name, value);
     }
@@ -76,8 +77,8 @@ print_plan(const live::ProbeResult& r, std::ostream& out)
 void
 print_probe(const live::ProbeResult& r, std::ostream& out)
 {
-    out << fmt::format("cachewise probe: {} · {} to {} ({})\n", r.file, count_noun(r.times, "call"),
-                       r.provider, r.model);
+    out << fmt::format("cachewise probe: {} · {} to {} ({})\n", safe_text(r.file),
+                       count_noun(r.times, "call"), r.provider, r.model);
     print_plan(r, out);
     if (!r.sent) {
         for (std::size_t i = 0; i < r.predicted.size(); ++i) {
@@ -144,7 +145,7 @@ probe_to_json(const live::ProbeResult& r)
                        {"automatic", bp.automatic}});
     }
     j["request"] = {{"method", r.method},
-                    {"url", r.url},
+                    {"url", safe_text(r.url)},
                     {"headers", headers},
                     {"body_bytes", r.body_bytes},
                     {"api", r.api},

@@ -1,5 +1,6 @@
 #include "report/tokens_printer.hpp"
 
+#include "util/escape.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -13,7 +14,7 @@ print_tokens(const TokensReport& report, Format format, std::ostream& out)
 {
     if (format == Format::json) {
         nlohmann::ordered_json j;
-        j["input"] = report.input;
+        j["input"] = safe_text(report.input); // a file name may hold a key
         j["tokenizer"] = report.tokenizer;
         if (!report.model.empty()) {
             j["model"] = report.model;
@@ -27,8 +28,8 @@ print_tokens(const TokensReport& report, Format format, std::ostream& out)
         out << j.dump(2) << '\n';
         return;
     }
-    out << fmt::format("{}: {} ({}{}, {})\n", report.input, count_noun(report.tokens, "token"),
-                       report.tokenizer,
+    out << fmt::format("{}: {} ({}{}, {})\n", safe_text(report.input),
+                       count_noun(report.tokens, "token"), report.tokenizer,
                        report.model.empty() ? std::string() : " for " + report.model,
                        count_noun(report.bytes, "byte"));
     if (report.with_ids) {

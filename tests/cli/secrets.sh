@@ -122,6 +122,12 @@ for format in text json; do
 done
 run "analyze named --format sarif" analyze "$named" --format sarif
 run "lint named" lint "$named"
+run "no usable request named" audit "$named/broken-$anthropic.jsonl"
+run "tokens named" tokens "$named/$openai.jsonl"
+run "tokens named --format json" tokens "$named/$openai.jsonl" --format json
+cp template.json "$named/tmpl-$github.json"
+run "probe named" probe "$named/tmpl-$github.json" --base-url "https://$github:x-oauth-basic@example.com"
+run "probe named --format json" probe "$named/tmpl-$github.json" --format json
 
 echo "$runs runs, ${#keys[@]} key shapes checked"
 exit $failed
