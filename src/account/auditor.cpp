@@ -400,6 +400,9 @@ private:
             ideal.fresh = a.reported->input() - ideal.read;
             ideal.output = output;
             a.ideal = cost_of(ideal, *prices);
+            if (a.ideal.total() > a.actual.total()) {
+                a.ideal = a.actual; // a --prices file that reads dearer than it inputs
+            }
             m_prices[index] = *prices;
         } else if (a.reported && r.usage && r.usage->cost_usd) {
             a.reported_cost_usd = r.usage->cost_usd;

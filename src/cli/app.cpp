@@ -181,12 +181,19 @@ load_log(const Settings& global, const ruleset::Rules& rules,
         }
     }
     const auto& s = out.summary;
-    if (s.requests == 0 && s.error_count == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
-        // A window that selects nothing is an answer, not an input error.
+    if (s.requests == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
+        // A window that selects nothing is an answer, not an input error,
+        // whatever broken records beside it (reported above) held.
         report::print_empty_window(s, options.since, options.until, global.format.value, std::cout,
                                    std::cerr);
         if (global.format.value == report::Format::sarif) {
             report::print_sarif({}, std::cout); // a run without results: valid to its readers
+        }
+        if (global.strict && s.error_count > 0) {
+            fmt::print(stderr, "cachewise: error: {} (--strict)\n",
+                       count_noun(s.error_count, "broken record"));
+            out.status = static_cast<int>(ExitCode::usage);
+            return out;
         }
         out.status = -1;
         return out;
