@@ -86,6 +86,9 @@ split_array(std::string_view text, std::size_t from, bool after_element)
             }
             need_comma = false;
             ++p;
+        } else if (std::string_view("{[\"-0123456789tfn").find(text[p]) == std::string_view::npos) {
+            out.stray = p; // no JSON value starts here
+            break;
         } else {
             const std::size_t end = value_end(text, p);
             if (end == k_cut) {

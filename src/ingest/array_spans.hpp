@@ -19,8 +19,8 @@ struct ArraySpans {
         bool cut = false;    // the text ends inside it
     };
     std::vector<Element> elements;
-    // Where neither ',' nor ']' was found between two elements: the rest
-    // cannot be told apart.
+    // Where the array breaks: neither ',' nor ']' after an element, or no
+    // JSON value where one is due. The rest cannot be told apart.
     std::optional<std::size_t> stray;
     bool closed = false; // its ']' was found
     // Where text other than white space follows the ']'.

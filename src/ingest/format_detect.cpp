@@ -70,6 +70,13 @@ RecordReader::detect(LineReader& reader, LoadCounts& counts)
             return text.front() == '{' && looks_like_claude_code(text) ? InputFormat::claude_code
                                                                        : InputFormat::exchange;
         }
+        if (text.find_first_not_of(" \t\r", 1) == std::string_view::npos && text.front() == '[') {
+            // "[" alone on its line: an array written over many lines,
+            // whatever its later lines hold (a stray one included).
+            reader.mark_last_line();
+            reader.rewind();
+            return InputFormat::request;
+        }
         reader.mark_last_line();
         marked = true;
     }

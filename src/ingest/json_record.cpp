@@ -78,9 +78,13 @@ RecordReader::parse_line(std::string_view text, const std::string& file, std::ui
                                          simdjson::error_message(e ? e : doc.type().error())));
     }
     if (t == od::json_type::array) {
-        if (!array_records(doc, text, file, line)) {
-            return true; // salvaged: what follows the array was read as its elements
+        // On-demand parsing checks only what it reads: an array whose
+        // elements are not all valid JSON is split by its brackets instead.
+        if (m_validator.parse(text.data(), text.size(), false).error()) {
+            salvage_array(text, *array_start(text), 0, file, line);
+            return true;
         }
+        array_records(doc, text, file, line);
     } else if (t == od::json_type::object) {
         if (!record(doc.get_object().value(), text, text.size() + LineReader::k_padding, file, line,
                     keep)) {
@@ -124,45 +128,26 @@ element_json(simdjson::simdjson_result<od::value> element, std::size_t index)
 
 } // namespace
 
-// A JSON array of records; each is looked at afresh (a second pass over the
-// array would deliver its first records twice). When the array breaks
-// between elements or is cut short, the elements after the last one read
-// are found by their brackets (salvage_array), and false is returned.
-bool
+// A JSON array of records, valid JSON; each is looked at afresh (a second
+// pass over the array would deliver its first records twice), at the line
+// it starts on.
+void
 RecordReader::array_records(od::document& doc, std::string_view text, const std::string& file,
                             std::uint64_t line)
 {
     reset_kept();
     std::size_t i = 0;
-    std::optional<std::size_t> resume = array_start(text); // where element i may begin
-    const auto end_of = [&](std::string_view raw) -> std::optional<std::size_t> {
-        if (raw.data() < text.data() || raw.data() + raw.size() > text.data() + text.size()) {
-            return std::nullopt;
+    const char* counted = text.data(); // newlines counted up to here
+    for (auto element : doc.get_array()) {
+        const std::string_view raw = element_json(element, i);
+        if (raw.data() >= counted && raw.data() <= text.data() + text.size()) {
+            line += static_cast<std::uint64_t>(std::count(counted, raw.data(), '\n'));
+            counted = raw.data();
         }
-        return static_cast<std::size_t>(raw.data() + raw.size() - text.data());
-    };
-    try {
-        for (auto element : doc.get_array()) {
-            const std::string_view raw = element_json(element, i);
-            resume = end_of(raw);
-            array_element(raw, file, line, i);
-            ++i;
-        }
-    } catch (const FieldError&) {
-        if (!resume) {
-            throw;
-        }
-        salvage_array(text, *resume, i, file, line);
-        return false;
-    } catch (const simdjson::simdjson_error&) {
-        if (!resume) {
-            throw;
-        }
-        salvage_array(text, *resume, i, file, line);
-        return false;
+        array_element(raw, file, line, i);
+        ++i;
     }
     reset_kept();
-    return true;
 }
 
 // The elements of an array that does not parse as a whole, from `from`
@@ -192,7 +177,8 @@ RecordReader::salvage_array(std::string_view text, std::size_t from, std::size_t
     }
     if (spans.stray) {
         error(file, line_at(*spans.stray), fmt::format("[{}]", index),
-              "expected ',' or ']' after the element before; the rest of the array is not read");
+              "not JSON here (a stray byte or a missing comma): the rest of the array is not "
+              "read");
     } else if (spans.trailing) {
         error(file, line_at(*spans.trailing), "", trailing_text(text, *spans.trailing));
     } else if (!spans.closed && (spans.elements.empty() || !spans.elements.back().cut)) {
@@ -213,8 +199,10 @@ RecordReader::array_element(std::string_view raw, const std::string& file, std::
         within("", index, [&] {
             od::document element;
             od::object o;
-            if (iterate_twice_room(m_element_parser, padded).get(element) ||
-                element.get_object().get(o)) {
+            if (const auto e = iterate_twice_room(m_element_parser, padded).get(element); e) {
+                throw FieldError("", fmt::format("not valid JSON: {}", simdjson::error_message(e)));
+            }
+            if (element.get_object().get(o)) {
                 throw FieldError("", "expected a record object");
             }
             record(o, padded, padded.size() + simdjson::SIMDJSON_PADDING, file, line, false);

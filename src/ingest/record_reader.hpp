@@ -107,7 +107,7 @@ private:
     // json_record.cpp: a line or document of JSON records.
     void json_line(std::string_view text, const std::string& file, std::uint64_t line);
     bool parse_line(std::string_view text, const std::string& file, std::uint64_t line, bool keep);
-    bool array_records(od::document& doc, std::string_view text, const std::string& file,
+    void array_records(od::document& doc, std::string_view text, const std::string& file,
                        std::uint64_t line);
     void salvage_array(std::string_view text, std::size_t from, std::size_t index,
                        const std::string& file, std::uint64_t line);
@@ -149,8 +149,9 @@ private:
     OtelSpanReader m_span_reader;
     ResponseParser m_response_parser;
     od::parser m_parser;
-    od::parser m_detect_parser;  // the first look at a record, on a document of its own
-    od::parser m_element_parser; // one element of an array of records
+    od::parser m_detect_parser;        // the first look at a record, on a document of its own
+    od::parser m_element_parser;       // one element of an array of records
+    simdjson::dom::parser m_validator; // a whole array, before its elements are read
     // Claude Code request ids of the files this reader read before: a
     // resumed session's history is not built again (the Delivery decides
     // across readers).

@@ -64,9 +64,14 @@ TEST_SUITE("ingest::array_spans")
         CHECK(elements_of(text, 8, true) == std::vector<std::string>{R"({"b":2})", R"({"c"<cut>)"});
     }
 
-    TEST_CASE("empty elements and lone separators end, never loop")
+    TEST_CASE("no value where an element is due is a break, never an empty element or a loop")
     {
-        CHECK(elements_of("[1,,2]") == std::vector<std::string>{"1", "", "2"});
+        CHECK(split_array("[1,,2]", 1, false).elements.size() == 1);
+        CHECK(split_array("[1,,2]", 1, false).stray == 3);
         CHECK(split_array("[}", 1, false).stray);
+        // A line of garbage where an element is due is one break, not an element.
+        const auto nul = split_array(std::string("[{\"a\":1},\n\0\n{\"b\":2}]", 19), 1, false);
+        CHECK(nul.elements.size() == 1);
+        CHECK(nul.stray == 10);
     }
 }

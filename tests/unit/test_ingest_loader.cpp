@@ -170,6 +170,14 @@ TEST_SUITE("ingest::loader")
         CHECK(broken.summary.errors[0].line == 2);
         CHECK(broken.summary.errors[1].reason ==
               "cut short: the document ends before the array's ']'");
+        // One element a line, a stray line between two: one break, at its line.
+        const auto stray =
+            test::load_text("[\n" + k_good + ",\n" + std::string(1, '\0') + "\n" + k_good + "\n]\n",
+                            ingest::InputFormat::auto_detect, "input.json");
+        CHECK(stray.requests.size() == 1);
+        REQUIRE(stray.summary.errors.size() == 1);
+        CHECK(stray.summary.errors[0].line == 3);
+        CHECK(stray.summary.errors[0].field == "[1]");
     }
 
     TEST_CASE("directories are walked recursively for log files in name order")
