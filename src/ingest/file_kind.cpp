@@ -149,10 +149,14 @@ describe_non_template(std::string_view text, std::string_view path)
     if (whole.contains("request") && whole.contains("response")) {
         return "an exchange record (request and response)" + reads;
     }
-    // A call logged with its response and what it cost (OpenHands' and
-    // LiteLLM's per-call logs): a record, not a template to lint.
-    if (whole.contains("response") && (whole.contains("messages") || whole.contains("kwargs")) &&
-        (whole.contains("cost") || whole.contains("timestamp") || whole.contains("latency_sec"))) {
+    // A call logged with its response (OpenHands' and LiteLLM's per-call
+    // logs, a body saved with what came back), or in LiteLLM's wrapper
+    // ("kwargs"): a record, not a template. No API's request body has a
+    // top-level "response" or "kwargs".
+    const bool conversation =
+        whole.contains("messages") || whole.contains("contents") || whole.contains("input");
+    if ((whole.contains("response") && conversation) ||
+        (whole.contains("kwargs") && whole.contains("messages"))) {
         return "a per-call log (a request with its response)" + reads;
     }
     return "";

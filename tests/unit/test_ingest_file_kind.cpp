@@ -57,6 +57,15 @@ TEST_SUITE("ingest::file_kind")
             R"({"messages":[{"role":"user","content":"hi"}],"kwargs":{"model":"m"},"response":{"choices":[]},"cost":0.1,"timestamp":1757015025.9})";
         CHECK(ingest::describe_non_template(call, "call.json") ==
               "a per-call log (a request with its response): use analyze or audit");
+        // LiteLLM's logging payload, a body saved with its response, a call
+        // logged before its response came.
+        for (const std::string other :
+             {R"({"messages":[],"response":{},"response_cost":0.1,"startTime":"x"})",
+              R"({"model":"m","messages":[],"response":{"choices":[]}})",
+              R"({"messages":[],"kwargs":{"model":"m"},"cost":0,"timestamp":1})"}) {
+            CHECK(ingest::describe_non_template(other, "call.json") ==
+                  "a per-call log (a request with its response): use analyze or audit");
+        }
     }
 
     TEST_CASE("a request body or template is not described")
