@@ -495,6 +495,22 @@ rewrite_input(const std::string& path, const std::string& text, const Suggestion
     if (single) {
         return apply(text, s.requests.front());
     }
+    if (ingest::is_yaml_name(path)) {
+        // Not rewritten: every marker the cassette's requests need, by hand.
+        std::string where;
+        for (const auto& [line, r] : by_line) {
+            if (const auto it = s.breakpoints.find(r->id); it != s.breakpoints.end()) {
+                where += fmt::format("{}{}:{}: {}", where.empty() ? "" : "; ", path, line,
+                                     by_hand(*r, &it->second));
+            }
+        }
+        if (where.empty()) {
+            return text;
+        }
+        throw Error(fmt::format("{}: cannot rewrite this cassette in place ({}); place the markers "
+                                "by hand: {}",
+                                path, why_not_in_place("", path), where));
+    }
     std::string out;
     std::size_t begin = 0;
     std::uint64_t line = 0;

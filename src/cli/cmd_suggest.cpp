@@ -91,9 +91,16 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
         throw Error(fmt::format("--write {}: no such folder", *options.write));
     }
     std::map<std::string, std::string> rewritten; // target -> bytes, all made before any write
+    std::vector<std::string> by_hand; // every input that cannot be rewritten, not only the first
     for (const auto& file : files) {
         const std::string before = value_or_throw(read_file(file), "");
-        const std::string after = advise::rewrite_input(file, before, suggestion, single);
+        std::string after;
+        try {
+            after = advise::rewrite_input(file, before, suggestion, single);
+        } catch (const Error& e) {
+            by_hand.emplace_back(e.what());
+            continue;
+        }
         const std::string target =
             options.write ? write_target(*options.write, file, options.inputs, to_folder) : "";
         if (options.diff) {
@@ -105,6 +112,13 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
             throw Error(fmt::format("--write {}: two inputs would be written to {}", *options.write,
                                     target));
         }
+    }
+    if (!by_hand.empty()) {
+        std::string all = by_hand.front();
+        for (std::size_t i = 1; i < by_hand.size(); ++i) {
+            all += "\ncachewise: error: " + by_hand[i];
+        }
+        throw Error(all); // nothing is written when any input needs a hand
     }
     for (const auto& [target, bytes] : rewritten) {
         if (target == "-") {
