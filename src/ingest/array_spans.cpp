@@ -65,10 +65,10 @@ value_end(std::string_view text, std::size_t p)
 } // namespace
 
 ArraySpans
-split_array(std::string_view text, std::size_t from, bool after_element)
+split_array(std::string_view text, std::size_t from)
 {
     ArraySpans out;
-    bool need_comma = after_element;
+    bool need_comma = false;
     for (std::size_t p = from; p < text.size();) {
         if (is_space(text[p])) {
             ++p;

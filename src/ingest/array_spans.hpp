@@ -27,8 +27,7 @@ struct ArraySpans {
     std::optional<std::size_t> trailing;
 };
 
-// The elements from `from`, a place where an element may begin (just after
-// '['), or, with `after_element`, where a ',' or the ']' is due.
-ArraySpans split_array(std::string_view text, std::size_t from, bool after_element);
+// The elements from `from`, just after the array's '['.
+ArraySpans split_array(std::string_view text, std::size_t from);
 
 } // namespace cachewise::ingest

@@ -70,8 +70,8 @@ RecordReader::parse_line(std::string_view text, const std::string& file, std::ui
                                           text.size() + LineReader::k_padding)
                            .get(doc);
         e || doc.type().get(t)) {
-        if (const auto open = array_start(text)) {
-            salvage_array(text, *open, 0, file, line);
+        if (array_start(text)) {
+            salvage_array(text, file, line);
             return true;
         }
         throw FieldError("", fmt::format("not valid JSON: {}",
@@ -81,7 +81,7 @@ RecordReader::parse_line(std::string_view text, const std::string& file, std::ui
         // On-demand parsing checks only what it reads: an array whose
         // elements are not all valid JSON is split by its brackets instead.
         if (m_validator.parse(text.data(), text.size(), false).error()) {
-            salvage_array(text, *array_start(text), 0, file, line);
+            salvage_array(text, file, line);
             return true;
         }
         array_records(doc, text, file, line);
@@ -150,14 +150,14 @@ RecordReader::array_records(od::document& doc, std::string_view text, const std:
     reset_kept();
 }
 
-// The elements of an array that does not parse as a whole, from `from`
-// (element `index` on), each read on its own: a broken one costs itself.
+// The elements of an array that is not valid JSON, each read on its own: a
+// broken one costs itself, and one error says where the array breaks.
 void
-RecordReader::salvage_array(std::string_view text, std::size_t from, std::size_t index,
-                            const std::string& file, std::uint64_t line)
+RecordReader::salvage_array(std::string_view text, const std::string& file, std::uint64_t line)
 {
     reset_kept();
-    const ArraySpans spans = split_array(text, from, index > 0);
+    const ArraySpans spans = split_array(text, *array_start(text));
+    std::size_t index = 0;
     std::size_t counted = 0; // text counted for line numbers, up to here
     const auto line_at = [&](std::size_t offset) {
         line += static_cast<std::uint64_t>(

@@ -109,8 +109,7 @@ private:
     bool parse_line(std::string_view text, const std::string& file, std::uint64_t line, bool keep);
     void array_records(od::document& doc, std::string_view text, const std::string& file,
                        std::uint64_t line);
-    void salvage_array(std::string_view text, std::size_t from, std::size_t index,
-                       const std::string& file, std::uint64_t line);
+    void salvage_array(std::string_view text, const std::string& file, std::uint64_t line);
     void array_element(std::string_view raw, const std::string& file, std::uint64_t line,
                        std::size_t index);
     bool record(od::object object, std::string_view text, std::size_t capacity,

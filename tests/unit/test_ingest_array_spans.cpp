@@ -10,10 +10,10 @@ using namespace cachewise::ingest;
 namespace {
 
 std::vector<std::string>
-elements_of(const std::string& text, std::size_t from = 1, bool after_element = false)
+elements_of(const std::string& text)
 {
     std::vector<std::string> out;
-    for (const auto& e : split_array(text, from, after_element).elements) {
+    for (const auto& e : split_array(text, 1).elements) {
         out.push_back(text.substr(e.begin, e.end - e.begin) + (e.cut ? "<cut>" : ""));
     }
     return out;
@@ -28,7 +28,7 @@ TEST_SUITE("ingest::array_spans")
         const std::string text = R"([{"a":"}]\"{["}, [1,[2]] ,"x]",42,null])";
         CHECK(elements_of(text) ==
               std::vector<std::string>{R"({"a":"}]\"{["})", "[1,[2]]", R"("x]")", "42", "null"});
-        const auto spans = split_array(text, 1, false);
+        const auto spans = split_array(text, 1);
         CHECK(spans.closed);
         CHECK_FALSE(spans.stray);
         CHECK_FALSE(spans.trailing);
@@ -40,37 +40,31 @@ TEST_SUITE("ingest::array_spans")
               std::vector<std::string>{R"({"a":1})", R"({"b":"x<cut>)"});
         CHECK(elements_of(R"([{"a":1},{"b":[1,2)") ==
               std::vector<std::string>{R"({"a":1})", R"({"b":[1,2<cut>)"});
-        const auto spans = split_array(R"([{"a":1},)", 1, false);
+        const auto spans = split_array(R"([{"a":1},)", 1);
         CHECK(spans.elements.size() == 1);
         CHECK_FALSE(spans.closed);
-        CHECK(split_array("[", 1, false).elements.empty());
+        CHECK(split_array("[", 1).elements.empty());
     }
 
     TEST_CASE("a stray byte between elements ends the split, and text after the close is told")
     {
-        const auto stray = split_array(R"([{"a":1} {"b":2}])", 1, false);
+        const auto stray = split_array(R"([{"a":1} {"b":2}])", 1);
         CHECK(stray.elements.size() == 1);
         REQUIRE(stray.stray);
         CHECK(*stray.stray == 9);
-        const auto trailing = split_array("[1] x", 1, false);
+        const auto trailing = split_array("[1] x", 1);
         CHECK(trailing.closed);
         REQUIRE(trailing.trailing);
         CHECK(*trailing.trailing == 4);
     }
 
-    TEST_CASE("resuming after an element read by the parser: a comma is due first")
-    {
-        const std::string text = R"([{"a":1},{"b":2},{"c")";
-        CHECK(elements_of(text, 8, true) == std::vector<std::string>{R"({"b":2})", R"({"c"<cut>)"});
-    }
-
     TEST_CASE("no value where an element is due is a break, never an empty element or a loop")
     {
-        CHECK(split_array("[1,,2]", 1, false).elements.size() == 1);
-        CHECK(split_array("[1,,2]", 1, false).stray == 3);
-        CHECK(split_array("[}", 1, false).stray);
+        CHECK(split_array("[1,,2]", 1).elements.size() == 1);
+        CHECK(split_array("[1,,2]", 1).stray == 3);
+        CHECK(split_array("[}", 1).stray);
         // A line of garbage where an element is due is one break, not an element.
-        const auto nul = split_array(std::string("[{\"a\":1},\n\0\n{\"b\":2}]", 19), 1, false);
+        const auto nul = split_array(std::string("[{\"a\":1},\n\0\n{\"b\":2}]", 19), 1);
         CHECK(nul.elements.size() == 1);
         CHECK(nul.stray == 10);
     }
