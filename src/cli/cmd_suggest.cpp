@@ -9,6 +9,7 @@
 #include "report/suggest_printer.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
 #include "util/line_reader.hpp"
@@ -114,11 +115,12 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
         }
     }
     if (!by_hand.empty()) {
-        std::string all = by_hand.front();
-        for (std::size_t i = 1; i < by_hand.size(); ++i) {
-            all += "\ncachewise: error: " + by_hand[i];
+        // One line each; the last is the command's error. Nothing is written
+        // while any input needs a hand.
+        for (std::size_t i = 0; i + 1 < by_hand.size(); ++i) {
+            fmt::print(stderr, "cachewise: error: {}\n", safe_text(by_hand[i]));
         }
-        throw Error(all); // nothing is written when any input needs a hand
+        throw Error(by_hand.back());
     }
     for (const auto& [target, bytes] : rewritten) {
         if (target == "-") {
