@@ -77,7 +77,7 @@ struct RequestAudit {
     Money actual;        // reported usage at the request's prices
     Money no_cache;      // every input token at the base price
     Money expected_cost; // the simulation with the request's own breakpoints
-    Money ideal; // everything shared with a live partner, or read, read (a lower bound)
+    Money ideal;         // all shared (or read) tokens read, no write: a lower bound
     std::optional<double> ttft_seconds;
     std::vector<std::size_t> findings; // indices into AuditResult::findings
 };
