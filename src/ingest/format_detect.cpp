@@ -47,8 +47,8 @@ RecordReader::detect(LineReader& reader, LoadCounts& counts)
                 reader.rewind();
                 return InputFormat::request;
             }
-            after_comma = text.find_last_not_of(" \t\r") != std::string_view::npos &&
-                          text[text.find_last_not_of(" \t\r")] == ',';
+            const auto last = text.find_last_not_of(" \t\r");
+            after_comma = last != std::string_view::npos && text[last] == ',';
             continue;
         }
         if (text.rfind("event:", 0) == 0 || text.rfind("data:", 0) == 0 || text.front() == ':') {
