@@ -77,6 +77,13 @@ money_json(const Money& m)
 Json
 totals_json(const Totals& t)
 {
+    // Sums over priced requests: with none, unpriced (null), never 0 USD.
+    const auto usd = [&](double v) { return t.priced > 0 ? Json(v) : Json(nullptr); };
+    const Json cost = t.priced > 0 ? Json{{"actual", money_json(t.actual)},
+                                          {"no_cache", money_json(t.no_cache)},
+                                          {"expected", money_json(t.expected_cost)},
+                                          {"ideal", money_json(t.ideal)}}
+                                   : Json(nullptr);
     return Json{
         {"requests", t.requests},
         {"with_usage", t.with_usage},
@@ -87,17 +94,13 @@ totals_json(const Totals& t)
         {"hit_rate", t.hit_rate() ? Json(*t.hit_rate()) : Json(nullptr)},
         {"reported", split_json(t.reported)},
         {"expected", split_json(t.expected)},
-        {"cost_usd",
-         {{"actual", money_json(t.actual)},
-          {"no_cache", money_json(t.no_cache)},
-          {"expected", money_json(t.expected_cost)},
-          {"ideal", money_json(t.ideal)}}},
+        {"cost_usd", cost},
         {"expected_hit_rate", t.expected_hit_rate()},
         {"lost_to_granularity", t.lost_to_granularity},
         {"lost_to_eviction", t.lost_to_eviction},
-        {"write_premium_usd", t.write_premium},
-        {"read_savings_usd", t.read_savings},
-        {"net_savings_usd", t.read_savings - t.write_premium}};
+        {"write_premium_usd", usd(t.write_premium)},
+        {"read_savings_usd", usd(t.read_savings)},
+        {"net_savings_usd", usd(t.read_savings - t.write_premium)}};
 }
 
 void
