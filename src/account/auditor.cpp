@@ -453,7 +453,9 @@ private:
             a.breakpoints_assumed = s.breakpoints_assumed;
             m_result.assumed_breakpoints += s.breakpoints_assumed ? 1 : 0;
             a.expected = Split{s.read, s.write_5m, s.write_1h, s.fresh, output};
-            note_other_route(r, outcome, a);
+            if (auto route = other_route(r, outcome)) {
+                a.notes.push_back(std::move(*route));
+            }
             findings_of_simulation(r, s, outcome, a);
         } else if (a.reported) {
             a.expected = *a.reported; // nothing to simulate: take the report as it is
@@ -728,18 +730,21 @@ private:
     // (OpenRouter "provider"): each upstream has its own cache, so only what
     // this one cached is expected to be read. Said, since the analysis sees
     // the request share a prefix with its partner.
-    void note_other_route(const Request& r, const analysis::RequestOutcome& outcome,
-                          RequestAudit& a) const
+    // Sent to another upstream than its partner (OpenRouter): what the
+    // expected read rests on, for the notes and for a miss's message.
+    [[nodiscard]] std::optional<std::string>
+    other_route(const Request& r, const analysis::RequestOutcome& outcome) const
     {
         if (!outcome.partner_index || r.route.empty()) {
-            return;
+            return std::nullopt;
         }
         const std::string before = m_requests->head(*outcome.partner_index).route;
-        if (!before.empty() && before != r.route) {
-            a.notes.push_back(fmt::format("routed to {}, its partner to {}: each upstream has its "
-                                          "own cache, so only what {} cached is expected",
-                                          r.route, before, r.route));
+        if (before.empty() || before == r.route) {
+            return std::nullopt;
         }
+        return fmt::format("routed to {}, its partner to {}: each upstream has its own cache, "
+                           "so only what {} cached is expected",
+                           r.route, before, r.route);
     }
 
     // A price taken from a second-hand source (rules/pricing.json
@@ -840,12 +845,9 @@ private:
                 numbers, unlogged_head ? "an assumed-identical" : "an identical",
                 s.uses_breakpoints ? "marked " : "",
                 s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
-            // What the expected read rests on when the partner went to another
-            // upstream: in the message, not only in the JSON notes.
-            for (const auto& note : a.notes) {
-                if (note.rfind("routed to ", 0) == 0) {
-                    f.message += "; " + note;
-                }
+            // In the message, not only in the JSON notes.
+            if (const auto route = other_route(r, outcome)) {
+                f.message += "; " + *route;
             }
         } else if (d_read > tolerance || elsewhere) {
             if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {

@@ -438,12 +438,15 @@ root_of(std::string_view json)
     return map && map->find("request") != nullptr ? "request" : "";
 }
 
+constexpr std::string_view k_cassette =
+    "a VCR cassette: its body is YAML, and only JSON is rewritten byte for byte";
+
 // Why a record's body could not be rewritten where it is.
 std::string
 why_not_in_place(std::string_view json, const std::string& path)
 {
     if (ingest::is_yaml_name(path)) {
-        return "a VCR cassette: its body is YAML, and only JSON is rewritten byte for byte";
+        return std::string(k_cassette);
     }
     if (!SourceMap::build(json)) {
         return "its record is not one JSON value on one line (a trajectory, a transcript, or a "
@@ -509,7 +512,7 @@ rewrite_input(const std::string& path, const std::string& text, const Suggestion
         }
         throw Error(fmt::format("{}: cannot rewrite this cassette in place ({}); place the markers "
                                 "by hand: {}",
-                                path, why_not_in_place("", path), where));
+                                path, k_cassette, where));
     }
     std::string out;
     std::size_t begin = 0;

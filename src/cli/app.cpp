@@ -78,12 +78,12 @@ report_load_errors(const Settings& global, const ingest::LoadSummary& summary)
     if (global.quiet) {
         return;
     }
-    // Notes and errors name files, whose names may hold a key.
+    // Both made safe to print where they were made (file names may hold a key).
     for (const auto& note : summary.notes) {
-        fmt::print(stderr, "cachewise: {}\n", safe_text(note));
+        fmt::print(stderr, "cachewise: {}\n", note);
     }
     for (const auto& e : summary.errors) {
-        fmt::print(stderr, "cachewise: skipped {}\n", safe_text(e.str()));
+        fmt::print(stderr, "cachewise: skipped {}\n", e.str());
     }
     if (summary.error_count > summary.errors.size()) {
         fmt::print(stderr, "cachewise: ... and {} more\n",

@@ -52,7 +52,7 @@ report_lint_notes(const Settings& settings, const advise::LintResult& result)
         fmt::print(stderr, "cachewise: warning: {}\n", warning);
     }
     for (const auto& skipped : result.skipped) {
-        fmt::print(stderr, "cachewise: skipped {}\n", safe_text(skipped));
+        fmt::print(stderr, "cachewise: skipped {}\n", skipped);
     }
 }
 

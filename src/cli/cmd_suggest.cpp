@@ -73,11 +73,13 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
                                 "{} does not take: it caches automatically",
                                 suggestion.families.front().provider));
     }
-    for (const auto& family : quiet ? std::vector<std::string>{} : automatic) {
-        fmt::print(stderr,
-                   "cachewise: note: the {} is left as it is: its provider caches "
-                   "automatically and takes no breakpoints\n",
-                   family);
+    for (const auto& family : automatic) {
+        if (!quiet) {
+            fmt::print(stderr,
+                       "cachewise: note: the {} is left as it is: its provider caches "
+                       "automatically and takes no breakpoints\n",
+                       family);
+        }
     }
     const auto files = ingest::expand_inputs(options.inputs);
     std::error_code ec;

@@ -3,6 +3,7 @@
 #include "ingest/file_kind.hpp"
 #include "ingest/loader.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
 
@@ -76,9 +77,9 @@ lint_files(const std::vector<std::string>& files, const ruleset::Rules& rules,
         const std::string kind = ingest::describe_non_template(text, file);
         if (!kind.empty()) {
             if (std::find(files.begin(), files.end(), file) != files.end()) {
-                throw Error(fmt::format("{}: not a request body or template: {}", file, kind));
+                throw Error(ingest::not_a_template(file, kind));
             }
-            result.skipped.push_back(fmt::format("{}: {}", file, kind));
+            result.skipped.push_back(fmt::format("{}: {}", safe_text(file), kind));
             continue;
         }
         ++result.files;

@@ -7,11 +7,11 @@
 
 namespace cachewise::ingest {
 
-// Where the elements of a JSON array lie, found by their brackets and
-// strings alone, without parsing them. For an array that does not parse as
-// a whole (a file cut short, a stray byte between two elements): each
-// element found is then parsed on its own, so that a broken one costs itself
-// only and the ones before and after it are kept.
+// Where the elements of a JSON array of records lie, found by their
+// brackets and strings alone, without parsing them: each element is then
+// parsed on its own, so that a broken one costs itself only, and an array
+// that does not parse as a whole (a file cut short, a stray byte between two
+// elements) keeps every element before the break.
 struct ArraySpans {
     struct Element {
         std::size_t begin = 0;

@@ -162,4 +162,10 @@ describe_non_template(std::string_view text, std::string_view path)
     return "";
 }
 
+std::string
+not_a_template(std::string_view path, std::string_view kind)
+{
+    return std::string(path) + ": not a request body or template: " + std::string(kind);
+}
+
 } // namespace cachewise::ingest

@@ -21,4 +21,8 @@ std::string non_json_reason(std::string_view first_line);
 // (or a template that does not parse: the request reader says why).
 std::string describe_non_template(std::string_view text, std::string_view path);
 
+// The error for a file named as a template that describe_non_template()
+// says is `kind`: "PATH: not a request body or template: KIND".
+std::string not_a_template(std::string_view path, std::string_view kind);
+
 } // namespace cachewise::ingest

@@ -138,7 +138,7 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
         }
         if (notes != nullptr) {
             notes->push_back(fmt::format(
-                "{}: {} matched ({}){}", input, count_noun(found.size(), "file"),
+                "{}: {} matched ({}){}", safe_text(input), count_noun(found.size(), "file"),
                 walked_extensions(),
                 others > 0 ? fmt::format(", {} left aside", count_noun(others, "other")) : ""));
         }

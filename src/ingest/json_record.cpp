@@ -64,34 +64,25 @@ bool
 RecordReader::parse_line(std::string_view text, const std::string& file, std::uint64_t line,
                          bool keep)
 {
+    if (array_start(text)) {
+        array_records(text, file, line);
+        return true;
+    }
     od::document doc;
     od::json_type t{};
     if (const auto e = iterate_twice_room(m_parser, text.data(), text.size(),
                                           text.size() + LineReader::k_padding)
                            .get(doc);
         e || doc.type().get(t)) {
-        if (array_start(text)) {
-            salvage_array(text, file, line);
-            return true;
-        }
         throw FieldError("", fmt::format("not valid JSON: {}",
                                          simdjson::error_message(e ? e : doc.type().error())));
     }
-    if (t == od::json_type::array) {
-        // On-demand parsing checks only what it reads: an array whose
-        // elements are not all valid JSON is split by its brackets instead.
-        if (m_validator.parse(text.data(), text.size(), false).error()) {
-            salvage_array(text, file, line);
-            return true;
-        }
-        array_records(doc, text, file, line);
-    } else if (t == od::json_type::object) {
-        if (!record(doc.get_object().value(), text, text.size() + LineReader::k_padding, file, line,
-                    keep)) {
-            return false;
-        }
-    } else {
+    if (t != od::json_type::object) {
         throw FieldError("", fmt::format("expected a JSON object, found {}", describe(t)));
+    }
+    if (!record(doc.get_object().value(), text, text.size() + LineReader::k_padding, file, line,
+                keep)) {
+        return false;
     }
     // simdjson 3.0 does not flag text after a complete top-level object.
     const char* rest = nullptr;
@@ -101,59 +92,13 @@ RecordReader::parse_line(std::string_view text, const std::string& file, std::ui
     return true;
 }
 
-namespace {
-
-// The JSON text of an array element; a syntax error ends the array.
-std::string_view
-element_json(simdjson::simdjson_result<od::value> element, std::size_t index)
-{
-    od::value v;
-    od::json_type t{};
-    std::string_view raw;
-    bool failed = element.get(v) || v.type().get(t);
-    if (!failed && t == od::json_type::object) {
-        od::object o;
-        failed = v.get_object().get(o) || o.raw_json().get(raw);
-    } else if (!failed && t == od::json_type::array) {
-        od::array a;
-        failed = v.get_array().get(a) || a.raw_json().get(raw);
-    } else if (!failed) {
-        raw = v.raw_json_token();
-    }
-    if (failed) {
-        throw FieldError(fmt::format("[{}]", index), "not valid JSON");
-    }
-    return raw;
-}
-
-} // namespace
-
-// A JSON array of records, valid JSON; each is looked at afresh (a second
-// pass over the array would deliver its first records twice), at the line
-// it starts on.
+// A JSON array of records, split by its brackets (ArraySpans) and each
+// element parsed on a document of its own, at the line it starts on: a
+// broken element costs itself only, an array cut short or broken between
+// elements keeps every element before the break, and one error says where
+// it breaks. Each element is looked at afresh (reset_kept).
 void
-RecordReader::array_records(od::document& doc, std::string_view text, const std::string& file,
-                            std::uint64_t line)
-{
-    reset_kept();
-    std::size_t i = 0;
-    const char* counted = text.data(); // newlines counted up to here
-    for (auto element : doc.get_array()) {
-        const std::string_view raw = element_json(element, i);
-        if (raw.data() >= counted && raw.data() <= text.data() + text.size()) {
-            line += static_cast<std::uint64_t>(std::count(counted, raw.data(), '\n'));
-            counted = raw.data();
-        }
-        array_element(raw, file, line, i);
-        ++i;
-    }
-    reset_kept();
-}
-
-// The elements of an array that is not valid JSON, each read on its own: a
-// broken one costs itself, and one error says where the array breaks.
-void
-RecordReader::salvage_array(std::string_view text, const std::string& file, std::uint64_t line)
+RecordReader::array_records(std::string_view text, const std::string& file, std::uint64_t line)
 {
     reset_kept();
     const ArraySpans spans = split_array(text, *array_start(text));

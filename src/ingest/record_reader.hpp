@@ -107,9 +107,7 @@ private:
     // json_record.cpp: a line or document of JSON records.
     void json_line(std::string_view text, const std::string& file, std::uint64_t line);
     bool parse_line(std::string_view text, const std::string& file, std::uint64_t line, bool keep);
-    void array_records(od::document& doc, std::string_view text, const std::string& file,
-                       std::uint64_t line);
-    void salvage_array(std::string_view text, const std::string& file, std::uint64_t line);
+    void array_records(std::string_view text, const std::string& file, std::uint64_t line);
     void array_element(std::string_view raw, const std::string& file, std::uint64_t line,
                        std::size_t index);
     bool record(od::object object, std::string_view text, std::size_t capacity,
@@ -148,9 +146,8 @@ private:
     OtelSpanReader m_span_reader;
     ResponseParser m_response_parser;
     od::parser m_parser;
-    od::parser m_detect_parser;        // the first look at a record, on a document of its own
-    od::parser m_element_parser;       // one element of an array of records
-    simdjson::dom::parser m_validator; // a whole array, before its elements are read
+    od::parser m_detect_parser;  // the first look at a record, on a document of its own
+    od::parser m_element_parser; // one element of an array of records
     // Claude Code request ids of the files this reader read before: a
     // resumed session's history is not built again (the Delivery decides
     // across readers).

@@ -123,7 +123,7 @@ prepare(const ProbeOptions& options, const ruleset::Rules& rules)
     const std::string text = value_or_throw(read_file(options.file), "");
     // A log is not a body to send: say what it is, as lint does.
     if (const auto kind = ingest::describe_non_template(text, options.file); !kind.empty()) {
-        throw Error(fmt::format("{}: not a request body or template: {}", options.file, kind));
+        throw Error(ingest::not_a_template(options.file, kind));
     }
     const auto rendered = value_or_throw(render_template(text, options.vars), "");
     Prepared p;

@@ -117,7 +117,7 @@ Json
 error_to_json(const ingest::InputError& e)
 {
     Json j;
-    j["file"] = safe_text(e.file);
+    j["file"] = e.file; // made safe with the error
     j["line"] = or_null(e.line);
     j["field"] = or_null(e.field);
     j["reason"] = e.reason;
