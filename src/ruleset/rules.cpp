@@ -15,6 +15,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 namespace cachewise::ruleset {
 
@@ -72,8 +73,10 @@ ModelPattern::matches(std::string_view normalized_model) const
                           re2::StringPiece(normalized_model.data(), normalized_model.size()), re);
 }
 
+namespace {
+
 std::string
-normalize_model_id(std::string_view model)
+normalize_uncached(std::string_view model)
 {
     std::string id(model);
     std::transform(id.begin(), id.end(), id.begin(),
@@ -105,6 +108,30 @@ normalize_model_id(std::string_view model)
         R"(^claude-(\d+(?:-\d+)?)-(opus|sonnet|haiku|fable|mythos)$)");
     re2::RE2::Replace(&id, k_version_first, "claude-\\2-\\1");
     return id;
+}
+
+struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+} // namespace
+
+// Every request asks several times (its provider, minimum, price, breakpoint
+// and thinking rules), three regular-expression replacements each time, for
+// a handful of distinct names in a log: a per-thread memo, emptied when a
+// log of many names fills it, so it stays small.
+std::string
+normalize_model_id(std::string_view model)
+{
+    thread_local std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> memo;
+    if (const auto it = memo.find(model); it != memo.end()) {
+        return it->second;
+    }
+    if (memo.size() >= 1024) {
+        memo.clear();
+    }
+    return memo.emplace(std::string(model), normalize_uncached(model)).first->second;
 }
 
 MinimumLookup
