@@ -1,5 +1,6 @@
 #include "account/auditor.hpp"
 
+#include "analysis/request_prefetch.hpp"
 #include "analysis/rule_catalogue.hpp"
 #include "prefill/flop_model.hpp"
 #include "util/format.hpp"
@@ -163,9 +164,11 @@ public:
         // Exactly one row a request: a growing vector would hold up to three
         // times the rows while it moves them.
         m_result.requests.reserve(requests.size());
+        // One request whole at a time (a few more with a second thread): the
+        // store keeps the rest as paths.
+        analysis::RequestPrefetch ahead(requests, m_options.threads);
         for (std::size_t i = 0; i < requests.size(); ++i) {
-            // One request whole at a time: the store keeps the rest as paths.
-            const Request r = requests.get(i);
+            const Request r = ahead.next();
             RequestAudit a = one(r, i);
             if (!a.priced && a.reported && !a.reported_cost_usd) {
                 add_unpriced(unpriced, r);

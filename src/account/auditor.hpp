@@ -35,6 +35,9 @@ struct AuditOptions {
     // --since/--until chose the requests: the earlier ones are not replayed,
     // so "in the log" means "in the window" and a note says so.
     bool windowed = false;
+    // Threads the audit may use: with more than one, the requests are rebuilt
+    // from the store on a second thread, ahead of the simulation.
+    unsigned threads = 1;
 };
 
 // One request: what the cache should have done, what was reported, the cost.

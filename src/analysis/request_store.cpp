@@ -48,18 +48,16 @@ key_of(std::uint32_t parent, const Segment& s)
 }
 
 // The counts cleared: what the loader had before model::assign_tokens.
-std::vector<Segment>
-uncounted(const std::vector<Segment>& segments)
+void
+clear_counts(std::vector<Segment>& segments)
 {
-    std::vector<Segment> out = segments;
-    for (auto& s : out) {
+    for (auto& s : segments) {
         s.tokens = 0;
         s.cumulative_tokens = 0;
         if (s.token_source != model::TokenSource::exact) {
             s.token_source = model::TokenSource::estimated;
         }
     }
-    return out;
 }
 
 // Counts as the loader gave them, from the uncounted segments and the usage.
@@ -211,11 +209,14 @@ RequestStore::set(std::size_t i, const Request& request, bool from_log)
     if (!segments.empty()) {
         if (from_log) {
             // Kept uncounted when recounting gives the request back exactly.
-            std::vector<Segment> bare = uncounted(segments);
-            std::vector<Segment> again = bare;
+            // In a vector kept between calls: this runs for every request.
+            std::vector<Segment>& again = m_scratch;
+            again.assign(segments.begin(), segments.end());
+            clear_counts(again);
             recount(again, request.usage);
             if (equal(again, segments)) {
-                path = store(bare, Form::recount);
+                clear_counts(again); // equal to the segments: their uncounted form
+                path = store(again, Form::recount);
             }
         }
         if (path.form == Form::empty && summed(segments)) {

@@ -92,6 +92,7 @@ private:
     RequestHeads m_heads;
     std::vector<Path> m_paths;
     std::unordered_map<std::size_t, std::vector<model::Segment>> m_own; // by request
+    std::vector<model::Segment> m_scratch; // set()'s recount, kept between calls
 };
 
 } // namespace cachewise::analysis

@@ -228,6 +228,7 @@ run_audit(const Settings& global, const AuditOptions& options)
                                 *options.since, *options.until));
     }
     audit_options.windowed = load_options.since || load_options.until;
+    audit_options.threads = global.jobs.value > 0 ? global.jobs.value : ingest::default_jobs();
     WatchedAnalysis run(global, *rules, audit_options.analyze, texts);
     if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
         if (run.loaded.status < 0 && format == report::Format::csv) {

@@ -313,8 +313,9 @@ distribute(std::vector<Segment>& segs, const std::vector<std::size_t>& indices, 
     for (const auto i : indices) {
         sum += weight(segs[i]);
     }
-    std::vector<std::pair<double, std::size_t>> fractions;
-    fractions.reserve(indices.size());
+    // Kept between calls: this runs for every request, and twice for most.
+    thread_local std::vector<std::pair<double, std::size_t>> fractions;
+    fractions.clear();
     std::int64_t assigned = 0;
     for (const auto i : indices) {
         const double exact = sum > 0
@@ -401,7 +402,8 @@ assign_tokens(Request& request)
     const std::optional<std::int64_t> total =
         request.usage ? request.usage->total_input() : std::nullopt;
 
-    std::vector<std::size_t> logged;
+    thread_local std::vector<std::size_t> logged; // kept between calls, as distribute's
+    logged.clear();
     std::size_t unlogged = segs.size();
     for (std::size_t i = 0; i < segs.size(); ++i) {
         if (segs[i].kind == SegmentKind::unlogged) {
