@@ -150,19 +150,24 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
     if (c == ':') {
         return url_password_at(text, at);
     }
-    if (has_at(text, at, "sk-") || has_at(text, at, "xox") || has_at(text, at, "eyJ") ||
-        has_at(text, at, "-----BEGIN") || has_at(text, at, "github_pat_") ||
-        (has_at(text, at, "gh") && text.size() > at + 3 && text[at + 3] == '_') ||
-        has_at_nocase(text, at, "bearer")) {
+    // Most candidates are ordinary words ("kept", "start"): a needle is
+    // compared only where its first byte is.
+    static constexpr std::array<std::string_view, 5> k_literals = {"sk-", "xox", "eyJ",
+                                                                   "-----BEGIN", "github_pat_"};
+    const auto literal = [&](std::string_view needle) {
+        return needle[0] == c && has_at(text, at, needle);
+    };
+    if (std::ranges::any_of(k_literals, literal) ||
+        (c == 'g' && has_at(text, at, "gh") && text.size() > at + 3 && text[at + 3] == '_') ||
+        (lower(c) == 'b' && has_at_nocase(text, at, "bearer")) ||
+        std::ranges::any_of(k_prefixes, literal)) {
         return true;
     }
-    return std::ranges::any_of(k_prefixes,
-                               [&](std::string_view prefix) { return has_at(text, at, prefix); }) ||
-           std::ranges::any_of(k_names, [&](std::string_view name) {
-               const bool password = name[0] == 'p';
-               return has_at_nocase(text, at, name) &&
-                      name_then_assignment(text, at + name.size(), password);
-           });
+    return std::ranges::any_of(k_names, [&](std::string_view name) {
+        const bool password = name[0] == 'p';
+        return lower(c) == name[0] && has_at_nocase(text, at, name) &&
+               name_then_assignment(text, at + name.size(), password);
+    });
 }
 
 #if defined(__SSE2__)
