@@ -111,7 +111,7 @@ normalize_uncached(std::string_view model)
 }
 
 struct StringHash {
-    using is_transparent = void;
+    using is_transparent = void; // NOLINT(readability-identifier-naming): the standard's name
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
