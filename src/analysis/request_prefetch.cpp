@@ -1,11 +1,18 @@
 #include "analysis/request_prefetch.hpp"
 
+#include <system_error>
+
 namespace cachewise::analysis {
 
 RequestPrefetch::RequestPrefetch(const RequestStore& store, unsigned threads) : m_store(store)
 {
     if (threads > 1 && store.size() > 1) {
-        m_thread = std::thread([this] { rebuild_all(); });
+        try {
+            m_thread = std::thread([this] { rebuild_all(); });
+        } catch (const std::system_error&) {
+            // No thread to be had (a process limit): each request is rebuilt
+            // when asked for, as with one thread.
+        }
     }
 }
 
