@@ -374,7 +374,7 @@ assign_exact(Request& request, const std::vector<std::size_t>& logged, std::size
     }
     std::int64_t sum = 0;
     for (const auto i : logged) {
-        segs[i].tokens = std::llround(segs[i].estimate);
+        segs[i].tokens = round_estimate(segs[i].estimate);
         sum += segs[i].tokens;
     }
     if (unlogged < segs.size()) {
@@ -417,7 +417,7 @@ assign_tokens(Request& request)
     }
     const auto round_all = [&](TokenSource source) {
         for (auto i : logged) {
-            segs[i].tokens = std::llround(segs[i].estimate);
+            segs[i].tokens = round_estimate(segs[i].estimate);
             segs[i].token_source = source;
         }
     };
@@ -436,7 +436,7 @@ assign_tokens(Request& request)
             // alone already exceeds the total (then the estimates are scaled).
             std::int64_t rounded = 0;
             for (auto i : logged) {
-                rounded += std::llround(segs[i].estimate);
+                rounded += round_estimate(segs[i].estimate);
             }
             if (rounded <= target) {
                 round_all(TokenSource::estimated);

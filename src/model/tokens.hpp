@@ -4,6 +4,8 @@
 #include "ruleset/rules.hpp"
 
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <string_view>
 
 namespace cachewise::model {
@@ -63,6 +65,22 @@ private:
     // Tokens of a run of n letters, digits, whitespace, repeated punctuation.
     std::array<std::array<double, k_table>, 4> m_run{};
 };
+
+// std::llround of an estimate, without the library call (one a segment, for
+// every request, several times): half away from zero, through a double, in
+// which |x| + 0.5 is exact for every float this small. Equal to std::llround
+// for every float (checked over all 2^32 bit patterns); NaN, infinities and
+// magnitudes from 4e18 up go to std::llround itself.
+[[nodiscard]] inline std::int64_t
+round_estimate(float x)
+{
+    const double magnitude = std::fabs(static_cast<double>(x));
+    if (!(magnitude < 4.0e18)) {
+        return std::llround(x);
+    }
+    const auto r = static_cast<std::int64_t>(magnitude + 0.5);
+    return x < 0 ? -r : r;
+}
 
 // Rounds each segment's estimate to whole tokens, or, when the request's
 // usage reports a total, scales them so they sum to it exactly (largest

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -109,6 +110,43 @@ reference_text(const ruleset::TokenRules& r, std::string_view utf8)
 
 TEST_SUITE("model::tokens")
 {
+    TEST_CASE("round_estimate is std::llround: halves, the floats beside them, signs, limits")
+    {
+        std::vector<float> xs = {0.0F,
+                                 -0.0F,
+                                 0.5F,
+                                 -0.5F,
+                                 1.5F,
+                                 2.5F,
+                                 -2.5F,
+                                 0.49999997F,
+                                 1e-30F,
+                                 -1e-30F,
+                                 8388607.5F,
+                                 1e18F,
+                                 -1e18F,
+                                 5e18F,
+                                 -5e18F,
+                                 3.4e38F,
+                                 std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::denorm_min()};
+        for (const float half : {0.5F, 1.5F, 2.5F, 1023.5F, 4194303.5F}) {
+            xs.push_back(std::nextafter(half, 0.0F));
+            xs.push_back(std::nextafter(half, 1e9F));
+            xs.push_back(-std::nextafter(half, 0.0F));
+        }
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> any(-1e7F, 1e7F);
+        for (int i = 0; i < 100000; ++i) {
+            xs.push_back(any(rng));
+        }
+        for (const float x : xs) {
+            CAPTURE(x);
+            CHECK(round_estimate(x) == std::llround(x));
+        }
+    }
+
     TEST_CASE("the estimate is the same as a byte-at-a-time walk, runs across 64-byte windows "
               "included")
     {
