@@ -35,9 +35,25 @@ to_string(UsageSchema schema)
     return schema == UsageSchema::inclusive ? "inclusive" : "exclusive";
 }
 
+namespace {
+
+struct StringHash {
+    using is_transparent = void; // NOLINT(readability-identifier-naming): the standard's name
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+} // namespace
+
+// The answers given so far are kept by model id: the rules' lookups (price,
+// minimum, provider, breakpoints) try pattern after pattern for every
+// request, on the handful of ids a log has. Under a lock: the parse workers
+// ask too.
 struct ModelPattern::Compiled {
+    static constexpr std::size_t k_memo_limit = 4096;
     std::once_flag once;
     std::unique_ptr<const re2::RE2> re;
+    std::mutex memo_mutex;
+    std::unordered_map<std::string, bool, StringHash, std::equal_to<>> memo;
 };
 
 ModelPattern::ModelPattern(const std::string& pattern)
@@ -69,8 +85,23 @@ bool
 ModelPattern::matches(std::string_view normalized_model) const
 {
     const auto& re = compiled();
-    return re.ok() && re2::RE2::FullMatch(
-                          re2::StringPiece(normalized_model.data(), normalized_model.size()), re);
+    if (!re.ok()) {
+        return false;
+    }
+    Compiled& c = *m_compiled;
+    {
+        const std::lock_guard lock(c.memo_mutex);
+        if (const auto it = c.memo.find(normalized_model); it != c.memo.end()) {
+            return it->second;
+        }
+    }
+    const bool match =
+        re2::RE2::FullMatch(re2::StringPiece(normalized_model.data(), normalized_model.size()), re);
+    const std::lock_guard lock(c.memo_mutex);
+    if (c.memo.size() < Compiled::k_memo_limit) {
+        c.memo.emplace(std::string(normalized_model), match);
+    }
+    return match;
 }
 
 namespace {
@@ -109,11 +140,6 @@ normalize_uncached(std::string_view model)
     re2::RE2::Replace(&id, k_version_first, "claude-\\2-\\1");
     return id;
 }
-
-struct StringHash {
-    using is_transparent = void; // NOLINT(readability-identifier-naming): the standard's name
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
 
 } // namespace
 
