@@ -154,9 +154,7 @@ anchor_at(std::string_view text, std::size_t at, bool joins)
     // compared only where its first byte is.
     static constexpr std::array<std::string_view, 5> k_literals = {"sk-", "xox", "eyJ",
                                                                    "-----BEGIN", "github_pat_"};
-    const auto literal = [&](std::string_view needle) {
-        return needle[0] == c && has_at(text, at, needle);
-    };
+    const auto literal = [&](std::string_view needle) { return has_at(text, at, needle); };
     if (std::ranges::any_of(k_literals, literal) ||
         (c == 'g' && has_at(text, at, "gh") && text.size() > at + 3 && text[at + 3] == '_') ||
         (lower(c) == 'b' && has_at_nocase(text, at, "bearer")) ||
