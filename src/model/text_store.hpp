@@ -21,8 +21,9 @@ namespace cachewise::model {
 // $TMPDIR, removed by the system when the process ends, however it ends) and
 // are read back when asked for: memory keeps an offset per text. They are
 // written in batches of k_write_batch bytes, not one system call a text (a
-// 1 GB Claude Code folder spills about 290,000). Without a temporary file
-// everything stays in memory, as before.
+// 1 GB Claude Code folder spills about 290,000), by a thread of the store's
+// own, so that the threads that put texts do not copy them into the page
+// cache too. Without a temporary file everything stays in memory, as before.
 //
 // The loader's worker threads put into one store at once, about ten million
 // times on a 1 GB log, mostly texts kept already. One lock for the store

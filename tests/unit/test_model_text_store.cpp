@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 using namespace cachewise;
@@ -47,6 +48,48 @@ TEST_SUITE("model::TextStore")
             CHECK(store.get(hash_bytes(text)) == text);
         }
         CHECK(store.size() == texts.size());
+        CHECK(store.spilled_bytes() == total);
+    }
+
+    TEST_CASE("texts put by several threads while the writer writes are all read back")
+    {
+        // More full batches than may wait for the writer: the putting
+        // threads wait for it, and each text is read from memory or the
+        // file, wherever its batch is, while the others go on putting.
+        model::TextStore store(0);
+        constexpr int k_threads = 3;
+        constexpr std::size_t k_each = 12 * model::TextStore::k_write_batch / 2000;
+        const auto text_of = [](int t, std::size_t i) {
+            return std::string(1990, static_cast<char>('a' + (i + t) % 26)) + std::to_string(t) +
+                   ":" + std::to_string(i);
+        };
+        std::vector<int> wrong(k_threads, 0);
+        std::vector<std::thread> threads;
+        threads.reserve(k_threads);
+        for (int t = 0; t < k_threads; ++t) {
+            threads.emplace_back([&, t] {
+                for (std::size_t i = 0; i < k_each; ++i) {
+                    const std::string text = text_of(t, i);
+                    store.put(hash_bytes(text), text);
+                    if (i % 7 == 0) {
+                        const std::string earlier = text_of(t, i / 2);
+                        wrong[t] += store.get(hash_bytes(earlier)) == earlier ? 0 : 1;
+                    }
+                }
+            });
+        }
+        for (auto& thread : threads) {
+            thread.join();
+        }
+        CHECK(wrong == std::vector<int>(k_threads, 0));
+        std::size_t total = 0;
+        for (int t = 0; t < k_threads; ++t) {
+            for (std::size_t i = 0; i < k_each; ++i) {
+                const std::string text = text_of(t, i);
+                total += text.size();
+                REQUIRE(store.get(hash_bytes(text)) == text);
+            }
+        }
         CHECK(store.spilled_bytes() == total);
     }
 
