@@ -19,11 +19,7 @@ RequestPrefetch::RequestPrefetch(const RequestStore& store, unsigned threads) : 
 RequestPrefetch::~RequestPrefetch()
 {
     if (m_thread.joinable()) {
-        {
-            const std::lock_guard lock(m_mutex);
-            m_stopping = true;
-        }
-        m_space.notify_all();
+        m_queue.close(true); // a reader that stopped early: what is left is not wanted
         m_thread.join();
     }
 }
@@ -33,21 +29,14 @@ RequestPrefetch::rebuild_all()
 {
     try {
         for (std::size_t i = 0; i < m_store.size(); ++i) {
-            model::Request r = m_store.get(i);
-            std::unique_lock lock(m_mutex);
-            m_space.wait(lock, [this] { return m_stopping || m_queue.size() < k_ahead; });
-            if (m_stopping) {
+            if (!m_queue.push(m_store.get(i))) {
                 return;
             }
-            m_queue.push_back(std::move(r));
-            lock.unlock();
-            m_ready.notify_one();
         }
     } catch (...) {
-        const std::lock_guard lock(m_mutex);
         m_error = std::current_exception();
     }
-    m_ready.notify_one();
+    m_queue.close();
 }
 
 model::Request
@@ -57,16 +46,14 @@ RequestPrefetch::next()
     if (!m_thread.joinable()) {
         return m_store.get(i);
     }
-    std::unique_lock lock(m_mutex);
-    m_ready.wait(lock, [this] { return !m_queue.empty() || m_error; });
-    if (m_queue.empty()) {
+    auto r = m_queue.pop();
+    if (r) {
+        return std::move(*r);
+    }
+    if (m_error) {
         std::rethrow_exception(m_error);
     }
-    model::Request r = std::move(m_queue.front());
-    m_queue.pop_front();
-    lock.unlock();
-    m_space.notify_one();
-    return r;
+    return m_store.get(i); // asked for more than the store holds: as get() answers
 }
 
 } // namespace cachewise::analysis

@@ -1,12 +1,10 @@
 #pragma once
 
 #include "analysis/request_store.hpp"
+#include "util/bounded_queue.hpp"
 
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <exception>
-#include <mutex>
 #include <thread>
 
 namespace cachewise::analysis {
@@ -30,18 +28,13 @@ public:
     model::Request next();
 
 private:
-    static constexpr std::size_t k_ahead = 32;
     void rebuild_all();
 
     const RequestStore& m_store;
     std::size_t m_next = 0;
-    std::mutex m_mutex;
-    std::condition_variable m_ready;
-    std::condition_variable m_space;
-    std::deque<model::Request> m_queue;
-    std::exception_ptr m_error;
-    bool m_stopping = false;
-    std::thread m_thread; // last: started once the members above exist
+    BoundedQueue<model::Request> m_queue{32};
+    std::exception_ptr m_error; // set before m_queue is closed
+    std::thread m_thread;       // last: started once the members above exist
 };
 
 } // namespace cachewise::analysis

@@ -2,13 +2,12 @@
 #include "tokenize/catalogue.hpp"
 #include "tokenize/concurrent_counts.hpp"
 #include "tokenize/exact_counts.hpp"
+#include "util/bounded_queue.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
 
-#include <condition_variable>
-#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -35,74 +34,54 @@ public:
 
     void push(model::Request&& request)
     {
-        std::unique_lock lock(m_mutex);
-        m_space.wait(lock, [&] { return m_queue.size() < k_capacity || m_error; });
-        if (m_error) {
-            std::rethrow_exception(m_error);
-        }
-        m_queue.push_back(std::move(request));
-        m_ready.notify_one();
+        rethrow_error();
+        (void)m_queue.push(std::move(request)); // after an error the thread drains it
     }
 
     // Waits until every request has been handed on; throws the first error.
     void finish()
     {
         stop(false);
-        if (m_error) {
-            std::rethrow_exception(std::exchange(m_error, nullptr));
-        }
+        rethrow_error();
     }
 
 private:
-    static constexpr std::size_t k_capacity = 64;
-
     void stop(bool drop)
     {
-        {
-            const std::lock_guard lock(m_mutex);
-            m_closed = true;
-            if (drop) {
-                m_queue.clear();
-            }
-        }
-        m_ready.notify_one();
+        m_queue.close(drop);
         if (m_thread.joinable()) {
             m_thread.join();
         }
     }
 
+    void rethrow_error()
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_error) {
+            std::rethrow_exception(std::exchange(m_error, nullptr));
+        }
+    }
+
     void run()
     {
-        for (;;) {
-            std::unique_lock lock(m_mutex);
-            m_ready.wait(lock, [&] { return !m_queue.empty() || m_closed; });
-            if (m_queue.empty()) {
-                return;
-            }
-            model::Request request = std::move(m_queue.front());
-            m_queue.pop_front();
-            const bool failed = m_error != nullptr;
-            lock.unlock();
-            m_space.notify_one();
+        bool failed = false;
+        while (auto request = m_queue.pop()) {
             if (failed) {
                 continue; // drain: the loading thread throws the error
             }
             try {
-                m_work(std::move(request));
+                m_work(std::move(*request));
             } catch (...) {
-                const std::lock_guard relock(m_mutex);
+                const std::lock_guard lock(m_mutex);
                 m_error = std::current_exception();
-                m_space.notify_all();
+                failed = true;
             }
         }
     }
 
     Work m_work;
-    std::mutex m_mutex;
-    std::condition_variable m_ready;
-    std::condition_variable m_space;
-    std::deque<model::Request> m_queue;
-    bool m_closed = false;
+    BoundedQueue<model::Request> m_queue{64};
+    std::mutex m_mutex; // guards m_error
     std::exception_ptr m_error;
     std::thread m_thread; // last: started once the members above exist
 };

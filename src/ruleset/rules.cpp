@@ -37,6 +37,10 @@ to_string(UsageSchema schema)
 
 namespace {
 
+// Answers kept by a pattern, and model names normalised by a thread: the
+// first ids met, enough for any log's models.
+constexpr std::size_t k_memo_limit = 4096;
+
 struct StringHash {
     using is_transparent = void; // NOLINT(readability-identifier-naming): the standard's name
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -49,7 +53,6 @@ struct StringHash {
 // request, on the handful of ids a log has. Under a lock: the parse workers
 // ask too.
 struct ModelPattern::Compiled {
-    static constexpr std::size_t k_memo_limit = 4096;
     std::once_flag once;
     std::unique_ptr<const re2::RE2> re;
     std::mutex memo_mutex;
@@ -98,7 +101,7 @@ ModelPattern::matches(std::string_view normalized_model) const
     const bool match =
         re2::RE2::FullMatch(re2::StringPiece(normalized_model.data(), normalized_model.size()), re);
     const std::lock_guard lock(c.memo_mutex);
-    if (c.memo.size() < Compiled::k_memo_limit) {
+    if (c.memo.size() < k_memo_limit) {
         c.memo.emplace(std::string(normalized_model), match);
     }
     return match;
@@ -145,8 +148,8 @@ normalize_uncached(std::string_view model)
 
 // Every request asks several times (its provider, minimum, price, breakpoint
 // and thinking rules), three regular-expression replacements each time, for
-// a handful of distinct names in a log: a per-thread memo, emptied when a
-// log of many names fills it, so it stays small.
+// a handful of distinct names in a log: a per-thread memo of the first
+// names met, as ModelPattern's, so that it stays small.
 std::string
 normalize_model_id(std::string_view model)
 {
@@ -154,10 +157,11 @@ normalize_model_id(std::string_view model)
     if (const auto it = memo.find(model); it != memo.end()) {
         return it->second;
     }
-    if (memo.size() >= 1024) {
-        memo.clear();
+    std::string id = normalize_uncached(model);
+    if (memo.size() < k_memo_limit) {
+        memo.emplace(std::string(model), id);
     }
-    return memo.emplace(std::string(model), normalize_uncached(model)).first->second;
+    return id;
 }
 
 MinimumLookup
