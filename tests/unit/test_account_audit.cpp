@@ -178,6 +178,43 @@ TEST_SUITE("account::audit")
         CHECK(f.partner == "a");
     }
 
+    TEST_CASE("a finding repeated in a stream is folded into its first; another stream's is not")
+    {
+        // A breakpoint below the minimum, in the same place of every request:
+        // one CW012 per stream and place, each request's row listing its
+        // stream's.
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto body1 = test::body(k_system, m1);
+        auto in_stream = [&](const std::string& id, int second, const std::string& stream) {
+            auto line = exchange(id, second, body1, usage(0, 30, 0, 3, 40));
+            line.replace(line.find(R"("session":"s")"), 13, R"("session":")" + stream + "\"");
+            return line;
+        };
+        const auto result = audit_lines({in_stream("a", 0, "one"), in_stream("b", 10, "two"),
+                                         in_stream("c", 20, "one"), in_stream("d", 30, "one")});
+        std::vector<std::size_t> below;
+        for (std::size_t k = 0; k < result.findings.size(); ++k) {
+            if (result.findings[k].rule == "CW012" &&
+                result.findings[k].location.path == "messages[0].content[0]") {
+                below.push_back(k);
+            }
+        }
+        REQUIRE(below.size() == 2);
+        CHECK(result.findings[below[0]].stream == "one");
+        CHECK(result.findings[below[0]].occurrences == 3);
+        CHECK(result.findings[below[1]].stream == "two");
+        CHECK(result.findings[below[1]].occurrences == 1);
+        const auto lists = [&](std::size_t row, std::size_t k) {
+            const auto& f = result.requests[row].findings;
+            return std::find(f.begin(), f.end(), k) != f.end();
+        };
+        CHECK(lists(0, below[0]));
+        CHECK(lists(1, below[1]));
+        CHECK(lists(2, below[0]));
+        CHECK(lists(3, below[0]));
+    }
+
     TEST_CASE("a read short of an estimated breakpoint, within the estimate's band, is no miss")
     {
         // b branches from a after the system prompt: the simulation hits a's
