@@ -127,14 +127,15 @@ public:
         return sim->simulate(r, index);
     }
 
-    [[nodiscard]] std::vector<sim::WriteReport> writes() const
+    // Calls `fn` on every simulator's writes (see CacheSimulator::writes),
+    // without gathering them: one a request on a long log.
+    template <typename Fn> void for_each_write(Fn fn)
     {
-        std::vector<sim::WriteReport> out;
         for (const auto& [policy, sim] : m_by_policy) {
-            const auto w = sim->writes();
-            out.insert(out.end(), w.begin(), w.end());
+            for (const auto& w : sim->writes()) {
+                fn(w);
+            }
         }
-        return out;
     }
 
     [[nodiscard]] std::vector<std::string> policies() const
@@ -887,20 +888,21 @@ private:
     {
         // A request whose every write died unread paid the write premium for
         // nothing. One finding per stream, naming the first such request.
-        std::map<std::size_t, std::pair<std::size_t, std::size_t>>
-            per_writer; // writes, dead unread
-        for (const auto& w : m_caches.writes()) {
+        // By request, in request order: writes, and those dead unread.
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> per_writer(m_result.requests.size());
+        m_caches.for_each_write([&](const sim::WriteReport& w) {
             auto& [writes, dead] = per_writer[w.writer];
             ++writes;
             dead += (w.dead && w.reads == 0) ? 1 : 0;
-        }
+        });
         std::map<std::string, Finding> per_stream;
-        for (const auto& [writer, counts] : per_writer) {
+        for (std::size_t writer = 0; writer < per_writer.size(); ++writer) {
+            const auto [writes, dead] = per_writer[writer];
             const RequestAudit& a = m_result.requests[writer];
             const Split& paid = a.reported ? *a.reported : a.expected;
             // Claude Code places its breakpoints itself: nothing the user can drop.
             // Without a start time nothing is known to have expired.
-            if (counts.second != counts.first || paid.write() == 0 || a.breakpoints_assumed ||
+            if (writes == 0 || dead != writes || paid.write() == 0 || a.breakpoints_assumed ||
                 !a.started_at) {
                 continue;
             }
@@ -1105,13 +1107,13 @@ private:
         const prefill::FlopModel flops(*c.model);
         std::map<std::size_t, bool> unread_writer; // writer -> every write died unread
         std::vector<sim::WriteReport> live;
-        for (const auto& w : m_caches.writes()) {
+        m_caches.for_each_write([&](const sim::WriteReport& w) {
             auto [it, first] = unread_writer.try_emplace(w.writer, true);
             it->second = it->second && w.dead && w.reads == 0;
             if (!w.dead) {
                 live.push_back(w);
             }
-        }
+        });
         // Nested entries share their KV: count an entry only when no longer
         // live entry extends it.
         std::sort(live.begin(), live.end(),

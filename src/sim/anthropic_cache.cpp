@@ -282,16 +282,15 @@ AnthropicCache::refresh_nested(const Probe& p, std::size_t hit)
     }
 }
 
-std::vector<WriteReport>
-AnthropicCache::writes() const
+const std::vector<WriteReport>&
+AnthropicCache::writes()
 {
-    std::vector<WriteReport> out = m_writes;
     m_entries.for_each([&](const Hash128&, const Entry& e) {
         if (static_cast<double>(m_last_start - e.touched_at) > ttl_seconds(e.ttl) * 1e6) {
-            out[e.write].dead = true;
+            m_writes[e.write].dead = true;
         }
     });
-    return out;
+    return m_writes;
 }
 
 } // namespace cachewise::sim

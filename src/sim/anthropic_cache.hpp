@@ -31,7 +31,7 @@ public:
     explicit AnthropicCache(const ruleset::ProviderRules& rules, SimOptions options = {});
 
     SimResult simulate(const model::Request& request, std::size_t index) override;
-    [[nodiscard]] std::vector<WriteReport> writes() const override;
+    [[nodiscard]] const std::vector<WriteReport>& writes() override;
 
     // The breakpoints a request is billed by: its own, or, when the log drops
     // them (Claude Code), one at the end of the unlogged system prompt and

@@ -183,17 +183,16 @@ OpenAICache::breakpoints(const model::Request& r, std::size_t index, std::int64_
     return out;
 }
 
-std::vector<WriteReport>
-OpenAICache::writes() const
+const std::vector<WriteReport>&
+OpenAICache::writes()
 {
-    std::vector<WriteReport> out = m_writes;
     const double ttl = m_rules.ttl_seconds("30m");
     for (const auto& [key, e] : m_entries) {
         if (static_cast<double>(m_last_start - e.touched_at) > ttl * 1e6) {
-            out[e.write].dead = true;
+            m_writes[e.write].dead = true;
         }
     }
-    return out;
+    return m_writes;
 }
 
 } // namespace cachewise::sim

@@ -31,7 +31,7 @@ public:
     using CacheSimulator::CacheSimulator;
 
     SimResult simulate(const model::Request& request, std::size_t index) override;
-    [[nodiscard]] std::vector<WriteReport> writes() const override;
+    [[nodiscard]] const std::vector<WriteReport>& writes() override;
 
 private:
     SimResult automatic(const model::Request& r, std::size_t index, std::int64_t now,

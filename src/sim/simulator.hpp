@@ -114,13 +114,19 @@ public:
     CacheSimulator(const CacheSimulator&) = delete;
     CacheSimulator& operator=(const CacheSimulator&) = delete;
     virtual SimResult simulate(const model::Request& request, std::size_t index) = 0;
-    // Every billed write, with its reads; call after the last request.
-    [[nodiscard]] virtual std::vector<WriteReport> writes() const { return {}; }
+    // Every billed write, with its reads, those that expired unread marked
+    // dead; call after the last request. The marks are made in place: the
+    // audit of a long log holds one write a request, and a copy of them
+    // added to its peak memory.
+    [[nodiscard]] virtual const std::vector<WriteReport>& writes() { return m_no_writes; }
 
 protected:
     // What every model reads: its provider's rules and the user's options.
     const ruleset::ProviderRules& m_rules;
     SimOptions m_options;
+
+private:
+    const std::vector<WriteReport> m_no_writes;
 };
 
 // The policies `audit --policy` accepts: the providers of rules/providers/.
