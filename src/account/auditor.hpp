@@ -7,6 +7,7 @@
 #include "prefill/profile.hpp"
 #include "ruleset/rules.hpp"
 #include "sim/simulator.hpp"
+#include "util/interned.hpp"
 
 #include <map>
 #include <optional>
@@ -43,9 +44,9 @@ struct AuditOptions {
 // One request: what the cache should have done, what was reported, the cost.
 struct RequestAudit {
     std::string id;
-    std::string stream;
-    std::string model;
-    std::string day; // YYYY-MM-DD of the start, "" when unknown
+    Interned stream;
+    Interned model;
+    Interned day; // YYYY-MM-DD of the start, "" when unknown
     std::optional<Timestamp> started_at;
     analysis::RequestOutcome::Status status = analysis::RequestOutcome::Status::cold;
     std::string partner;
@@ -56,7 +57,7 @@ struct RequestAudit {
     // start" (no earlier request shares a prefix), a narrower set.
     bool new_or_expired = true;
 
-    std::string policy;     // the cache simulated: the provider's or the forced one
+    Interned policy;        // the cache simulated: the provider's or the forced one
     bool simulated = false; // the prompt was logged
     bool compared = false;  // the simulation models the provider that reported the usage
     std::int64_t lost_to_granularity = 0; // see sim::SimResult
