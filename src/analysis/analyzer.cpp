@@ -34,21 +34,36 @@ to_string(RequestOutcome::Status status)
 namespace {
 
 // The most recent holder of a prefix, for partner search.
+// There is a holder and a node for every distinct prefix of the log (3.1
+// million of each in a 10 GB Claude Code folder, their tables the largest
+// thing the analysis holds), so both are packed: request indices in 32 bits,
+// as the request store's paths have them, and no std::optional padding.
 struct Holder {
-    std::size_t request = 0;
-    std::optional<std::int64_t> micros;
+    std::uint32_t request = 0;
+    bool timed = false;
+    std::int64_t at = 0; // microseconds, when timed
+
+    Holder() = default;
+    Holder(std::size_t index, std::optional<std::int64_t> micros)
+        : request(static_cast<std::uint32_t>(index)), timed(micros.has_value()),
+          at(micros.value_or(0))
+    {}
+    [[nodiscard]] std::optional<std::int64_t> micros() const
+    {
+        return timed ? std::optional(at) : std::nullopt;
+    }
 };
 
 // A node of the prefix tree, for the hottest shared prefixes.
 // Its parent is the chain one segment shorter: a walk never needs it.
 struct Node {
-    Hash128 root;            // the family: requests that share a first segment
+    std::uint32_t root = 0;  // the family (requests that share a first segment), in roots
     std::uint32_t depth = 0; // segments
     std::uint32_t count = 0; // requests through it
     std::uint32_t max_child = 0;
     std::uint32_t children = 0;
+    std::uint32_t example = 0; // a request index
     std::int64_t tokens = 0;
-    std::size_t example = 0;
 };
 
 // The first segment of the messages: where a conversation's own content begins.
@@ -218,6 +233,7 @@ struct Analyzer::Impl {
     std::vector<std::optional<std::int64_t>> times;
     FlatMap<Hash128, Holder, Hash128Hasher> holders; // by hash_pair(namespace, chain)
     FlatMap<Hash128, Node, Hash128Hasher> nodes;     // by chain
+    std::vector<Hash128> roots;                      // the chains of Node::root
     std::unordered_map<std::string, std::size_t> last_of_stream;
     std::unordered_map<std::string, std::size_t> stream_length;
     std::vector<std::size_t> position_in_stream;
@@ -397,6 +413,7 @@ Analyzer::Impl::release_scratch()
     times = {};
     holders = {};
     nodes = {};
+    roots = {};
     last_of_stream = {};
     stream_length = {};
     position_in_stream = {};
@@ -516,7 +533,7 @@ Analyzer::Impl::shared_depth(const Request& r, std::size_t index, const Hash128&
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo + 1) / 2;
         const Holder* holder = holders.find(hash_pair(ns_hash, r.segments[mid - 1].chain));
-        if (holder != nullptr && (!in_window || within_window(times[index], holder->micros))) {
+        if (holder != nullptr && (!in_window || within_window(times[index], holder->micros()))) {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -659,10 +676,15 @@ Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_
         holders[hash_pair(ns_hash, s.chain)] = Holder{index, times[index]};
         const auto [node, inserted] = nodes.try_emplace(s.chain);
         if (inserted) {
-            node->root = r.segments.front().chain;
+            if (k == 0) {
+                roots.push_back(s.chain);
+            }
+            // The first segment's node was made first: its family is known.
+            node->root = k == 0 ? static_cast<std::uint32_t>(roots.size() - 1)
+                                : nodes.at(r.segments.front().chain).root;
             node->depth = static_cast<std::uint32_t>(k + 1);
             node->tokens = s.cumulative_tokens;
-            node->example = index;
+            node->example = static_cast<std::uint32_t>(index);
         }
         const std::uint32_t count = ++node->count;
         if (k > 0) {
@@ -769,7 +791,7 @@ Analyzer::Impl::find_hot_prefixes(AnalysisResult& result)
     std::vector<std::pair<Hash128, const Node*>> heads;
     nodes.for_each([&](const Hash128& hash, const Node& node) {
         const bool whole_family =
-            node.count == nodes.at(node.root).count && node.count > node.max_child;
+            node.count == nodes.at(roots[node.root]).count && node.count > node.max_child;
         if (node.count >= 2 && (whole_family || node.children >= 2 || node.children == 0)) {
             heads.emplace_back(hash, &node);
         }
