@@ -6,6 +6,7 @@
 #include "model/request.hpp"
 #include "model/text_store.hpp"
 #include "ruleset/rules.hpp"
+#include "util/interned.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -35,7 +36,7 @@ struct RequestOutcome {
         not_logged, // only the response was logged
     };
     std::string id;
-    std::string stream;
+    Interned stream; // one copy per session, not per request
     std::string partner;
     std::optional<std::size_t> partner_index; // the partner's place in Analyzer::requests()
     Status status = Status::cold;
