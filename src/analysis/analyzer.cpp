@@ -36,8 +36,9 @@ namespace {
 // The most recent holder of a prefix, for partner search.
 // There is a holder and a node for every distinct prefix of the log (3.1
 // million of each in a 10 GB Claude Code folder, their tables the largest
-// thing the analysis holds), so both are packed: request indices in 32 bits,
-// as the request store's paths have them, and no std::optional padding.
+// thing the analysis holds), so both are packed: request indices in 32 bits
+// (the request store numbers its nodes, which outnumber the requests, in 32
+// bits too), and no std::optional padding.
 struct Holder {
     std::uint32_t request = 0;
     bool timed = false;

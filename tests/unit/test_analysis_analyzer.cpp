@@ -149,4 +149,50 @@ TEST_SUITE("analysis::analyzer")
         CHECK(h.segments == 3);
         CHECK(a.result.branched == 4);
     }
+
+    TEST_CASE("hot prefixes: each template family's head, beside another family")
+    {
+        // Two families (their first segments, the tools, differ). The first
+        // parts after its system prompt; in the second every request shares
+        // the first message and only one goes on, so its head is the deepest
+        // prefix its whole family shares, found against its own root.
+        const std::string other_tools =
+            R"([{"name":"translate","description":"Translate a text.","input_schema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}])";
+        const std::string other_system = R"("You are a translator for the legal team.")";
+        const std::string shared = R"({"role":"user","content":"Translate the contract."})";
+        std::vector<std::string> lines;
+        for (int i = 0; i < 7; ++i) {
+            std::string b;
+            if (i % 2 == 0) { // 4 requests
+                b = body(k_system,
+                         fmt::format(R"([{{"role":"user","content":"request number {}"}}])", i));
+            } else if (i < 5) { // 2 requests, the same prompt
+                b = body(other_system, "[" + shared + "]", other_tools);
+            } else { // 1 request that goes on
+                b = body(
+                    other_system,
+                    "[" + shared +
+                        R"(,{"role":"assistant","content":"Done."},{"role":"user","content":"Thanks."}])",
+                    other_tools);
+            }
+            lines.push_back(record(fmt::format("q{}", i), fmt::format("s{}", i), i * 10, b));
+        }
+        const auto a = analyse(lines);
+        const auto head = [&](std::size_t requests) {
+            for (const auto& h : a.result.hot_prefixes) {
+                if (h.requests == requests && h.streams == requests) {
+                    return &h;
+                }
+            }
+            return static_cast<const analysis::HotPrefix*>(nullptr);
+        };
+        const auto* first = head(4);
+        const auto* second = head(3);
+        REQUIRE(first != nullptr);
+        REQUIRE(second != nullptr);
+        CHECK(first->ends_at == "system[0]");
+        CHECK(first->segments == 3);  // two tools and the system prompt
+        CHECK(second->segments == 3); // the tool, the system prompt, the first message
+        CHECK(second->ends_at != "system[0]");
+    }
 }

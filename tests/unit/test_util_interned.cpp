@@ -52,10 +52,11 @@ TEST_SUITE("util::Interned")
     {
         std::vector<std::vector<const std::string*>> seen(4);
         std::vector<std::thread> threads;
-        for (std::size_t t = 0; t < seen.size(); ++t) {
-            threads.emplace_back([&seen, t] {
+        threads.reserve(seen.size());
+        for (auto& list : seen) {
+            threads.emplace_back([&list] {
                 for (int i = 0; i < 1000; ++i) {
-                    seen[t].push_back(&Interned("session-" + std::to_string(i % 50)).str());
+                    list.push_back(&Interned("session-" + std::to_string(i % 50)).str());
                 }
             });
         }
