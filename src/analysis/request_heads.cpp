@@ -87,6 +87,59 @@ RequestHeads::pool(std::string_view value)
     return id;
 }
 
+const std::array<std::optional<std::int64_t> model::Usage::*, 11>
+    RequestHeads::PackedUsage::k_counts = {
+        &model::Usage::input_tokens,       &model::Usage::cache_read,
+        &model::Usage::cache_write,        &model::Usage::cache_write_5m,
+        &model::Usage::cache_write_1h,     &model::Usage::output_tokens,
+        &model::Usage::prompt_tokens,      &model::Usage::cached_tokens,
+        &model::Usage::cache_write_tokens, &model::Usage::hit_tokens,
+        &model::Usage::miss_tokens};
+
+RequestHeads::PackedUsage::PackedUsage(const std::optional<model::Usage>& usage)
+{
+    if (!usage) {
+        return;
+    }
+    m_has = true;
+    for (std::size_t k = 0; k < k_counts.size(); ++k) {
+        if (const auto& count = (*usage).*k_counts[k]) {
+            m_counts[k] = *count;
+            m_present |= static_cast<std::uint16_t>(1U << k);
+        }
+    }
+    if (usage->cost_usd) {
+        m_cost_usd = *usage->cost_usd;
+        m_present |= static_cast<std::uint16_t>(1U << k_counts.size());
+    }
+    m_dialect = usage->dialect;
+    m_schema = usage->schema;
+    m_origin = usage->origin;
+    m_summed_from_iterations = usage->summed_from_iterations;
+}
+
+std::optional<model::Usage>
+RequestHeads::PackedUsage::get() const
+{
+    if (!m_has) {
+        return std::nullopt;
+    }
+    model::Usage u;
+    for (std::size_t k = 0; k < k_counts.size(); ++k) {
+        if ((m_present & (1U << k)) != 0) {
+            u.*k_counts[k] = m_counts[k];
+        }
+    }
+    if ((m_present & (1U << k_counts.size())) != 0) {
+        u.cost_usd = m_cost_usd;
+    }
+    u.dialect = m_dialect;
+    u.schema = m_schema;
+    u.origin = m_origin;
+    u.summed_from_iterations = m_summed_from_iterations;
+    return u;
+}
+
 RequestHeads::Head
 RequestHeads::compact(const Request& r)
 {
@@ -106,7 +159,7 @@ RequestHeads::compact(const Request& r)
     h.started_at = r.started_at;
     h.first_token_at = r.first_token_at;
     h.ended_at = r.ended_at;
-    h.usage = r.usage;
+    h.usage = PackedUsage(r.usage);
     h.token_scale = r.token_scale;
     if (r.partial_share || r.continuation || r.provider_miss_reason || r.cache_create) {
         h.rare = std::make_unique<Rare>(
@@ -149,7 +202,7 @@ RequestHeads::get(std::size_t i) const
     r.ended_at = h.ended_at;
     r.params = m_params.lists[h.params];
     r.auto_cache_control = h.auto_cache_control;
-    r.usage = h.usage;
+    r.usage = h.usage.get();
     if (h.rare) {
         r.partial_share = h.rare->partial_share;
         r.continuation = h.rare->continuation;

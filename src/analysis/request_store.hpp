@@ -44,7 +44,7 @@ public:
     {
         return m_heads.started_at(i);
     }
-    [[nodiscard]] const std::optional<model::Usage>& usage(std::size_t i) const
+    [[nodiscard]] std::optional<model::Usage> usage(std::size_t i) const
     {
         return m_heads.usage(i);
     }

@@ -78,12 +78,24 @@ check_same(const Request& a, const Request& b)
     CHECK(a.auto_cache_control == b.auto_cache_control);
     REQUIRE(a.usage.has_value() == b.usage.has_value());
     if (a.usage) {
-        CHECK(a.usage->schema == b.usage->schema);
-        CHECK(a.usage->dialect == b.usage->dialect);
-        CHECK(a.usage->prompt_tokens == b.usage->prompt_tokens);
-        CHECK(a.usage->cached_tokens == b.usage->cached_tokens);
-        CHECK(a.usage->output_tokens == b.usage->output_tokens);
-        CHECK(a.usage->cost_usd == b.usage->cost_usd);
+        const model::Usage& x = *a.usage;
+        const model::Usage& y = *b.usage;
+        CHECK(x.schema == y.schema);
+        CHECK(x.dialect == y.dialect);
+        CHECK(x.input_tokens == y.input_tokens);
+        CHECK(x.cache_read == y.cache_read);
+        CHECK(x.cache_write == y.cache_write);
+        CHECK(x.cache_write_5m == y.cache_write_5m);
+        CHECK(x.cache_write_1h == y.cache_write_1h);
+        CHECK(x.output_tokens == y.output_tokens);
+        CHECK(x.prompt_tokens == y.prompt_tokens);
+        CHECK(x.cached_tokens == y.cached_tokens);
+        CHECK(x.cache_write_tokens == y.cache_write_tokens);
+        CHECK(x.hit_tokens == y.hit_tokens);
+        CHECK(x.miss_tokens == y.miss_tokens);
+        CHECK(x.summed_from_iterations == y.summed_from_iterations);
+        CHECK(x.cost_usd == y.cost_usd);
+        CHECK(x.origin == y.origin);
     }
     CHECK(a.partial_share.has_value() == b.partial_share.has_value());
     if (a.partial_share) {
@@ -118,12 +130,54 @@ check_same(const Request& a, const Request& b)
 
 TEST_SUITE("analysis::RequestHeads")
 {
+    TEST_CASE("gives back every usage field, present, absent or zero")
+    {
+        analysis::RequestHeads heads;
+        Request r;
+        model::Usage u;
+        u.dialect = "deepseek";
+        u.schema = model::UsageSchema::inclusive;
+        u.input_tokens = 0; // present and zero: not the same as absent
+        u.cache_read = 1;
+        u.cache_write = 2;
+        u.cache_write_5m = 3;
+        u.cache_write_1h = 4;
+        u.output_tokens = 5;
+        u.prompt_tokens = model::k_max_token_count;
+        u.cached_tokens = 7;
+        u.cache_write_tokens = 8;
+        u.hit_tokens = 9;
+        u.miss_tokens = 10;
+        u.summed_from_iterations = true;
+        u.cost_usd = 0.0;
+        u.origin = model::Usage::Origin::span;
+        r.usage = u;
+        heads.push_back(r);
+        model::Usage sparse;
+        sparse.cache_write_1h = 42;
+        r.usage = sparse;
+        heads.push_back(r);
+        r.usage.reset();
+        heads.push_back(r);
+
+        r.usage = u;
+        check_same(heads.get(0), r);
+        CHECK(heads.usage(0)->input_tokens == 0);
+        r.usage = sparse;
+        check_same(heads.get(1), r);
+        CHECK(!heads.usage(1)->input_tokens);
+        CHECK(!heads.usage(1)->cost_usd);
+        CHECK(!heads.usage(2));
+    }
+
     TEST_CASE("gives back every field of every head, pooled or not")
     {
 #if defined(__GLIBCXX__) && defined(__x86_64__)
         // A field added to model::Request must be kept by RequestHeads
         // (compact and get) and checked here; then update this size.
         CHECK(sizeof(Request) == 944);
+        // The same for model::Usage, which RequestHeads packs field by field.
+        CHECK(sizeof(model::Usage) == 232);
 #endif
         analysis::RequestHeads heads;
         for (int n = 0; n < 6; ++n) {
