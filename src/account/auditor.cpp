@@ -4,7 +4,6 @@
 #include "analysis/rule_catalogue.hpp"
 #include "prefill/flop_model.hpp"
 #include "util/format.hpp"
-#include "util/hash.hpp"
 #include "util/time.hpp"
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace cachewise::account {
@@ -347,7 +347,7 @@ private:
 
     void add(Finding f, std::size_t index)
     {
-        m_folds[fold_key(f)].push_back(m_result.findings.size());
+        m_first_of.try_emplace(fold_key(f), m_result.findings.size());
         m_result.findings.push_back(std::move(f));
         attach(m_result.findings.size() - 1, index);
     }
@@ -364,32 +364,26 @@ private:
     }
 
     // What add_folded() folds on: the rule, stream, place and kind.
-    static std::uint64_t fold_key(const Finding& f)
+    using FoldKey = std::tuple<std::string, std::string, std::string, std::string>;
+    static FoldKey fold_key(const Finding& f)
     {
-        const std::string key =
-            fmt::format("{}\n{}\n{}\n{}", f.rule, f.stream, f.location.path, f.kind);
-        return hash_bytes(key).low;
+        return {f.rule, f.stream, f.location.path, f.kind};
     }
 
     // Folds a finding into the first earlier one of the same rule, stream and
-    // place; the request's row still lists it. Looked up by fold_key: a scan
-    // of every finding made the audit quadratic in the log's length.
+    // place; the request's row still lists it. Looked up in m_first_of: a
+    // scan of every finding made the audit quadratic in the log's length.
     void add_folded(Finding f, std::size_t index)
     {
-        if (const auto it = m_folds.find(fold_key(f)); it != m_folds.end()) {
-            for (const std::size_t k : it->second) {
-                auto& g = m_result.findings[k];
-                if (g.rule == f.rule && g.stream == f.stream &&
-                    g.location.path == f.location.path && g.kind == f.kind) {
-                    ++g.occurrences;
-                    g.tokens_lost += f.tokens_lost;
-                    if (f.cost_usd) {
-                        g.cost_usd = g.cost_usd.value_or(0) + *f.cost_usd;
-                    }
-                    attach(k, index);
-                    return;
-                }
+        if (const auto it = m_first_of.find(fold_key(f)); it != m_first_of.end()) {
+            auto& g = m_result.findings[it->second];
+            ++g.occurrences;
+            g.tokens_lost += f.tokens_lost;
+            if (f.cost_usd) {
+                g.cost_usd = g.cost_usd.value_or(0) + *f.cost_usd;
             }
+            attach(it->second, index);
+            return;
         }
         add(std::move(f), index);
     }
@@ -1165,9 +1159,8 @@ private:
     Simulators m_caches;
     const analysis::RequestStore* m_requests = nullptr;
     std::unordered_map<std::size_t, ruleset::PriceSet> m_prices;
-    std::vector<std::size_t> m_pending; // findings of the request being audited
-    // The findings by fold_key, in the order they were added.
-    std::unordered_map<std::uint64_t, std::vector<std::size_t>> m_folds;
+    std::vector<std::size_t> m_pending;        // findings of the request being audited
+    std::map<FoldKey, std::size_t> m_first_of; // the first finding of each fold_key
     bool m_expired_now = false;
     std::map<std::string, std::size_t> m_second_hand;    // priced requests by model, see below
     std::map<std::string, std::size_t> m_untimed_priced; // by model: see count_price_assumptions

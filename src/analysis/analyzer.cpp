@@ -672,6 +672,7 @@ void
 Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_hash)
 {
     Hash128 parent;
+    std::uint32_t family = 0; // the root of the first segment's node
     for (std::size_t k = 0; k < r.segments.size(); ++k) {
         const auto& s = r.segments[k];
         holders[hash_pair(ns_hash, s.chain)] = Holder{index, times[index]};
@@ -679,13 +680,16 @@ Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_
         if (inserted) {
             if (k == 0) {
                 roots.push_back(s.chain);
+                node->root = static_cast<std::uint32_t>(roots.size() - 1);
+            } else {
+                node->root = family;
             }
-            // The first segment's node was made first: its family is known.
-            node->root = k == 0 ? static_cast<std::uint32_t>(roots.size() - 1)
-                                : nodes.at(r.segments.front().chain).root;
             node->depth = static_cast<std::uint32_t>(k + 1);
             node->tokens = s.cumulative_tokens;
             node->example = static_cast<std::uint32_t>(index);
+        }
+        if (k == 0) {
+            family = node->root;
         }
         const std::uint32_t count = ++node->count;
         if (k > 0) {

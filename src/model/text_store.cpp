@@ -174,9 +174,7 @@ private:
             }
         }
         if (m_no_writer) {
-            Batch batch{m_batch_offset, std::move(m_batch)};
-            m_batch_offset += batch.bytes.size();
-            m_batch = {};
+            Batch batch = take_batch();
             if (!write(batch)) {
                 m_failed = true;
                 m_kept.push_back(std::move(batch));
@@ -184,10 +182,17 @@ private:
             return;
         }
         m_room.wait(lock, [this] { return m_queue.size() < k_in_flight; });
-        m_queue.push_back(Batch{m_batch_offset, std::move(m_batch)});
-        m_batch_offset += m_queue.back().bytes.size();
-        m_batch = {};
+        m_queue.push_back(take_batch());
         m_work.notify_one();
+    }
+
+    // The bytes appended so far, as a batch; the next one starts after them.
+    Batch take_batch()
+    {
+        Batch batch{m_batch_offset, std::move(m_batch)};
+        m_batch_offset += batch.bytes.size();
+        m_batch = {};
+        return batch;
     }
 
     // The writer thread. A batch leaves the queue only once written, so
@@ -202,11 +207,11 @@ private:
                 return;
             }
             const Batch& batch = m_queue.front(); // not moved while queued: a deque
+            const bool failed_before = m_failed;  // only this thread sets it now
             lock.unlock();
-            const bool written = !m_failed_writes && write(batch);
+            const bool written = !failed_before && write(batch);
             lock.lock();
             if (!written) {
-                m_failed_writes = true;
                 m_failed = true;
                 m_kept.push_back(std::move(m_queue.front()));
             }
@@ -247,9 +252,8 @@ private:
 
     mutable std::mutex m_mutex;
     int m_fd = -1;
-    bool m_failed = false;        // nothing more is spilled
-    bool m_failed_writes = false; // the writer writes no more
-    bool m_no_writer = false;     // no thread could be started
+    bool m_failed = false;    // nothing more is spilled, nor written
+    bool m_no_writer = false; // no thread could be started
     bool m_stopping = false;
     std::uint64_t m_batch_offset = 0; // where m_batch starts in the file
     std::string m_batch;              // bytes appended, not handed over yet
