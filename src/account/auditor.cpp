@@ -689,6 +689,32 @@ private:
                    static_cast<double>(a.shared_tokens) * (1 + band);
     }
 
+    // The first server-tool block (server_tool_use or its result) of an
+    // assistant turn that a read past the prefix shared with an earlier
+    // request reaches into, or null. Those blocks are what the provider
+    // generated during that earlier request's own server-side tool loop
+    // (code execution, web search): their ids are unique to it, so no other
+    // traffic could have cached them.
+    [[nodiscard]] static const model::Segment* server_tool_block_read(const Request& r,
+                                                                      const RequestAudit& a)
+    {
+        if (a.shared_tokens == 0 || !a.reported) {
+            return nullptr; // no earlier request of the conversation in the log
+        }
+        for (const auto& s : r.segments) {
+            const std::int64_t start = s.cumulative_tokens - s.tokens;
+            if (start >= a.reported->read) {
+                break;
+            }
+            if (s.cumulative_tokens > a.shared_tokens && s.role == model::Role::assistant &&
+                (s.kind == model::SegmentKind::server_tool_use ||
+                 s.kind == model::SegmentKind::server_tool_result)) {
+                return &s;
+            }
+        }
+        return nullptr;
+    }
+
     // More was read than the simulation allows: warmed by traffic the log does
     // not hold (CW025), an entry the documented rules had dropped, or reads
     // the rules cannot explain. Fills `f` and returns true, or returns false
@@ -707,6 +733,17 @@ private:
             s.uses_breakpoints && (!s.missed || s.missed->tokens + tolerance < rep.read);
         if (rep.read > std::max(a.shared_tokens, a.expected.read) + tolerance ||
             read_beyond_shared_prefix(a)) {
+            if (const auto* block = server_tool_block_read(r, a)) {
+                // Not CW025: no traffic outside the log held these bytes.
+                f.kind = "reads";
+                f.message = fmt::format(
+                    "{}: the read goes into {} ({}), a block an earlier response of this "
+                    "conversation generated with a server tool: the provider seems to have "
+                    "cached it during that call's own tool iterations, which the documented "
+                    "rules and that call's reported usage do not show (estimated)",
+                    numbers, block->path.str(), model::to_string(block->kind));
+                return true;
+            }
             f.kind = rule::k_warmed_elsewhere;
             f.message =
                 fmt::format("{}: no earlier request in the {} shares more than {} tokens (CW025 "

@@ -257,6 +257,33 @@ TEST_SUITE("account::audit")
         CHECK(f.kind == "CW025");
     }
 
+    TEST_CASE("a read into an earlier response's server-tool blocks is not CW025")
+    {
+        // Turn 2 resends turn 1's code-execution blocks, whose ids only that
+        // call produced: what it read past the shared prefix was cached by
+        // the provider during turn 1's own tool iterations, not elsewhere.
+        const std::string q1 =
+            R"({"role":"user","content":[{"type":"text","text":"Run the totals for March.","cache_control":{"type":"ephemeral"}}]})";
+        const std::string answer =
+            R"({"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_01AbC","name":"code_execution","input":{"code":"total = 4999950000"}},{"type":"code_execution_tool_result","tool_use_id":"srvtoolu_01AbC","content":{"type":"code_execution_result","stdout":"4999950000","stderr":"","return_code":0}},{"type":"text","text":"The total is 4999950000."}]})";
+        const std::string q2 =
+            R"({"role":"user","content":[{"type":"text","text":"And April?","cache_control":{"type":"ephemeral"}}]})";
+        const auto first = test::body(k_system, "[" + q1 + "]");
+        const auto second = test::body(k_system, "[" + q1 + "," + answer + "," + q2 + "]");
+        // Turn 1's whole prompt (1,503 tokens) is shared; turn 2 reads 1,900
+        // of its 2,000, beyond that prefix and its estimate's band.
+        const auto result = audit_lines({exchange("a", 0, first, usage(0, 1500, 0, 3, 40)),
+                                         exchange("b", 20, second, usage(1900, 97, 0, 3, 40))});
+        REQUIRE(result.requests[1].shared_tokens == 1503);
+        const auto& b = result.requests[1];
+        REQUIRE(b.mismatch);
+        const auto& f = result.findings.at(b.findings.back());
+        CHECK(f.rule == "CW031");
+        CHECK(f.kind == "reads");
+        CHECK(f.message.find("server_tool_use") != std::string::npos);
+        CHECK(f.message.find("CW025") == std::string::npos);
+    }
+
     TEST_CASE("the ideal is never above the actual cost: a provider warmed elsewhere read more")
     {
         // Nothing in the log shares this prompt, but the provider read 1,400
