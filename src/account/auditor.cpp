@@ -927,6 +927,10 @@ private:
             dead += (w.dead && w.reads == 0) ? 1 : 0;
         });
         std::map<std::string, Finding> per_stream;
+        // Of those requests, the ones that read from the cache too, and what
+        // they read: a breakpoint such a request's read came through is not
+        // one to drop, whatever its write cost.
+        std::map<std::string, std::pair<std::size_t, std::int64_t>> also_read;
         for (std::size_t writer = 0; writer < per_writer.size(); ++writer) {
             const auto [writes, dead] = per_writer[writer];
             const RequestAudit& a = m_result.requests[writer];
@@ -946,6 +950,11 @@ private:
             }
             f.location.path = "cache_control";
             f.tokens_lost += paid.write();
+            if (paid.read > 0) {
+                auto& [requests, tokens] = also_read[r.stream];
+                ++requests;
+                tokens += paid.read;
+            }
             if (const ruleset::PriceSet* p = prices_of(writer)) {
                 f.cost_usd = f.cost_usd.value_or(0) +
                              (static_cast<double>(paid.write_5m) * (p->write_5m - p->input) +
@@ -960,6 +969,19 @@ private:
                             f.cost_usd ? fmt::format(": {} USD of write premium wasted",
                                                      format_usd(*f.cost_usd))
                                        : "");
+            if (const auto it = also_read.find(stream); it != also_read.end()) {
+                const auto [requests, tokens] = it->second;
+                f.message +=
+                    f.occurrences == 1
+                        ? fmt::format(" (it also read {} tokens from the cache: keep the "
+                                      "breakpoint that read came through, or the read is lost "
+                                      "with the write)",
+                                      group_digits(tokens))
+                        : fmt::format(" ({} of them also read {} tokens from the cache: keep the "
+                                      "breakpoints those reads came through, or the reads are "
+                                      "lost with the writes)",
+                                      group_count(requests), group_digits(tokens));
+            }
             add(std::move(f), SIZE_MAX);
         }
     }
