@@ -235,6 +235,16 @@ public:
                 count_noun(m_render_order, "request"), m_render_order_provider,
                 m_render_order == 1 ? "it" : "them"));
         }
+        if (m_writer_read > 0) {
+            m_result.notes.push_back(fmt::format(
+                "{} read less than the entry the simulation hit, but no less than that entry's "
+                "writer had read itself: {} stores an implicit entry when it chooses and reports "
+                "no writes (rules/providers/{}.json writer_read_slack_tokens), so nothing the log "
+                "shows cached was lost, and that the writer's own prompt was cached is only the "
+                "simulation's assumption; not judged a miss (--details marks {})",
+                count_noun(m_writer_read, "request"), m_writer_read_provider,
+                m_writer_read_provider, m_writer_read == 1 ? "it" : "them"));
+        }
         if (m_over_estimate > 0) {
             m_result.notes.push_back(fmt::format(
                 "{} read more than the simulation's units allow, but no more than the prefix "
@@ -654,6 +664,24 @@ private:
         return static_cast<double>(a.reported->read) >= static_cast<double>(position) * (1 - band);
     }
 
+    // Less was read than the entry the simulation hit, but no less than what
+    // that entry's writer itself read (rule fact writer_read_slack_tokens:
+    // Gemini's implicit caching). Such a cache stores an entry when it
+    // chooses and reports no writes, so that the writer's own longer prompt
+    // became an entry is the simulation's assumption; the log shows only
+    // that what the writer read was still there (or more).
+    [[nodiscard]] bool read_what_writer_read(const sim::SimResult& s, const RequestAudit& a) const
+    {
+        const auto& provider = m_rules.provider(a.policy);
+        if (s.uses_breakpoints || !s.hit_writer || !provider.has("writer_read_slack_tokens")) {
+            return false;
+        }
+        const auto writer = m_requests->usage(*s.hit_writer);
+        const std::int64_t writer_read = writer ? writer->read_tokens() : 0;
+        return writer_read > 0 &&
+               a.reported->read >= writer_read - provider.integer("writer_read_slack_tokens");
+    }
+
     // More was read than the simulation's units allow, but no more than the
     // prefix shared with a live partner once its estimated length is allowed
     // the estimator's error band: where the units fall (Gemini's chunks, a
@@ -870,6 +898,14 @@ private:
             not_judged(a, m_within_estimate,
                        "read less than the entry the simulation hit, within the error band of its "
                        "estimated length: not judged a miss");
+            return;
+        }
+        if (d_read < -tolerance && read_what_writer_read(s, a)) {
+            m_writer_read_provider = a.policy;
+            not_judged(a, m_writer_read,
+                       "read no less than the simulation's writer itself read: nothing the log "
+                       "shows cached was lost, and that the writer's own prompt was cached is "
+                       "assumed (the provider reports no writes): not judged a miss");
             return;
         }
         if (d_read < -tolerance && change_in_assumed_order(r, outcome)) {
@@ -1228,6 +1264,8 @@ private:
     std::string m_render_order_provider;
     std::size_t m_thirty_minute_writes = 0; // requests with GPT-5.6+ writes (30-minute entries)
     std::size_t m_over_estimate = 0;        // reads past the units within the estimate's band
+    std::size_t m_writer_read = 0; // short reads equal to the writer's own (unreported writes)
+    std::string m_writer_read_provider;
 };
 
 } // namespace
