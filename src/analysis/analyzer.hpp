@@ -22,6 +22,9 @@ struct AnalyzeOptions {
     // Counts a text with a model's own tokenizer, when there is one: token
     // positions inside segments counted exactly (cli::TokenizerHook).
     ExactTextCounter count_exact;
+    // Threads the analysis may use: with more than one, the requests'
+    // segments are rebuilt from the store on a second thread, ahead of it.
+    unsigned threads = 1;
 };
 
 // What happened to one request relative to its partner.

@@ -4,7 +4,8 @@
 
 namespace cachewise::analysis {
 
-RequestPrefetch::RequestPrefetch(const RequestStore& store, unsigned threads) : m_store(store)
+RequestPrefetch::RequestPrefetch(const RequestStore& store, unsigned threads, Scope scope)
+    : m_store(store), m_scope(scope)
 {
     if (threads > 1 && store.size() > 1) {
         try {
@@ -24,12 +25,24 @@ RequestPrefetch::~RequestPrefetch()
     }
 }
 
+RequestPrefetch::Rebuilt
+RequestPrefetch::rebuild(std::size_t i) const
+{
+    Rebuilt out;
+    if (m_scope == Scope::whole) {
+        out.whole = m_store.get(i);
+    } else if (std::vector<model::Segment> segments; m_store.shared_segments(i, segments)) {
+        out.segments = std::move(segments);
+    }
+    return out;
+}
+
 void
 RequestPrefetch::rebuild_all()
 {
     try {
         for (std::size_t i = 0; i < m_store.size(); ++i) {
-            if (!m_queue.push(m_store.get(i))) {
+            if (!m_queue.push(rebuild(i))) {
                 return;
             }
         }
@@ -46,14 +59,22 @@ RequestPrefetch::next()
     if (!m_thread.joinable()) {
         return m_store.get(i);
     }
-    auto r = m_queue.pop();
-    if (r) {
-        return std::move(*r);
+    auto rebuilt = m_queue.pop();
+    if (!rebuilt) {
+        if (m_error) {
+            std::rethrow_exception(m_error);
+        }
+        return m_store.get(i); // asked for more than the store holds: as get() answers
     }
-    if (m_error) {
-        std::rethrow_exception(m_error);
+    if (rebuilt->whole) {
+        return std::move(*rebuilt->whole);
     }
-    return m_store.get(i); // asked for more than the store holds: as get() answers
+    if (!rebuilt->segments) {
+        return m_store.get(i); // keeps its own segments: rebuilt here
+    }
+    model::Request r = m_store.head(i);
+    r.segments = std::move(*rebuilt->segments);
+    return r;
 }
 
 } // namespace cachewise::analysis

@@ -260,6 +260,16 @@ RequestStore::get(std::size_t i) const
     return r;
 }
 
+bool
+RequestStore::shared_segments(std::size_t i, std::vector<Segment>& out) const
+{
+    if (m_paths[i].form == Form::own) {
+        return false;
+    }
+    rebuild(i, out);
+    return true;
+}
+
 void
 RequestStore::chains(std::size_t i, std::vector<Hash128>& out) const
 {

@@ -3,9 +3,9 @@
 #include "analysis/request_heads.hpp"
 #include "model/request.hpp"
 #include "util/flat_map.hpp"
+#include "util/stable_vector.hpp"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -50,6 +50,12 @@ public:
     }
     // Request i whole, its segments rebuilt.
     [[nodiscard]] model::Request get(std::size_t i) const;
+    // The segments of request i, as get() gives them, when the structure
+    // holds them; false, `out` left as it was, for a request that keeps its
+    // own (Form::own). It reads only request i's path and usage, so another
+    // thread may call it while put() replaces other requests: the nodes of
+    // a path neither move nor change while the path holds them.
+    bool shared_segments(std::size_t i, std::vector<model::Segment>& out) const;
     // The chain of every segment of request i, in render order, without
     // copying the request.
     void chains(std::size_t i, std::vector<Hash128>& out) const;
@@ -85,8 +91,10 @@ private:
     void rebuild(std::size_t i, std::vector<model::Segment>& out) const;
     void set(std::size_t i, const model::Request& request, bool from_log);
 
-    std::deque<Node> m_nodes;          // a deque: a vector that doubles holds three times the nodes
-    std::vector<std::uint32_t> m_free; // nodes no path uses any more, for reuse
+    // Stable: shared_segments() may follow paths on another thread while
+    // put() adds nodes (and a vector that doubles holds three times the nodes).
+    StableVector<Node> m_nodes;
+    std::vector<std::uint32_t> m_free;  // nodes no path uses any more, for reuse
     std::uint32_t m_last_root = k_none; // the first node last interned or found
     FlatMap<std::uint64_t, std::uint32_t, std::hash<std::uint64_t>> m_index; // node key → node
     RequestHeads m_heads;

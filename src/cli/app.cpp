@@ -134,7 +134,7 @@ load_log(const Settings& global, const ruleset::Rules& rules,
 {
     keep_stdin(inputs, false);
     options.format = global.input_format.value;
-    options.jobs = global.jobs.value > 0 ? global.jobs.value : ingest::default_jobs();
+    options.jobs = global.threads();
     TokenizerHook tokenizer(global, options);
     ingest::Loader loader(rules, options);
     ProgressLine progress(ProgressLine::wanted(global.quiet));

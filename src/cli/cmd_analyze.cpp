@@ -35,7 +35,8 @@ int
 run_analyze(const Settings& global, const AnalyzeOptions& options)
 {
     const analysis::AnalyzeOptions analyze_options{.window_seconds = global.window.value.seconds,
-                                                   .top = options.top};
+                                                   .top = options.top,
+                                                   .threads = global.threads()};
     const auto rules = global.load_rules();
     const auto format = global.format.value;
 

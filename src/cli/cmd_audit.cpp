@@ -204,6 +204,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     const auto format = global.format.value;
     account::AuditOptions audit_options;
     audit_options.analyze.window_seconds = global.window.value.seconds;
+    audit_options.analyze.threads = global.threads();
     audit_options.sim.visibility_latency_seconds = global.latency.value;
     audit_options.policy = options.policy.value_or("");
     audit_options.sim.block_size = options.block_size;
@@ -228,7 +229,7 @@ run_audit(const Settings& global, const AuditOptions& options)
                                 *options.since, *options.until));
     }
     audit_options.windowed = load_options.since || load_options.until;
-    audit_options.threads = global.jobs.value > 0 ? global.jobs.value : ingest::default_jobs();
+    audit_options.threads = global.threads();
     WatchedAnalysis run(global, *rules, audit_options.analyze, texts);
     if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
         if (run.loaded.status < 0 && format == report::Format::csv) {

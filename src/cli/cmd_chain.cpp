@@ -104,7 +104,9 @@ run_chain(const Settings& global, const ChainOptions& options)
     model::TextStore texts;
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
-    analysis::Analyzer analyzer(*rules, {.window_seconds = global.window.value.seconds}, texts);
+    analysis::Analyzer analyzer(
+        *rules, {.window_seconds = global.window.value.seconds, .threads = global.threads()},
+        texts);
     const LoadedLog loaded = load_log(global, *rules, options.inputs, load_options,
                                       [&](model::Request&& r) { analyzer.add(std::move(r)); });
     if (loaded.status < 0) {

@@ -124,6 +124,11 @@ struct Settings {
     // The CI gate: --fail-on or the config's, else the command's `fallback`.
     [[nodiscard]] Gate gate(const FailOn& fallback) const;
     [[nodiscard]] std::shared_ptr<const ruleset::Rules> load_rules() const;
+    // --jobs, or the cores available when it is 0.
+    [[nodiscard]] unsigned threads() const
+    {
+        return jobs.value > 0 ? jobs.value : ingest::default_jobs();
+    }
     // The placeholders lint and suggest look for.
     [[nodiscard]] std::vector<std::string> placeholder_patterns() const;
 };

@@ -42,8 +42,15 @@ public:
         }
         std::optional<T> item(std::move(m_items.front()));
         m_items.pop_front();
+        // A producer that found the queue full is woken once it is half
+        // empty, not at every item: when the producer is the faster (a
+        // prefetch ahead of the analysis), a wake-up per item cost a tenth
+        // of the reader's time in futex calls.
+        const bool room = m_items.size() <= m_capacity / 2;
         lock.unlock();
-        m_space.notify_one();
+        if (room) {
+            m_space.notify_one();
+        }
         return item;
     }
 

@@ -42,6 +42,45 @@ TEST_SUITE("analysis::RequestPrefetch")
         }
     }
 
+    TEST_CASE("segments ahead while the reader puts each request back with new counts")
+    {
+        // The analysis' use: request i is put back (new nodes interned, the
+        // old form's released) while later ones are rebuilt on the other
+        // thread. What each gives must be what the store held before.
+        auto store = store_of("samples/claude-code");
+        std::vector<model::Request> before;
+        for (std::size_t i = 0; i < store.size(); ++i) {
+            before.push_back(store.get(i));
+        }
+        std::vector<model::Request> pinned;
+        {
+            analysis::RequestPrefetch ahead(store, 2, analysis::RequestPrefetch::Scope::segments);
+            for (std::size_t i = 0; i < store.size(); ++i) {
+                auto r = ahead.next();
+                CHECK(r.id == before[i].id);
+                REQUIRE(r.segments.size() == before[i].segments.size());
+                std::int64_t total = 0;
+                for (std::size_t k = 0; k < r.segments.size(); ++k) {
+                    CHECK(r.segments[k].cumulative_tokens ==
+                          before[i].segments[k].cumulative_tokens);
+                    r.segments[k].tokens += 1;
+                    total += r.segments[k].tokens;
+                    r.segments[k].cumulative_tokens = total;
+                }
+                store.put(i, r);
+                pinned.push_back(std::move(r));
+            }
+        }
+        for (std::size_t i = 0; i < store.size(); ++i) {
+            const auto again = store.get(i);
+            REQUIRE(again.segments.size() == pinned[i].segments.size());
+            for (std::size_t k = 0; k < again.segments.size(); ++k) {
+                CHECK(again.segments[k].cumulative_tokens ==
+                      pinned[i].segments[k].cumulative_tokens);
+            }
+        }
+    }
+
     TEST_CASE("a reader that stops early is not held up by the thread that rebuilds")
     {
         const auto store = store_of("samples/claude-code");
