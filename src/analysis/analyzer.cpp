@@ -678,10 +678,12 @@ void
 Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_hash)
 {
     Hash128 parent;
+    Node* up = nullptr;       // the parent's node
     std::uint32_t family = 0; // the root of the first segment's node
     for (std::size_t k = 0; k < r.segments.size(); ++k) {
         const auto& s = r.segments[k];
         holders[hash_pair(ns_hash, s.chain)] = Holder{index, times[index]};
+        const std::size_t slots = nodes.slots();
         const auto [node, inserted] = nodes.try_emplace(s.chain);
         if (inserted) {
             if (k == 0) {
@@ -699,12 +701,12 @@ Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_
         }
         const std::uint32_t count = ++node->count;
         if (k > 0) {
-            // The parent was put there one segment before: no insert, no
-            // move, but `node` is not used past this point all the same.
-            Node& up = nodes[parent];
-            up.children += inserted ? 1 : 0;
-            up.max_child = std::max(up.max_child, count);
+            // Put there one segment before: found again only if the table grew.
+            Node& above = up != nullptr && nodes.slots() == slots ? *up : nodes.at(parent);
+            above.children += inserted ? 1 : 0;
+            above.max_child = std::max(above.max_child, count);
         }
+        up = node;
         parent = s.chain;
     }
 }

@@ -18,6 +18,8 @@ namespace cachewise {
 template <typename Key, typename Value, typename Hasher> class FlatMap {
 public:
     [[nodiscard]] std::size_t size() const { return m_size; }
+    // Slots: a pointer into the map outlives an insert that leaves this as it was.
+    [[nodiscard]] std::size_t slots() const { return m_slots.size(); }
 
     [[nodiscard]] Value* find(const Key& key)
     {
@@ -31,6 +33,10 @@ public:
     }
 
     // The value of `key`, which must be there (std::out_of_range otherwise).
+    [[nodiscard]] Value& at(const Key& key)
+    {
+        return const_cast<Value&>(std::as_const(*this).at(key));
+    }
     [[nodiscard]] const Value& at(const Key& key) const
     {
         const Value* found = find(key);

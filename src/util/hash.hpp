@@ -25,8 +25,10 @@ struct Hash128 {
 };
 
 Hash128 hash_bytes(std::string_view bytes);
-// The hash of a followed by b: HashBuilder().add(a).add(b).digest() in one
-// call, without the builder's allocated state (for per-segment lookups).
+// A key for the pair of two hashes (a namespace and a chain), for
+// per-segment lookups: distinct pairs of distinct hashes give distinct keys
+// as surely as the hashes themselves are distinct. Not a hash of a's and
+// b's bytes; in-memory keys only.
 Hash128 hash_pair(const Hash128& a, const Hash128& b);
 
 // One link of a chain: XXH3-128 over parent || payload, without copying.
