@@ -33,18 +33,17 @@ same(const Segment& a, const Segment& b)
 }
 
 std::uint64_t
-key_of(std::uint32_t parent, const Segment& s)
+key_of(std::uint32_t parent, const PackedSegment& s)
 {
-    std::uint64_t h = mix(parent, s.chain.low);
-    h = mix(h, s.chain.high);
-    h = mix(h, s.content.low);
-    h = mix(h, static_cast<std::uint64_t>(s.tokens));
-    h = mix(h, (static_cast<std::uint64_t>(s.token_source) << 8) |
-                   (s.cache_control ? 1U + static_cast<unsigned>(s.cache_control->ttl) : 0U));
-    h = mix(h, std::bit_cast<std::uint32_t>(s.estimate));
-    h = mix(h, (static_cast<std::uint64_t>(s.lookback_position) << 32) |
-                   static_cast<std::uint32_t>(s.path.index));
-    return mix(h, static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.path.message)));
+    std::uint64_t h = mix(parent, s.chain().low);
+    h = mix(h, s.chain().high);
+    h = mix(h, s.content().low);
+    h = mix(h, static_cast<std::uint64_t>(s.tokens()));
+    h = mix(h, (static_cast<std::uint64_t>(s.token_source()) << 8) | s.cache_control());
+    h = mix(h, s.estimate_bits());
+    h = mix(h, (static_cast<std::uint64_t>(s.lookback_position()) << 32) |
+                   static_cast<std::uint32_t>(s.index()));
+    return mix(h, static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.message())));
 }
 
 // The counts cleared: what the loader had before model::assign_tokens.
@@ -96,7 +95,7 @@ summed(const std::vector<Segment>& segments)
 } // namespace
 
 std::uint32_t
-RequestStore::intern(std::uint32_t parent, const Segment& segment)
+RequestStore::intern(std::uint32_t parent, const PackedSegment& segment)
 {
     // A conversation's next request walks the path of the one before: the
     // child a node was last asked for is usually the one asked for again,
@@ -104,7 +103,7 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
     if (const std::uint32_t last = parent == k_none ? m_last_root : m_nodes[parent].last_child;
         last != k_none) {
         const Node& child = m_nodes[last];
-        if (child.refs > 0 && child.parent == parent && same(child.segment, segment)) {
+        if (child.refs > 0 && child.parent == parent && child.segment == segment) {
             return last;
         }
     }
@@ -112,7 +111,7 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
     const std::uint32_t* found = m_index.find(key);
     if (found != nullptr) {
         const Node& node = m_nodes[*found];
-        if (node.parent == parent && same(node.segment, segment)) {
+        if (node.parent == parent && node.segment == segment) {
             (parent == k_none ? m_last_root : m_nodes[parent].last_child) = *found;
             return *found;
         }
@@ -130,7 +129,6 @@ RequestStore::intern(std::uint32_t parent, const Segment& segment)
     node.refs = 0;
     node.last_child = k_none;
     node.segment = segment;
-    node.segment.cumulative_tokens = 0;
     if (parent != k_none) {
         ++m_nodes[parent].refs;
     }
@@ -167,7 +165,7 @@ RequestStore::store(const std::vector<Segment>& segments, Form form)
     path.form = form;
     path.length = static_cast<std::uint32_t>(segments.size());
     for (const auto& s : segments) {
-        path.leaf = intern(path.leaf, s);
+        path.leaf = intern(path.leaf, *PackedSegment::pack(s)); // set() checked that it fits
     }
     if (path.leaf != k_none) {
         ++m_nodes[path.leaf].refs;
@@ -187,7 +185,7 @@ RequestStore::rebuild(std::size_t i, std::vector<Segment>& out) const
     out.resize(path.length);
     std::size_t k = path.length;
     for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
-        out[--k] = m_nodes[at].segment;
+        m_nodes[at].segment.unpack(out[--k]);
     }
     if (path.form == Form::recount) {
         recount(out, m_heads.usage(i));
@@ -219,7 +217,8 @@ RequestStore::set(std::size_t i, const Request& request, bool from_log)
                 path = store(again, Form::recount);
             }
         }
-        if (path.form == Form::empty && summed(segments)) {
+        if (path.form == Form::empty && summed(segments) &&
+            std::all_of(segments.begin(), segments.end(), PackedSegment::fits)) {
             path = store(segments, Form::as_is);
         } else if (path.form == Form::empty) {
             path.form = Form::own;
@@ -284,7 +283,7 @@ RequestStore::chains(std::size_t i, std::vector<Hash128>& out) const
     out.resize(path.length);
     std::size_t k = path.length;
     for (auto at = path.leaf; at != k_none; at = m_nodes[at].parent) {
-        out[--k] = m_nodes[at].segment.chain;
+        out[--k] = m_nodes[at].segment.chain();
     }
 }
 

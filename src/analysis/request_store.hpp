@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/packed_segment.hpp"
 #include "analysis/request_heads.hpp"
 #include "model/request.hpp"
 #include "util/flat_map.hpp"
@@ -75,7 +76,7 @@ private:
         std::uint32_t parent = k_none;
         std::uint32_t refs = 0;            // children and paths ending here; 0: free
         std::uint32_t last_child = k_none; // the child last interned or found under it
-        model::Segment segment;            // cumulative_tokens left 0: summed on the way out
+        PackedSegment segment;             // cumulative_tokens is summed on the way out
     };
     enum class Form : std::uint8_t { empty, recount, as_is, own };
     struct Path {
@@ -84,9 +85,10 @@ private:
         Form form = Form::empty;
     };
 
-    // Interns `segments` as they are (the recount form passes them uncounted).
+    // Interns `segments` as they are (the recount form passes them uncounted);
+    // each must fit a PackedSegment.
     [[nodiscard]] Path store(const std::vector<model::Segment>& segments, Form form);
-    std::uint32_t intern(std::uint32_t parent, const model::Segment& segment);
+    std::uint32_t intern(std::uint32_t parent, const PackedSegment& segment);
     void release(std::uint32_t leaf);
     void rebuild(std::size_t i, std::vector<model::Segment>& out) const;
     void set(std::size_t i, const model::Request& request, bool from_log);

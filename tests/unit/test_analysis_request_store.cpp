@@ -125,6 +125,25 @@ TEST_SUITE("analysis::RequestStore")
         CHECK(same_segments(store.get(0).segments, odd.segments));
     }
 
+    TEST_CASE("a count beyond 32 bits keeps its request's segments as they are")
+    {
+        // A pinned request (put) whose counts a packed node cannot hold.
+        auto requests = sample("samples/agent-session.jsonl");
+        analysis::RequestStore store;
+        store.add(requests.front());
+        model::Request huge = store.get(0);
+        REQUIRE(!huge.segments.empty());
+        huge.segments.back().tokens = std::int64_t{1} << 33;
+        std::int64_t total = 0;
+        for (auto& s : huge.segments) {
+            total += s.tokens;
+            s.cumulative_tokens = total;
+        }
+        store.put(0, huge);
+        CHECK(store.unshared() == 1);
+        CHECK(same_segments(store.get(0).segments, huge.segments));
+    }
+
     TEST_CASE("permute reorders heads, paths and the requests kept whole")
     {
         auto requests = sample("samples/agent-session.jsonl");
