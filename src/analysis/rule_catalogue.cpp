@@ -81,7 +81,8 @@ constexpr auto k_rules = std::to_array<RuleInfo>({
      "provider"},
     {rule::k_write_without_read, "write-without-read", Severity::warning,
      "entries were written (at the write premium) and expired without a single read",
-     "drop breakpoints whose prefixes are never reused, or reuse them within the TTL"},
+     "drop breakpoints whose prefixes are never reused, or reuse them within the TTL; keep "
+     "those that reads also come through, or the reads go with the writes"},
     {rule::k_ttl_advice, "ttl-advice", Severity::info,
      "the reuse gaps suit another TTL: gaps between 5 minutes and 1 hour favour 1h; a 1h "
      "premium that reuse never needed favours 5m",
