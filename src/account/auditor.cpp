@@ -237,13 +237,17 @@ public:
         }
         if (m_writer_read > 0) {
             m_result.notes.push_back(fmt::format(
-                "{} read less than the entry the simulation hit, but no less than that entry's "
-                "writer had read itself: {} stores an implicit entry when it chooses and reports "
-                "no writes (rules/providers/{}.json writer_read_slack_tokens), so nothing the log "
-                "shows cached was lost, and that the writer's own prompt was cached is only the "
-                "simulation's assumption; not judged a miss (--details marks {})",
-                count_noun(m_writer_read, "request"), m_writer_read_provider,
-                m_writer_read_provider, m_writer_read == 1 ? "it" : "them"));
+                "{} read less than the entry the simulation hit, but no less (within {} "
+                "tokens) than the log shows cached for it: what its writer read, or, where the "
+                "writer read nothing, what its own writers read within the TTL. {} stores an "
+                "implicit entry when it chooses and reports no writes (rules/providers/{}.json "
+                "writer_read_slack_tokens), so nothing the log shows cached was lost, and that "
+                "the writer's own prompt was cached is only the simulation's assumption; not "
+                "judged a miss (--details marks {})",
+                count_noun(m_writer_read, "request"),
+                m_rules.provider(m_writer_read_provider).integer("writer_read_slack_tokens"),
+                m_writer_read_provider, m_writer_read_provider,
+                m_writer_read == 1 ? "it" : "them"));
         }
         if (m_over_estimate > 0) {
             m_result.notes.push_back(fmt::format(
@@ -477,7 +481,12 @@ private:
             if (auto route = other_route(r, outcome)) {
                 a.notes.push_back(std::move(*route));
             }
+            const bool unreported = unreported_writes(s, a);
+            m_shown_now = unreported ? shown_for(r, s, a) : Shown{};
             findings_of_simulation(r, s, outcome, a);
+            if (unreported) {
+                remember_shown(r, index, a);
+            }
         } else if (a.reported) {
             a.expected = *a.reported; // nothing to simulate: take the report as it is
         }
@@ -664,22 +673,53 @@ private:
         return static_cast<double>(a.reported->read) >= static_cast<double>(position) * (1 - band);
     }
 
-    // Less was read than the entry the simulation hit, but no less than what
-    // that entry's writer itself read (rule fact writer_read_slack_tokens:
-    // Gemini's implicit caching). Such a cache stores an entry when it
-    // chooses and reports no writes, so that the writer's own longer prompt
-    // became an entry is the simulation's assumption; the log shows only
-    // that what the writer read was still there (or more).
-    [[nodiscard]] bool read_what_writer_read(const sim::SimResult& s, const RequestAudit& a) const
+    // A cache that stores entries unreported (rule fact
+    // writer_read_slack_tokens: Gemini's implicit caching) stores one when it
+    // chooses, so that the writer of the entry the simulation hit had its own
+    // prompt stored is the simulation's assumption. What the log shows is the
+    // reads: the writer's own, or, for a writer that read nothing, what was
+    // shown for its prefix in turn, while within the cache's TTL.
+    struct Shown {
+        std::int64_t read = 0;          // tokens a reported read shows cached
+        std::optional<std::int64_t> at; // when that read started (micros), if logged
+        std::size_t by = SIZE_MAX;      // the request that read them
+    };
+
+    [[nodiscard]] bool unreported_writes(const sim::SimResult& s, const RequestAudit& a) const
     {
-        const auto& provider = m_rules.provider(a.policy);
-        if (s.uses_breakpoints || !s.hit_writer || !provider.has("writer_read_slack_tokens")) {
-            return false;
+        return !s.uses_breakpoints && m_rules.provider(a.policy).has("writer_read_slack_tokens");
+    }
+
+    [[nodiscard]] Shown shown_for(const Request& r, const sim::SimResult& s,
+                                  const RequestAudit& a) const
+    {
+        if (!s.hit_writer || *s.hit_writer >= m_shown.size()) {
+            return {};
         }
-        const auto writer = m_requests->usage(*s.hit_writer);
-        const std::int64_t writer_read = writer ? writer->read_tokens() : 0;
-        return writer_read > 0 &&
-               a.reported->read >= writer_read - provider.integer("writer_read_slack_tokens");
+        const Shown& shown = m_shown[*s.hit_writer];
+        const auto& provider = m_rules.provider(a.policy);
+        if (shown.at && r.started_at && provider.has("ttl_seconds.implicit") &&
+            static_cast<double>(r.started_at->micros - *shown.at) >
+                provider.ttl_seconds("implicit") * 1e6) {
+            return {};
+        }
+        return shown;
+    }
+
+    // After request `index` is judged: what later requests that hit its
+    // entry may count as shown.
+    void remember_shown(const Request& r, std::size_t index, const RequestAudit& a)
+    {
+        if (m_shown.size() <= index) {
+            m_shown.resize(m_requests->size());
+        }
+        if (a.reported && a.reported->read > 0) {
+            m_shown[index] =
+                Shown{a.reported->read,
+                      r.started_at ? std::optional(r.started_at->micros) : std::nullopt, index};
+        } else {
+            m_shown[index] = m_shown_now;
+        }
     }
 
     // More was read than the simulation's units allow, but no more than the
@@ -870,6 +910,73 @@ private:
         });
     }
 
+    // A read short of the simulation beyond the tolerance that the estimate,
+    // the log's evidence or the assumed render order accounts for: not judged
+    // (a note on the request, a tally for the audit's notes).
+    bool short_read_not_judged(const Request& r, const sim::SimResult& s,
+                               const analysis::RequestOutcome& outcome, RequestAudit& a)
+    {
+        if (read_within_estimate(r, s, a)) {
+            not_judged(a, m_within_estimate,
+                       "read less than the entry the simulation hit, within the error band of its "
+                       "estimated length: not judged a miss");
+            return true;
+        }
+        if (unreported_writes(s, a) &&
+            a.reported->read >=
+                m_shown_now.read - m_rules.provider(a.policy).integer("writer_read_slack_tokens")) {
+            m_writer_read_provider = a.policy;
+            not_judged(a, m_writer_read,
+                       "read no less than the log shows cached for the entry the simulation hit "
+                       "(the reads of its writers): that the writer's own prompt was stored is "
+                       "assumed (the provider reports no writes): not judged a miss");
+            return true;
+        }
+        if (change_in_assumed_order(r, outcome)) {
+            m_render_order_provider = r.provider;
+            not_judged(a, m_render_order,
+                       "read less than the prefix before a changed tool definition, which the "
+                       "assumed render order puts after the system prompt: not judged a miss");
+            return true;
+        }
+        return false;
+    }
+
+    // CW022 as the kind of a CW031: less was read than an entry the
+    // simulation holds alive. Where the cache reports no writes, only what
+    // the log's reads show cached is counted lost.
+    void explain_short_read(const Request& r, const sim::SimResult& s,
+                            const analysis::RequestOutcome& outcome, const RequestAudit& a,
+                            const std::string& numbers, Finding& f) const
+    {
+        const std::int64_t missing = a.expected.read - a.reported->read;
+        f.kind = rule::k_unexplained_miss;
+        f.tokens_lost = missing;
+        f.partner = s.hit_writer ? m_requests->id(*s.hit_writer) : "";
+        // "identical" only where both texts are logged; an automatic cache
+        // has no marks.
+        const bool unlogged_head =
+            !r.segments.empty() && r.segments.front().kind == model::SegmentKind::unlogged;
+        f.message = fmt::format(
+            "{}: {} {}prefix {} {} was alive and visible, but {} fewer tokens were read "
+            "(CW022 unexplained-miss: eviction, routing or isolation)",
+            numbers, unlogged_head ? "an assumed-identical" : "an identical",
+            s.uses_breakpoints ? "marked " : "", s.uses_breakpoints ? "written by" : "cached by",
+            f.partner, group_digits(missing));
+        if (unreported_writes(s, a) && a.expected.read - m_shown_now.read > tolerance(a)) {
+            f.tokens_lost = m_shown_now.read - a.reported->read;
+            f.message += fmt::format(
+                "; the log shows {} of them cached ({} read them): the rest assumes that {}'s "
+                "prompt was stored, which the provider does not report, so {} are counted lost",
+                group_digits(m_shown_now.read), m_requests->id(m_shown_now.by), f.partner,
+                group_digits(f.tokens_lost));
+        }
+        // In the message, not only in the JSON notes.
+        if (const auto route = other_route(r, outcome)) {
+            f.message += "; " + *route;
+        }
+    }
+
     void compare(const Request& r, const sim::SimResult& s, const analysis::RequestOutcome& outcome,
                  RequestAudit& a)
     {
@@ -894,45 +1001,11 @@ private:
             group_digits(rep.read), group_digits(rep.write()), group_digits(rep.fresh),
             group_digits(a.expected.read), group_digits(a.expected.write()),
             group_digits(a.expected.fresh));
-        if (d_read < -tolerance && read_within_estimate(r, s, a)) {
-            not_judged(a, m_within_estimate,
-                       "read less than the entry the simulation hit, within the error band of its "
-                       "estimated length: not judged a miss");
-            return;
-        }
-        if (d_read < -tolerance && read_what_writer_read(s, a)) {
-            m_writer_read_provider = a.policy;
-            not_judged(a, m_writer_read,
-                       "read no less than the simulation's writer itself read: nothing the log "
-                       "shows cached was lost, and that the writer's own prompt was cached is "
-                       "assumed (the provider reports no writes): not judged a miss");
-            return;
-        }
-        if (d_read < -tolerance && change_in_assumed_order(r, outcome)) {
-            m_render_order_provider = r.provider;
-            not_judged(a, m_render_order,
-                       "read less than the prefix before a changed tool definition, which the "
-                       "assumed render order puts after the system prompt: not judged a miss");
+        if (d_read < -tolerance && short_read_not_judged(r, s, outcome, a)) {
             return;
         }
         if (d_read < -tolerance) {
-            f.kind = rule::k_unexplained_miss;
-            f.tokens_lost = -d_read;
-            f.partner = s.hit_writer ? m_requests->id(*s.hit_writer) : "";
-            // "identical" only where both texts are logged; an automatic cache
-            // has no marks.
-            const bool unlogged_head =
-                !r.segments.empty() && r.segments.front().kind == model::SegmentKind::unlogged;
-            f.message = fmt::format(
-                "{}: {} {}prefix {} {} was alive and visible, but {} fewer tokens were read "
-                "(CW022 unexplained-miss: eviction, routing or isolation)",
-                numbers, unlogged_head ? "an assumed-identical" : "an identical",
-                s.uses_breakpoints ? "marked " : "",
-                s.uses_breakpoints ? "written by" : "cached by", f.partner, group_digits(-d_read));
-            // In the message, not only in the JSON notes.
-            if (const auto route = other_route(r, outcome)) {
-                f.message += "; " + *route;
-            }
+            explain_short_read(r, s, outcome, a, numbers, f);
         } else if (d_read > tolerance || elsewhere) {
             if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {
                 not_judged(a, m_over_estimate,
@@ -1264,8 +1337,10 @@ private:
     std::string m_render_order_provider;
     std::size_t m_thirty_minute_writes = 0; // requests with GPT-5.6+ writes (30-minute entries)
     std::size_t m_over_estimate = 0;        // reads past the units within the estimate's band
-    std::size_t m_writer_read = 0; // short reads equal to the writer's own (unreported writes)
+    std::size_t m_writer_read = 0;          // short reads no shorter than the log shows cached
     std::string m_writer_read_provider;
+    std::vector<Shown> m_shown; // by request, once a cache with unreported writes runs
+    Shown m_shown_now;          // for the request being audited
 };
 
 } // namespace

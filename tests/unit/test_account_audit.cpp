@@ -246,12 +246,12 @@ TEST_SUITE("account::audit")
         CHECK(far.findings[b.findings.back()].kind == "CW022");
     }
 
-    TEST_CASE("Gemini: a read no shorter than the writer's own read is not judged a miss")
+    TEST_CASE("Gemini: only what the log's reads show cached can be judged missed")
     {
         // b extends a and reads a's first two 2,048-token steps; c extends b,
-        // whose whole prompt (9,000 tokens) the simulation takes as cached.
-        // Gemini reports no writes: c reading what b itself read shows only
-        // that b's prompt was not stored, not that anything stored was lost.
+        // whose whole prompt (9,000 tokens) the simulation takes as cached;
+        // d extends c. Gemini reports no writes: a read no shorter than what
+        // the entry's writers read shows only that b's prompt was not stored.
         const auto gemini = [](const std::string& id, int second, const std::string& contents,
                                int prompt, int read) {
             return fmt::format(
@@ -265,28 +265,44 @@ TEST_SUITE("account::audit")
             R"({"role":"user","parts":[{"text":"And refunds, to which card?"}]})";
         const std::string a2 = R"({"role":"model","parts":[{"text":"The original card."}]})";
         const std::string q3 = R"({"role":"user","parts":[{"text":"Store credit, when?"}]})";
-        const auto with_read = [&](int read) {
-            return audit_lines(
-                {gemini("a", 0, q1, 4500, 0), gemini("b", 10, q1 + "," + a1 + "," + q2, 9000, 4096),
-                 gemini("c", 20, q1 + "," + a1 + "," + q2 + "," + a2 + "," + q3, 9500, read)});
+        const std::string a3 = R"({"role":"model","parts":[{"text":"Within two days."}]})";
+        const std::string q4 = R"({"role":"user","parts":[{"text":"By email?"}]})";
+        const std::string c_contents = q1 + "," + a1 + "," + q2 + "," + a2 + "," + q3;
+        const auto with_reads = [&](int c_read, int d_read) {
+            return audit_lines({gemini("a", 0, q1, 4500, 0),
+                                gemini("b", 10, q1 + "," + a1 + "," + q2, 9000, 4096),
+                                gemini("c", 20, c_contents, 9500, c_read),
+                                gemini("d", 30, c_contents + "," + a3 + "," + q4, 12500, d_read)});
         };
-        const auto same = with_read(4090);
-        const auto& c = same.requests[2];
-        REQUIRE(c.expected.read == 8192);
-        CHECK(!c.mismatch);
-        CHECK(c.not_judged);
-        REQUIRE(!c.notes.empty());
-        CHECK(c.notes.back().find("writer itself read") != std::string::npos);
+        const auto shown = [](const AuditResult& r, std::size_t i) {
+            return r.requests[i].not_judged && !r.requests[i].mismatch &&
+                   r.requests[i].notes.back().find("the log shows cached") != std::string::npos;
+        };
+
+        // c reads what b read: not judged, and the note says why.
+        const auto same = with_reads(4090, 8100);
+        REQUIRE(same.requests[2].expected.read == 8192);
+        CHECK(shown(same, 2));
         CHECK(std::any_of(same.notes.begin(), same.notes.end(), [](const std::string& n) {
             return n.find("writer_read_slack_tokens") != std::string::npos;
         }));
 
-        // Less than b read: what b showed cached was lost too, a miss.
-        const auto less = with_read(2000);
+        // c reads less than b read: a miss of what b showed cached, counted
+        // as the 4,096 the log shows, not the 8,192 the simulation expected.
+        const auto less = with_reads(0, 0);
         const auto& lc = less.requests[2];
         CHECK(lc.mismatch);
         REQUIRE(!lc.findings.empty());
-        CHECK(less.findings[lc.findings.back()].kind == "CW022");
+        const auto& miss = less.findings[lc.findings.back()];
+        CHECK(miss.kind == "CW022");
+        CHECK(miss.tokens_lost == 4096);
+        CHECK(miss.message.find("the log shows 4,096 of them cached (b read them)") !=
+              std::string::npos);
+
+        // d's writer c read nothing: what c's own writer b read counts, within
+        // the TTL. d reading it again is not judged; d reading nothing is.
+        CHECK(shown(with_reads(0, 4080), 3));
+        CHECK(less.requests[3].mismatch);
     }
 
     TEST_CASE("a read nothing in the log could have written: CW025 warmed-elsewhere")
