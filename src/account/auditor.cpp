@@ -266,6 +266,7 @@ public:
                 requests_count == 1 ? "comes" : "come", models,
                 requests_count == 1 ? "its cost is" : "their costs are"));
         }
+        note_logged_costs();
         note_untimed_prices();
         if (m_thirty_minute_writes > 0) {
             m_result.notes.push_back(fmt::format(
@@ -429,6 +430,12 @@ private:
                 a.ideal = a.actual; // a --prices file that reads dearer than it inputs
             }
             m_prices[index] = *prices;
+            if (r.usage && r.usage->cost_usd) {
+                // The log's own cost of a call priced here: a check of the prices.
+                ++m_logged_costs.requests;
+                m_logged_costs.logged += *r.usage->cost_usd;
+                m_logged_costs.computed += a.actual.total();
+            }
         } else if (a.reported && r.usage && r.usage->cost_usd) {
             a.reported_cost_usd = r.usage->cost_usd;
         }
@@ -881,6 +888,27 @@ private:
         if (!r.started_at && (period->effective_from || !period->peak_hours_utc.empty())) {
             ++m_untimed_priced[r.billed_model()];
         }
+    }
+
+    // Priced requests whose log gives their cost (OpenRouter's usage.cost):
+    // whether the prices used agree with it, so that an estimated price the
+    // log confirms is not left in doubt, nor one it contradicts unsaid.
+    void note_logged_costs()
+    {
+        const auto& c = m_logged_costs;
+        if (c.requests == 0) {
+            return;
+        }
+        const double apart =
+            c.logged > 0 ? std::abs(c.computed - c.logged) / c.logged : (c.computed > 0 ? 1 : 0);
+        m_result.notes.push_back(fmt::format(
+            "{} {} {} own cost: {:.6f} USD in all, against {:.6f} USD at the prices used ({})",
+            count_noun(c.requests, "priced request"), c.requests == 1 ? "logs" : "log",
+            c.requests == 1 ? "its" : "their", c.logged, c.computed,
+            apart <= 0.005 ? "they agree within 0.5%"
+                           : fmt::format("{:.1f}% apart: the log's figures may hold fees or "
+                                         "discounts these prices do not",
+                                         100 * apart)));
     }
 
     // A difference the estimated token positions account for: no CW031, and
@@ -1339,6 +1367,11 @@ private:
     std::size_t m_over_estimate = 0;        // reads past the units within the estimate's band
     std::size_t m_writer_read = 0;          // short reads no shorter than the log shows cached
     std::string m_writer_read_provider;
+    struct LoggedCosts {
+        std::size_t requests = 0;
+        double logged = 0;   // USD, as the log gives them
+        double computed = 0; // USD, reported usage at the prices used
+    } m_logged_costs;
     std::vector<Shown> m_shown; // by request, once a cache with unreported writes runs
     Shown m_shown_now;          // for the request being audited
 };

@@ -305,6 +305,33 @@ TEST_SUITE("account::audit")
         CHECK(less.requests[3].mismatch);
     }
 
+    TEST_CASE("a priced request's own logged cost is checked against the prices used")
+    {
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total for March?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto with_cost = [&](const std::string& cost) {
+            std::string u = usage(0, 1500, 0, 3, 40);
+            if (!cost.empty()) {
+                u.insert(u.size() - 1, R"(,"cost":)" + cost);
+            }
+            return audit_lines({exchange("a", 0, test::body(k_system, m1), u)});
+        };
+        const auto note = [](const AuditResult& r) {
+            const auto it = std::find_if(r.notes.begin(), r.notes.end(), [](const auto& n) {
+                return n.find("own cost") != std::string::npos;
+            });
+            return it == r.notes.end() ? std::string() : *it;
+        };
+        const auto plain = with_cost("");
+        REQUIRE(plain.requests[0].priced);
+        CHECK(note(plain).empty());
+        const double computed = plain.requests[0].actual.total();
+        REQUIRE(computed > 0);
+        CHECK(note(with_cost(fmt::format("{:.9f}", computed))).find("agree") != std::string::npos);
+        CHECK(note(with_cost(fmt::format("{:.9f}", computed * 2))).find("50.0% apart") !=
+              std::string::npos);
+    }
+
     TEST_CASE("a read nothing in the log could have written: CW025 warmed-elsewhere")
     {
         const std::string m1 =
