@@ -39,21 +39,13 @@ namespace {
 // million of each in a 10 GB Claude Code folder, their tables the largest
 // thing the analysis holds), so both are packed: request indices in 32 bits
 // (the request store numbers its nodes, which outnumber the requests, in 32
-// bits too), and no std::optional padding.
+// bits too), no std::optional padding, and a holder's start time read from
+// `times` by its request rather than kept again (a slot of 24 bytes, not 32).
 struct Holder {
     std::uint32_t request = 0;
-    bool timed = false;
-    std::int64_t at = 0; // microseconds, when timed
 
     Holder() = default;
-    Holder(std::size_t index, std::optional<std::int64_t> micros)
-        : request(static_cast<std::uint32_t>(index)), timed(micros.has_value()),
-          at(micros.value_or(0))
-    {}
-    [[nodiscard]] std::optional<std::int64_t> micros() const
-    {
-        return timed ? std::optional(at) : std::nullopt;
-    }
+    explicit Holder(std::size_t index) : request(static_cast<std::uint32_t>(index)) {}
 };
 
 // A node of the prefix tree, for the hottest shared prefixes.
@@ -540,7 +532,8 @@ Analyzer::Impl::shared_depth(const Request& r, std::size_t index, const Hash128&
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo + 1) / 2;
         const Holder* holder = holders.find(hash_pair(ns_hash, r.segments[mid - 1].chain));
-        if (holder != nullptr && (!in_window || within_window(times[index], holder->micros()))) {
+        if (holder != nullptr &&
+            (!in_window || within_window(times[index], times[holder->request]))) {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -682,7 +675,7 @@ Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_
     std::uint32_t family = 0; // the root of the first segment's node
     for (std::size_t k = 0; k < r.segments.size(); ++k) {
         const auto& s = r.segments[k];
-        holders[hash_pair(ns_hash, s.chain)] = Holder{index, times[index]};
+        holders[hash_pair(ns_hash, s.chain)] = Holder{index};
         const std::size_t slots = nodes.slots();
         const auto [node, inserted] = nodes.try_emplace(s.chain);
         if (inserted) {
