@@ -11,7 +11,9 @@
 #include <string_view>
 #include <unistd.h>
 
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -150,6 +152,18 @@ count_feeds(std::string_view text, bool& any_cr)
     std::uint64_t n = 0;
     std::size_t i = 0;
     unsigned cr_mask = 0;
+#if defined(__AVX2__)
+    // 32 bytes a step where the build has AVX2 (half the time of 16: this
+    // pass was 5% of the parse workers' samples on exchange JSONL).
+    const __m256i lf32 = _mm256_set1_epi8('\n');
+    const __m256i cr32 = _mm256_set1_epi8('\r');
+    for (; i + 32 <= text.size(); i += 32) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i));
+        n += static_cast<std::uint64_t>(
+            std::popcount(static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, lf32)))));
+        cr_mask |= static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, cr32)));
+    }
+#endif
 #if defined(__SSE2__)
     const __m128i lf = _mm_set1_epi8('\n');
     const __m128i cr = _mm_set1_epi8('\r');

@@ -196,11 +196,11 @@ TEST_SUITE("ingest::file_parts")
         std::vector<std::string> texts = {"a\nb\n", "a\r\nb", "a\rb\r",       "\n\n\r\n\r",
                                           "",       "x",      "a\r\r\nb\n\rc"};
         // Longer ones, so that line ends fall inside, across and after the
-        // 16-byte blocks the count reads at once.
+        // 32- and 16-byte blocks the count reads at once.
         std::uint64_t state = 7;
         for (int t = 0; t < 300; ++t) {
             std::string text;
-            const auto length = static_cast<std::size_t>(t % 70);
+            const auto length = static_cast<std::size_t>(t % 131);
             for (std::size_t k = 0; k < length; ++k) {
                 state = state * 6364136223846793005ULL + 1442695040888963407ULL;
                 const auto r = (state >> 33) % 16;
