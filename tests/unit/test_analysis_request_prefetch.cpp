@@ -81,6 +81,29 @@ TEST_SUITE("analysis::RequestPrefetch")
         }
     }
 
+    TEST_CASE("segments ahead: a request that keeps its own segments is rebuilt by the reader")
+    {
+        // Counts that are not a running sum are kept as they are (Form::own),
+        // which the rebuilding thread leaves to next().
+        auto store = store_of("samples/claude-code");
+        REQUIRE(store.size() > 2);
+        model::Request odd = store.get(1);
+        REQUIRE(odd.segments.size() > 1);
+        odd.segments[1].cumulative_tokens += 7;
+        store.put(1, odd);
+        REQUIRE(store.unshared() == 1);
+        analysis::RequestPrefetch ahead(store, 2, analysis::RequestPrefetch::Scope::segments);
+        for (std::size_t i = 0; i < store.size(); ++i) {
+            const auto expected = store.get(i);
+            const auto got = ahead.next();
+            CHECK(got.id == expected.id);
+            REQUIRE(got.segments.size() == expected.segments.size());
+            for (std::size_t k = 0; k < got.segments.size(); ++k) {
+                CHECK(got.segments[k].cumulative_tokens == expected.segments[k].cumulative_tokens);
+            }
+        }
+    }
+
     TEST_CASE("a reader that stops early is not held up by the thread that rebuilds")
     {
         const auto store = store_of("samples/claude-code");
