@@ -59,8 +59,8 @@ TEST_SUITE("analysis::RequestStore")
             const auto requests = sample(path);
             REQUIRE(requests.size() > 3);
             analysis::RequestStore store;
-            for (auto r : requests) {
-                store.add(std::move(r));
+            for (const auto& r : requests) {
+                store.add(r);
             }
             REQUIRE(store.size() == requests.size());
             for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -149,8 +149,8 @@ TEST_SUITE("analysis::RequestStore")
         auto requests = sample("samples/agent-session.jsonl");
         requests.front().segments[0].cumulative_tokens += 1; // kept whole
         analysis::RequestStore store;
-        for (auto r : requests) {
-            store.add(std::move(r));
+        for (const auto& r : requests) {
+            store.add(r);
         }
         std::vector<std::size_t> order(requests.size());
         std::iota(order.rbegin(), order.rend(), 0);
