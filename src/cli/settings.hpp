@@ -142,8 +142,10 @@ struct FlagValues {
 
 // The settings of `command`: defaults, then the nearest .cachewise.json from
 // `start`, then the environment, then the flags, each value checked as it
-// is set. Throws Error naming the flag (or the file and key) of a bad value.
-Settings resolve_settings(Settings flags_only, const FlagValues& flags, const std::string& command,
+// is set; `settings` comes with only the flags that have no key (--quiet,
+// --strict, -o) set. Throws Error naming the flag (or the file and key) of
+// a bad value.
+Settings resolve_settings(Settings settings, const FlagValues& flags, const std::string& command,
                           const std::filesystem::path& start);
 
 // Sets one key from `origin`; throws Error with "--flag: reason" (or
