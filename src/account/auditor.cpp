@@ -795,6 +795,7 @@ private:
     // the rules cannot explain. Fills `f` and returns true, or returns false
     // when the extra read is within the estimate (not judged).
     [[nodiscard]] bool explain_extra_read(const Request& r, const sim::SimResult& s,
+                                          const analysis::RequestOutcome& outcome,
                                           const RequestAudit& a, const std::string& numbers,
                                           std::int64_t tolerance, Finding& f) const
     {
@@ -840,6 +841,19 @@ private:
                     ? fmt::format(": last used {:.0f} s before, TTL {:.0f} s",
                                   s.missed->gap_seconds, s.missed->ttl_seconds)
                     : "");
+        } else if (read_from_other_upstream(r, s, outcome, a, tolerance)) {
+            // Within the prefix shared with a partner on another upstream,
+            // beyond what this upstream's entries hold: the evidence goes
+            // against the assumption that each upstream has its own cache.
+            f.kind = "reads";
+            f.partner = m_requests->id(*outcome.partner_index);
+            f.message = fmt::format(
+                "{}: more than the {} tokens {}'s own entries hold, but no more than the {} "
+                "shared with {}, sent to {}: the simulation gives each upstream its own cache, "
+                "and here the two seem to share one (estimated)",
+                numbers, group_digits(s.read + s.lost_to_granularity), r.route,
+                group_digits(a.shared_tokens), f.partner,
+                m_requests->head(*outcome.partner_index).route);
         } else if (read_over_within_estimate(r, a)) {
             return false;
         } else {
@@ -849,12 +863,28 @@ private:
         return true;
     }
 
+    // More was read than the longest prefix this request's own upstream
+    // cached, past the estimate's error band, but no more than it shares
+    // with its partner on another upstream (other_route).
+    [[nodiscard]] bool read_from_other_upstream(const Request& r, const sim::SimResult& s,
+                                                const analysis::RequestOutcome& outcome,
+                                                const RequestAudit& a, std::int64_t tolerance) const
+    {
+        if (!other_route(r, outcome)) {
+            return false;
+        }
+        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        const std::int64_t own_upstream = s.read + s.lost_to_granularity;
+        const std::int64_t read = a.reported->read;
+        return read <= a.shared_tokens + tolerance &&
+               static_cast<double>(read) > static_cast<double>(own_upstream) * (1 + band);
+    }
+
     // A gateway that sent a request to another upstream than its partner's
     // (OpenRouter "provider"): each upstream has its own cache, so only what
-    // this one cached is expected to be read. Said, since the analysis sees
-    // the request share a prefix with its partner.
-    // Sent to another upstream than its partner (OpenRouter): what the
-    // expected read rests on, for the notes and for a miss's message.
+    // this one cached is expected to be read. Said (in the notes and in a
+    // miss's message), since the analysis sees the request share a prefix
+    // with its partner.
     [[nodiscard]] std::optional<std::string>
     other_route(const Request& r, const analysis::RequestOutcome& outcome) const
     {
@@ -1035,7 +1065,7 @@ private:
         if (d_read < -tolerance) {
             explain_short_read(r, s, outcome, a, numbers, f);
         } else if (d_read > tolerance || elsewhere) {
-            if (!explain_extra_read(r, s, a, numbers, tolerance, f)) {
+            if (!explain_extra_read(r, s, outcome, a, numbers, tolerance, f)) {
                 not_judged(a, m_over_estimate,
                            "read past the simulation's units, within the error band of the "
                            "shared prefix's estimated length: not judged");

@@ -305,6 +305,45 @@ TEST_SUITE("account::audit")
         CHECK(less.requests[3].mismatch);
     }
 
+    TEST_CASE("a read only a partner on another upstream could supply says the two share")
+    {
+        // OpenRouter: a on Google, b on Google AI Studio extends a, c on
+        // Google extends b. Google's own entries hold a's 3,000 tokens; c
+        // reading 4,400 of b's 5,000 is more than they hold, past the band.
+        const auto routed = [](const std::string& id, int second, int turns, int prompt, int read,
+                               const std::string& provider) {
+            // Each request resends the one before and adds a turn.
+            std::string messages = R"({"role":"system","content":"Answer from the notes."})";
+            for (int t = 0; t <= turns; ++t) {
+                messages += fmt::format(
+                    R"(,{{"role":"user","content":"Question {} about the build notes?"}})", t);
+                if (t < turns) {
+                    messages += fmt::format(R"(,{{"role":"assistant","content":"Answer {}."}})", t);
+                }
+            }
+            return fmt::format(
+                R"({{"id":"{}","session":"s","started_at":"2026-11-20T10:00:{:02}Z","request":{{"model":"google/gemini-2.5-pro","messages":[{}]}},"response":{{"provider":"{}","usage":{{"prompt_tokens":{},"completion_tokens":10,"prompt_tokens_details":{{"cached_tokens":{}}}}}}}}})",
+                id, second, messages, provider, prompt, read);
+        };
+        const auto with_read = [&](int read) {
+            return audit_lines({routed("a", 0, 0, 3000, 0, "Google"),
+                                routed("b", 10, 1, 5000, 0, "Google AI Studio"),
+                                routed("c", 20, 2, 5200, read, "Google")});
+        };
+        const auto shared = with_read(4400);
+        const auto& c = shared.requests[2];
+        REQUIRE(c.expected.read == 2048);
+        CHECK(c.mismatch);
+        REQUIRE(!c.findings.empty());
+        const auto& f = shared.findings[c.findings.back()];
+        CHECK(f.kind == "reads");
+        CHECK(f.message.find("the two seem to share one") != std::string::npos);
+        CHECK(f.partner == "b");
+
+        // What Google's own entry holds: no finding.
+        CHECK(!with_read(2048).requests[2].mismatch);
+    }
+
     TEST_CASE("a priced request's own logged cost is checked against the prices used")
     {
         const std::string m1 =
