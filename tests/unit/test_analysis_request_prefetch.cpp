@@ -17,6 +17,18 @@ store_of(const std::string& path)
     return store;
 }
 
+// Request `got` as the store gives `expected`: its id, chains and counts.
+void
+check_same(const model::Request& got, const model::Request& expected)
+{
+    CHECK(got.id == expected.id);
+    REQUIRE(got.segments.size() == expected.segments.size());
+    for (std::size_t k = 0; k < got.segments.size(); ++k) {
+        CHECK(got.segments[k].chain == expected.segments[k].chain);
+        CHECK(got.segments[k].cumulative_tokens == expected.segments[k].cumulative_tokens);
+    }
+}
+
 } // namespace
 
 TEST_SUITE("analysis::RequestPrefetch")
@@ -29,15 +41,7 @@ TEST_SUITE("analysis::RequestPrefetch")
             CAPTURE(threads);
             analysis::RequestPrefetch ahead(store, threads);
             for (std::size_t i = 0; i < store.size(); ++i) {
-                const auto expected = store.get(i);
-                const auto got = ahead.next();
-                CHECK(got.id == expected.id);
-                REQUIRE(got.segments.size() == expected.segments.size());
-                for (std::size_t k = 0; k < got.segments.size(); ++k) {
-                    CHECK(got.segments[k].chain == expected.segments[k].chain);
-                    CHECK(got.segments[k].cumulative_tokens ==
-                          expected.segments[k].cumulative_tokens);
-                }
+                check_same(ahead.next(), store.get(i));
             }
         }
     }
@@ -94,13 +98,7 @@ TEST_SUITE("analysis::RequestPrefetch")
         REQUIRE(store.unshared() == 1);
         analysis::RequestPrefetch ahead(store, 2, analysis::RequestPrefetch::Scope::segments);
         for (std::size_t i = 0; i < store.size(); ++i) {
-            const auto expected = store.get(i);
-            const auto got = ahead.next();
-            CHECK(got.id == expected.id);
-            REQUIRE(got.segments.size() == expected.segments.size());
-            for (std::size_t k = 0; k < got.segments.size(); ++k) {
-                CHECK(got.segments[k].cumulative_tokens == expected.segments[k].cumulative_tokens);
-            }
+            check_same(ahead.next(), store.get(i));
         }
     }
 
