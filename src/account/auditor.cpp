@@ -488,10 +488,10 @@ private:
             if (auto route = other_route(r, outcome)) {
                 a.notes.push_back(std::move(*route));
             }
-            const bool unreported = unreported_writes(s, a);
-            m_shown_now = unreported ? shown_for(r, s, a) : Shown{};
+            m_shown_now =
+                unreported_writes(s, a) ? std::optional(shown_for(r, s, a)) : std::nullopt;
             findings_of_simulation(r, s, outcome, a);
-            if (unreported) {
+            if (m_shown_now) {
                 remember_shown(r, index, a);
             }
         } else if (a.reported) {
@@ -725,7 +725,7 @@ private:
                 Shown{a.reported->read,
                       r.started_at ? std::optional(r.started_at->micros) : std::nullopt, index};
         } else {
-            m_shown[index] = m_shown_now;
+            m_shown[index] = *m_shown_now;
         }
     }
 
@@ -853,7 +853,7 @@ private:
                 "and here the two seem to share one (estimated)",
                 numbers, group_digits(s.read + s.lost_to_granularity), r.route,
                 group_digits(a.shared_tokens), f.partner,
-                m_requests->head(*outcome.partner_index).route);
+                m_requests->route(*outcome.partner_index));
         } else if (read_over_within_estimate(r, a)) {
             return false;
         } else {
@@ -891,7 +891,7 @@ private:
         if (!outcome.partner_index || r.route.empty()) {
             return std::nullopt;
         }
-        const std::string before = m_requests->head(*outcome.partner_index).route;
+        const std::string before = m_requests->route(*outcome.partner_index);
         if (before.empty() || before == r.route) {
             return std::nullopt;
         }
@@ -980,9 +980,9 @@ private:
                        "estimated length: not judged a miss");
             return true;
         }
-        if (unreported_writes(s, a) &&
-            a.reported->read >=
-                m_shown_now.read - m_rules.provider(a.policy).integer("writer_read_slack_tokens")) {
+        if (m_shown_now && a.reported->read >=
+                               m_shown_now->read -
+                                   m_rules.provider(a.policy).integer("writer_read_slack_tokens")) {
             m_writer_read_provider = a.policy;
             not_judged(a, m_writer_read,
                        "read no less than the log shows cached for the entry the simulation hit "
@@ -1021,12 +1021,12 @@ private:
             numbers, unlogged_head ? "an assumed-identical" : "an identical",
             s.uses_breakpoints ? "marked " : "", s.uses_breakpoints ? "written by" : "cached by",
             f.partner, group_digits(missing));
-        if (unreported_writes(s, a) && a.expected.read - m_shown_now.read > tolerance(a)) {
-            f.tokens_lost = m_shown_now.read - a.reported->read;
+        if (m_shown_now && a.expected.read - m_shown_now->read > tolerance(a)) {
+            f.tokens_lost = m_shown_now->read - a.reported->read;
             f.message += fmt::format(
                 "; the log shows {} of them cached ({} read them): the rest assumes that {}'s "
                 "prompt was stored, which the provider does not report, so {} are counted lost",
-                group_digits(m_shown_now.read), m_requests->id(m_shown_now.by), f.partner,
+                group_digits(m_shown_now->read), m_requests->id(m_shown_now->by), f.partner,
                 group_digits(f.tokens_lost));
         }
         // In the message, not only in the JSON notes.
@@ -1403,7 +1403,8 @@ private:
         double computed = 0; // USD, reported usage at the prices used
     } m_logged_costs;
     std::vector<Shown> m_shown; // by request, once a cache with unreported writes runs
-    Shown m_shown_now;          // for the request being audited
+    // For the request being audited, on a cache with unreported writes.
+    std::optional<Shown> m_shown_now;
 };
 
 } // namespace

@@ -186,6 +186,13 @@ RequestHeads::stream(std::size_t i) const
     return m_strings[m_heads[i].strings[0]]; // k_pooled[0]: the stream
 }
 
+const std::string&
+RequestHeads::route(std::size_t i) const
+{
+    static_assert(k_pooled[8] == &model::Request::route);
+    return m_strings[m_heads[i].strings[8]];
+}
+
 Request
 RequestHeads::get(std::size_t i) const
 {

@@ -35,6 +35,7 @@ public:
     // What the passes read of many heads, without making them whole.
     [[nodiscard]] const std::string& id(std::size_t i) const { return m_heads[i].id; }
     [[nodiscard]] const std::string& stream(std::size_t i) const;
+    [[nodiscard]] const std::string& route(std::size_t i) const;
     [[nodiscard]] const std::optional<Timestamp>& started_at(std::size_t i) const
     {
         return m_heads[i].started_at;

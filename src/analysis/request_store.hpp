@@ -41,6 +41,7 @@ public:
     [[nodiscard]] model::Request head(std::size_t i) const { return m_heads.get(i); }
     [[nodiscard]] const std::string& id(std::size_t i) const { return m_heads.id(i); }
     [[nodiscard]] const std::string& stream(std::size_t i) const { return m_heads.stream(i); }
+    [[nodiscard]] const std::string& route(std::size_t i) const { return m_heads.route(i); }
     [[nodiscard]] const std::optional<Timestamp>& started_at(std::size_t i) const
     {
         return m_heads.started_at(i);

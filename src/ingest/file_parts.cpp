@@ -163,8 +163,7 @@ count_feeds(std::string_view text, bool& any_cr)
             std::popcount(static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, lf32)))));
         cr_mask |= static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, cr32)));
     }
-#endif
-#if defined(__SSE2__)
+#elif defined(__SSE2__)
     const __m128i lf = _mm_set1_epi8('\n');
     const __m128i cr = _mm_set1_epi8('\r');
     for (; i + 16 <= text.size(); i += 16) {
