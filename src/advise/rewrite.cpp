@@ -2,6 +2,7 @@
 
 #include "advise/source_map.hpp"
 #include "util/format.hpp"
+#include "util/redact.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -199,13 +200,16 @@ struct Region {
 };
 
 // A long line shown around its changes: each with 40 bytes of context, the
-// bytes between them counted, a change itself cut at 200 bytes.
+// bytes between them counted, a change itself cut at 200 bytes. A secret the
+// cut goes through is masked whole here: cut first, it would lose the prefix
+// ("sk-ant-") by which the printer's redaction knows it, and be shown.
 std::string
 shortened(std::string_view line, const std::vector<Region>& regions)
 {
     if (line.size() <= k_long_line || regions.empty()) {
         return std::string(line);
     }
+    const std::vector<SecretMatch> secrets = find_secrets(line);
     std::string out;
     std::size_t shown = 0; // bytes of `line` accounted for so far
     for (const auto& r : regions) {
@@ -218,7 +222,7 @@ shortened(std::string_view line, const std::vector<Region>& regions)
             out += fmt::format("…[{} bytes]…", group_count(begin - shown));
         }
         if (end > begin) {
-            out += line.substr(begin, end - begin);
+            out += WindowRedactor(line, begin, end, secrets).piece(begin, end);
         }
         shown = std::max(shown, end);
     }

@@ -177,6 +177,21 @@ TEST_SUITE("advise::rewrite")
         CHECK(diff.size() < 1000);
     }
 
+    TEST_CASE("a key that the cut of a long line goes through is masked whole, not shown")
+    {
+        // The 40 bytes kept before the marker hold only the key's tail: cut
+        // first, the key lost the prefix its redaction knows it by.
+        const std::string key = "sk-ant-api03-" + std::string(90, 'Q') + "zz";
+        const std::string text = std::string(3000, 'a') + " key=" + key;
+        const std::string before = R"({"system": [{"type": "text", "text": ")" + text + R"("}]})";
+        const std::string after = R"({"system": [{"type": "text", "text": ")" + text +
+                                  R"(", "cache_control": {"type": "ephemeral"}}]})";
+        const std::string diff = advise::unified_diff(before + "\n", after + "\n", "x", "y");
+        CHECK(diff.find("QQQQ") == std::string::npos);
+        CHECK(diff.find("sk-ant-…zz") != std::string::npos);
+        CHECK(diff.find("cache_control") != std::string::npos);
+    }
+
     TEST_CASE("a long line rewritten beyond the edit limit still shows where it starts to differ")
     {
         std::string before(4000, 'x');
