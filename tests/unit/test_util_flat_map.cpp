@@ -16,6 +16,27 @@ struct Clash {
     std::size_t operator()(std::uint64_t key) const { return key % 3; }
 };
 
+// Every key in one probe run that starts at the last slot, whatever the
+// slot count: the run wraps to the first slots, and erase must shift it back
+// across the wrap. FlatMap multiplies a hash by the golden ratio and scales
+// the top bits to its slots: a hash of x times the ratio's inverse (mod
+// 2^64) lands where x does, and an x near 2^64 lands on the last slot.
+struct ClashAtEnd {
+    static constexpr std::uint64_t inverse_of_golden()
+    {
+        constexpr std::uint64_t golden = 0x9E3779B97F4A7C15ULL;
+        std::uint64_t inverse = golden; // Newton's iteration doubles the correct bits
+        for (int i = 0; i < 6; ++i) {
+            inverse *= 2 - golden * inverse;
+        }
+        return inverse;
+    }
+    std::size_t operator()(std::uint64_t key) const
+    {
+        return (UINT64_MAX - key % 3) * inverse_of_golden();
+    }
+};
+
 template <typename Hasher>
 void
 check_against_map(std::uint64_t seed, std::uint64_t keys)
@@ -65,6 +86,12 @@ TEST_SUITE("util::FlatMap")
     TEST_CASE("keys that all land on few slots keep their runs intact through erase")
     {
         check_against_map<Clash>(3, 300);
+    }
+
+    TEST_CASE("a run that wraps past the last slot keeps its keys through erase and growth")
+    {
+        static_assert(ClashAtEnd::inverse_of_golden() * 0x9E3779B97F4A7C15ULL == 1);
+        check_against_map<ClashAtEnd>(4, 300);
     }
 
     TEST_CASE("try_emplace reports a new key once and keeps its value")
