@@ -10,15 +10,8 @@ namespace cachewise::live {
 
 namespace {
 
-std::string
-api_path(const std::string& base, std::string_view tail)
-{
-    // A base that already ends in /v1 (the OpenAI SDK's habit) gets no second one.
-    const bool has_v1 = base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0;
-    return has_v1 ? base + std::string(tail.substr(3)) : base + std::string(tail);
-}
-
-// Where each API takes a request and counts its tokens; any other format
+// Where each API takes a request and counts its tokens, under a base URL
+// that holds the version ("https://api.openai.com/v1"); any other format
 // speaks Chat Completions, which has no token count.
 struct ApiPaths {
     model::ApiFormat api;
@@ -26,15 +19,52 @@ struct ApiPaths {
     std::string_view count_tokens;
 };
 constexpr ApiPaths k_api_paths[] = {
-    {model::ApiFormat::anthropic, "/v1/messages", "/v1/messages/count_tokens"},
-    {model::ApiFormat::openai_responses, "/v1/responses", "/v1/responses/input_tokens"},
+    {model::ApiFormat::anthropic, "/messages", "/messages/count_tokens"},
+    {model::ApiFormat::openai_responses, "/responses", "/responses/input_tokens"},
 };
-constexpr std::string_view k_chat_completions = "/v1/chat/completions";
+constexpr std::string_view k_chat_completions = "/chat/completions";
 
 const ApiPaths*
 paths_of(model::ApiFormat api)
 {
     return util::find_by(k_api_paths, &ApiPaths::api, api);
+}
+
+// A --base-url without its trailing slashes and with /v1, which it may
+// leave out (the OpenAI SDK's habit is to give it, curl examples do not).
+std::string
+user_base(const std::string& base_url)
+{
+    std::string base = base_url;
+    while (!base.empty() && base.back() == '/') {
+        base.pop_back();
+    }
+    if (base.rfind("http://", 0) != 0 && base.rfind("https://", 0) != 0) {
+        throw Error(fmt::format("--base-url \"{}\": expected an http:// or https:// URL", base_url));
+    }
+    const bool has_v1 = base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0;
+    return has_v1 ? base : base + "/v1";
+}
+
+// The first-party endpoint of a provider's own API. DeepSeek serves both
+// formats at its root (the recorded calls went to api.deepseek.com/chat/
+// completions and /responses) and counts no tokens.
+void
+first_party(Endpoint& e, model::ApiFormat api, const std::string& provider)
+{
+    if (api == model::ApiFormat::anthropic) {
+        e.provider = "anthropic";
+        e.base_url = "https://api.anthropic.com/v1";
+        e.key_variable = "ANTHROPIC_API_KEY";
+    } else if (provider == "deepseek") {
+        e.base_url = "https://api.deepseek.com";
+        e.key_variable = "DEEPSEEK_API_KEY";
+        e.counts_tokens = false;
+    } else {
+        e.provider = "openai";
+        e.base_url = "https://api.openai.com/v1";
+        e.key_variable = "OPENAI_API_KEY";
+    }
 }
 
 } // namespace
@@ -43,14 +73,15 @@ std::string
 Endpoint::create_url() const
 {
     const ApiPaths* paths = paths_of(api);
-    return api_path(base_url, paths != nullptr ? paths->create : k_chat_completions);
+    return base_url + std::string(paths != nullptr ? paths->create : k_chat_completions);
 }
 
 std::string
 Endpoint::count_tokens_url() const
 {
     const ApiPaths* paths = paths_of(api);
-    return paths != nullptr ? api_path(base_url, paths->count_tokens) : std::string();
+    return paths != nullptr && counts_tokens ? base_url + std::string(paths->count_tokens)
+                                             : std::string();
 }
 
 std::vector<std::pair<std::string, std::string>>
@@ -75,33 +106,38 @@ Endpoint
 endpoint_for(model::ApiFormat api, const std::string& provider,
              const std::optional<std::string>& base_url)
 {
-    Endpoint e;
-    e.api = api;
-    e.provider = provider;
-    if (api == model::ApiFormat::anthropic) {
-        e.provider = "anthropic";
-        e.base_url = "https://api.anthropic.com";
-        e.key_variable = "ANTHROPIC_API_KEY";
-    } else if (api == model::ApiFormat::openai_chat || api == model::ApiFormat::openai_responses) {
-        const bool deepseek = provider == "deepseek" && api == model::ApiFormat::openai_chat;
-        e.provider = deepseek ? "deepseek" : "openai";
-        e.base_url = deepseek ? "https://api.deepseek.com" : "https://api.openai.com";
-        e.key_variable = deepseek ? "DEEPSEEK_API_KEY" : "OPENAI_API_KEY";
-    } else {
+    if (api != model::ApiFormat::anthropic && api != model::ApiFormat::openai_chat &&
+        api != model::ApiFormat::openai_responses) {
         throw Error(fmt::format("probe sends Anthropic Messages, OpenAI Chat Completions and "
                                 "Responses bodies; this one is {}",
                                 model::to_string(api)));
     }
+    Endpoint e;
+    e.api = api;
+    e.provider = provider;
+    // Claude or Gemini in an OpenAI-format body ("anthropic/claude-sonnet-4.6"):
+    // a gateway's body (OpenRouter, LiteLLM), whose cache is its upstream's.
+    // OpenAI would refuse the model; only the user knows the gateway.
+    const bool gateway = api != model::ApiFormat::anthropic && provider != "openai" &&
+                         provider != "deepseek";
+    if (!gateway) {
+        first_party(e, api, provider);
+    } else if (!base_url) {
+        throw Error(fmt::format(
+            "this {} body names a model {} serves: a gateway's body (OpenRouter, LiteLLM), which "
+            "OpenAI would refuse; give the gateway with --base-url (OpenRouter: "
+            "https://openrouter.ai/api/v1, its key from $OPENROUTER_API_KEY; any other's from "
+            "$OPENAI_API_KEY or --api-key-file)",
+            model::to_string(api), provider));
+    } else {
+        e.key_variable = "OPENAI_API_KEY";
+        e.counts_tokens = false;
+    }
     if (base_url) {
-        std::string base = *base_url;
-        while (!base.empty() && base.back() == '/') {
-            base.pop_back();
+        e.base_url = user_base(*base_url);
+        if (e.base_url.find("://openrouter.ai/") != std::string::npos) {
+            e.key_variable = "OPENROUTER_API_KEY";
         }
-        if (base.rfind("http://", 0) != 0 && base.rfind("https://", 0) != 0) {
-            throw Error(
-                fmt::format("--base-url \"{}\": expected an http:// or https:// URL", *base_url));
-        }
-        e.base_url = base;
     }
     return e;
 }

@@ -11,15 +11,17 @@
 namespace cachewise::live {
 
 // Where a request body goes and how it authenticates: Anthropic Messages,
-// OpenAI Chat Completions and Responses, DeepSeek (OpenAI's Chat shape).
-// A --base-url replaces the scheme, host and path prefix for gateways,
-// proxies and compatible servers: "http://127.0.0.1:8080" and
-// "http://127.0.0.1:8080/v1" both reach .../v1/messages.
+// OpenAI Chat Completions and Responses, DeepSeek (OpenAI's shapes), and
+// gateways in front of Claude or Gemini. A --base-url replaces the scheme,
+// host and path prefix for gateways, proxies and compatible servers:
+// "http://127.0.0.1:8080" and "http://127.0.0.1:8080/v1" both reach
+// .../v1/messages.
 struct Endpoint {
-    std::string provider; // a name of rules/providers/
+    std::string provider; // a name of rules/providers/: whose cache serves the call
     model::ApiFormat api = model::ApiFormat::anthropic;
-    std::string base_url; // without a trailing slash
+    std::string base_url; // with its version path, without a trailing slash
     std::string key_variable;
+    bool counts_tokens = true; // has the API's token-count endpoint
 
     [[nodiscard]] std::string create_url() const;
     // The token-counting endpoint (Anthropic count_tokens, OpenAI Responses
@@ -32,7 +34,8 @@ struct Endpoint {
 };
 
 // The endpoint of a request in `api` format for `provider`. Throws Error for
-// formats probe cannot send (Gemini, Bedrock).
+// formats probe cannot send (Gemini, Bedrock), and for a Claude or Gemini
+// model in an OpenAI-format body without `base_url` (a gateway's body).
 Endpoint endpoint_for(model::ApiFormat api, const std::string& provider,
                       const std::optional<std::string>& base_url);
 

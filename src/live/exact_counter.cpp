@@ -214,6 +214,9 @@ ExactCounter::count_prefix(const std::string& body_json, const model::Request& r
         return std::nullopt;
     }
     const Endpoint endpoint = endpoint_for(request.format, request.provider, m_base_url);
+    if (!endpoint.counts_tokens) {
+        return std::nullopt; // DeepSeek and gateways: no count endpoint to ask
+    }
     ++m_prefixes;
     const std::string model = file_safe(request.model);
     const std::int64_t total = counted(

@@ -78,6 +78,36 @@ TEST_SUITE("live::probe_body")
         CHECK_THROWS(endpoint_for(model::ApiFormat::gemini, "gemini", std::nullopt));
     }
 
+    TEST_CASE("endpoints: DeepSeek at its root as recorded, without a token count")
+    {
+        const auto chat = endpoint_for(model::ApiFormat::openai_chat, "deepseek", std::nullopt);
+        CHECK(chat.create_url() == "https://api.deepseek.com/chat/completions");
+        CHECK(chat.provider == "deepseek");
+        CHECK(chat.key_variable == "DEEPSEEK_API_KEY");
+        const auto responses =
+            endpoint_for(model::ApiFormat::openai_responses, "deepseek", std::nullopt);
+        CHECK(responses.create_url() == "https://api.deepseek.com/responses");
+        CHECK(responses.provider == "deepseek");
+        CHECK(responses.count_tokens_url().empty());
+    }
+
+    TEST_CASE("endpoints: Claude in an OpenAI-format body goes to the gateway given, or nowhere")
+    {
+        CHECK_THROWS_WITH_AS(
+            endpoint_for(model::ApiFormat::openai_chat, "anthropic", std::nullopt),
+            doctest::Contains("a gateway's body (OpenRouter, LiteLLM)"), Error);
+        const auto routed = endpoint_for(model::ApiFormat::openai_chat, "anthropic",
+                                         std::string("https://openrouter.ai/api/v1"));
+        CHECK(routed.create_url() == "https://openrouter.ai/api/v1/chat/completions");
+        CHECK(routed.provider == "anthropic"); // whose cache serves it
+        CHECK(routed.key_variable == "OPENROUTER_API_KEY");
+        const auto proxy = endpoint_for(model::ApiFormat::openai_chat, "gemini",
+                                        std::string("http://127.0.0.1:4000"));
+        CHECK(proxy.create_url() == "http://127.0.0.1:4000/v1/chat/completions");
+        CHECK(proxy.provider == "gemini");
+        CHECK(proxy.key_variable == "OPENAI_API_KEY");
+    }
+
     TEST_CASE("the provider's own error message is quoted")
     {
         CHECK(
