@@ -864,7 +864,8 @@ scan_dynamic_fields(const Request& request, const DivergenceContext& context, bo
         last ? request.segments[*last].cumulative_tokens : request.prompt_tokens();
     for (std::size_t k = 0; k < end; ++k) {
         const Segment& s = request.segments[k];
-        if (!whole_prompt && s.path.level == Level::messages && k >= shared_head) {
+        if (s.path.level == Level::messages &&
+            (whole_prompt ? s.role == model::Role::assistant : k >= shared_head)) {
             break;
         }
         const auto raw = context.texts.get(s.content);

@@ -77,7 +77,10 @@ std::optional<Finding> find_latent(const model::Request& request, const model::R
 // system, and the first `shared_head` segments (the static head of a template
 // family). Messages are history, fixed once sent: a date in an old tool
 // result or the id of a past tool call spoils nothing. A template
-// (`whole_prompt`) is scanned to its last breakpoint.
+// (`whole_prompt`) is scanned to its last breakpoint, its messages up to the
+// first assistant reply: what the application writes into every request
+// (the head of the conversation); from the reply on they are its history,
+// a body from a log as much as a template with few-shot turns.
 std::vector<Finding> scan_dynamic_fields(const model::Request& request,
                                          const DivergenceContext& context,
                                          bool whole_prompt = false, std::size_t shared_head = 0);

@@ -1,5 +1,9 @@
 #include "ingest/array_spans.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 namespace cachewise::ingest {
 
 namespace {
@@ -101,6 +105,38 @@ split_array(std::string_view text, std::size_t from)
         }
     }
     return out;
+}
+
+std::optional<std::size_t>
+text_after_value(std::string_view text)
+{
+    const std::size_t start = text.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::size_t end = value_end(text, start);
+    if (end == k_cut) {
+        return std::nullopt;
+    }
+    const std::size_t next = text.find_first_not_of(" \t\r\n", end);
+    return next == std::string_view::npos ? std::nullopt : std::optional<std::size_t>(next);
+}
+
+std::string
+trailing_text(std::string_view text, std::size_t at)
+{
+    const std::string_view before = text.substr(0, at);
+    const auto lines = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = lines == 0 ? 0 : before.rfind('\n') + 1;
+    std::string where = lines == 0 ? fmt::format("column {}", at + 1)
+                                   : fmt::format("line {}, column {} of the document", lines + 1,
+                                                 at - line_start + 1);
+    const auto next = text.find_first_not_of(" \t\r\n", at);
+    const bool another = next != std::string_view::npos && (text[next] == '{' || text[next] == '[');
+    return fmt::format("unexpected text after the JSON value at {}{}", where,
+                       another ? ": another JSON value starts there (JSON Lines? --input-format "
+                                 "auto or exchange reads one record per line)"
+                               : "");
 }
 
 } // namespace cachewise::ingest

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -29,5 +30,15 @@ struct ArraySpans {
 
 // The elements from `from`, just after the array's '['.
 ArraySpans split_array(std::string_view text, std::size_t from);
+
+// Where text other than white space follows the JSON value the text starts
+// with (after white space), by brackets and strings alone: JSON Lines read
+// as one document. Nothing when nothing follows, or when the value is cut.
+std::optional<std::size_t> text_after_value(std::string_view text);
+
+// What the error says of text after a complete JSON value at `at`: where
+// (line and column when the text is a whole document), and a hint when
+// another value starts there, as in JSON Lines read as one request body.
+std::string trailing_text(std::string_view text, std::size_t at);
 
 } // namespace cachewise::ingest

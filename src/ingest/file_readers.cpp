@@ -1,4 +1,5 @@
 // One reader per input format, each over the one line loop (each_line).
+#include "ingest/array_spans.hpp"
 #include "ingest/claude_code.hpp"
 #include "ingest/inputs.hpp"
 #include "ingest/printable.hpp"
@@ -142,6 +143,19 @@ RecordReader::document_file(LineReader& reader, const std::string& file)
         ~Scope() { document = {}; }
     } scope{m_document};
     m_document = *text;
+    // JSON Lines read as one body: the first line's request alone would be
+    // taken and the others lost, so the file is one broken record.
+    const auto start = text->find_first_not_of(" \t\r\n");
+    if (start != std::string_view::npos && (*text)[start] == '{') {
+        if (const auto after = text_after_value(*text)) {
+            ++m_sink->counts.records;
+            const std::string_view before = text->substr(0, *after);
+            error(file,
+                  1 + static_cast<std::uint64_t>(std::count(before.begin(), before.end(), '\n')),
+                  "", trailing_text(*text, *after));
+            return;
+        }
+    }
     json_line(*text, file, 1);
 }
 

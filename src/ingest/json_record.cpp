@@ -12,26 +12,6 @@ namespace cachewise::ingest {
 
 namespace {
 
-// What follows a complete JSON value: where (line and column when the text is
-// a whole document), and a hint when another value starts there, as in JSON
-// Lines read as one request body (--input-format request).
-std::string
-trailing_text(std::string_view text, std::size_t at)
-{
-    const std::string_view before = text.substr(0, at);
-    const auto lines = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
-    const std::size_t line_start = lines == 0 ? 0 : before.rfind('\n') + 1;
-    std::string where = lines == 0 ? fmt::format("column {}", at + 1)
-                                   : fmt::format("line {}, column {} of the document", lines + 1,
-                                                 at - line_start + 1);
-    const auto next = text.find_first_not_of(" \t\r\n", at);
-    const bool another = next != std::string_view::npos && (text[next] == '{' || text[next] == '[');
-    return fmt::format("unexpected text after the JSON value at {}{}", where,
-                       another ? ": another JSON value starts there (JSON Lines? --input-format "
-                                 "auto or exchange reads one record per line)"
-                               : "");
-}
-
 // Just past the '[' that opens a document, when it is an array.
 std::optional<std::size_t>
 array_start(std::string_view text)

@@ -40,7 +40,8 @@ user_base(const std::string& base_url)
         base.pop_back();
     }
     if (base.rfind("http://", 0) != 0 && base.rfind("https://", 0) != 0) {
-        throw Error(fmt::format("--base-url \"{}\": expected an http:// or https:// URL", base_url));
+        throw Error(
+            fmt::format("--base-url \"{}\": expected an http:// or https:// URL", base_url));
     }
     const bool has_v1 = base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0;
     return has_v1 ? base : base + "/v1";
@@ -118,8 +119,8 @@ endpoint_for(model::ApiFormat api, const std::string& provider,
     // Claude or Gemini in an OpenAI-format body ("anthropic/claude-sonnet-4.6"):
     // a gateway's body (OpenRouter, LiteLLM), whose cache is its upstream's.
     // OpenAI would refuse the model; only the user knows the gateway.
-    const bool gateway = api != model::ApiFormat::anthropic && provider != "openai" &&
-                         provider != "deepseek";
+    const bool gateway =
+        api != model::ApiFormat::anthropic && provider != "openai" && provider != "deepseek";
     if (!gateway) {
         first_party(e, api, provider);
     } else if (!base_url) {

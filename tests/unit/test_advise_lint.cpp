@@ -155,6 +155,25 @@ TEST_SUITE("advise::lint")
         CHECK(find(findings, "CW010")); // before a long stable tail, with no breakpoint
     }
 
+    TEST_CASE("CW010: the conversation's head is scanned, its history from the first reply on is not")
+    {
+        // A body from a log (turn 2): the assistant's past answer quotes a
+        // date, fixed once sent; the date in the first user message is what
+        // the application writes into every request.
+        const auto body = [](const std::string& first_user) {
+            return R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" +
+                   words(300) + R"("}],"messages":[{"role":"user","content":")" + first_user +
+                   R"("},{"role":"assistant","content":"It ended on January 1, 2020."},)"
+                   R"({"role":"user","content":[{"type":"text","text":"And then?",)"
+                   R"("cache_control":{"type":"ephemeral"}}]}]})";
+        };
+        CHECK(!find(lint_text(body("When did it end?")), "CW010"));
+        const auto findings = lint_text(body("Today is 2026-12-07. When did it end?"));
+        const auto* f = find(findings, "CW010");
+        REQUIRE(f != nullptr);
+        CHECK(f->location.path == "messages[0].content");
+    }
+
     TEST_CASE("disabled rules and custom placeholder syntax")
     {
         const std::string text =

@@ -68,4 +68,19 @@ TEST_SUITE("ingest::array_spans")
         CHECK(nul.elements.size() == 1);
         CHECK(nul.stray == 10);
     }
+
+    TEST_CASE("text after a document's value: JSON Lines read as one body, not a pretty one")
+    {
+        CHECK(text_after_value("{\"a\":1}\n{\"b\":2}\n") == 8);
+        CHECK(text_after_value("  {\"a\": \"}\\\"{\"}\n\n") == std::nullopt);
+        CHECK(text_after_value("{\n  \"a\": [1, {\"b\": 2}]\n}\n") == std::nullopt);
+        CHECK(text_after_value("{\"a\":1} x") == 8);
+        CHECK(text_after_value("{\"a\":1") == std::nullopt); // cut: the parser says so
+        CHECK(text_after_value("   ") == std::nullopt);
+        CHECK(trailing_text("{\"a\":1}\n{\"b\":2}", 8) ==
+              "unexpected text after the JSON value at line 2, column 1 of the document: another "
+              "JSON value starts there (JSON Lines? --input-format auto or exchange reads one "
+              "record per line)");
+        CHECK(trailing_text("{} x", 3) == "unexpected text after the JSON value at column 4");
+    }
 }

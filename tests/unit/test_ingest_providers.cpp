@@ -335,7 +335,7 @@ TEST_SUITE("ingest::providers")
             R"("messages":[{"role":"system","content":"You are an agent."},{"role":"user","content":"Fix the bug."},)"
             R"({"role":"assistant","content":"ls","extra":{"response":{"created":1763509001,"provider":"Google","usage":{"prompt_tokens":1510,"completion_tokens":12,"prompt_tokens_details":{"cached_tokens":0}}}}},)"
             R"({"role":"user","content":"a.py b.py"},)"
-            R"({"role":"assistant","content":"cat a.py","extra":{"response":{"created":1763509005,"provider":"Google AI Studio","usage":{"prompt_tokens":1530,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":0}}}}}]})"
+            R"({"role":"assistant","content":"cat a.py","extra":{"response":{"created":1763509005,"provider":"Google AI Studio","usage":{"prompt_tokens":1530,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":0}}}}}])"
             "\n}\n",
             ingest::InputFormat::auto_detect, "run.traj.json");
         REQUIRE(loaded.requests.size() == 2);

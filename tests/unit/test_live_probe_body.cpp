@@ -93,9 +93,8 @@ TEST_SUITE("live::probe_body")
 
     TEST_CASE("endpoints: Claude in an OpenAI-format body goes to the gateway given, or nowhere")
     {
-        CHECK_THROWS_WITH_AS(
-            endpoint_for(model::ApiFormat::openai_chat, "anthropic", std::nullopt),
-            doctest::Contains("a gateway's body (OpenRouter, LiteLLM)"), Error);
+        CHECK_THROWS_WITH_AS(endpoint_for(model::ApiFormat::openai_chat, "anthropic", std::nullopt),
+                             doctest::Contains("a gateway's body (OpenRouter, LiteLLM)"), Error);
         const auto routed = endpoint_for(model::ApiFormat::openai_chat, "anthropic",
                                          std::string("https://openrouter.ai/api/v1"));
         CHECK(routed.create_url() == "https://openrouter.ai/api/v1/chat/completions");
