@@ -65,6 +65,162 @@ strictest_minimum(const ruleset::Rules& rules, std::string_view provider)
     return best;
 }
 
+namespace {
+
+// Levenshtein distance, for a "did you mean" among a few dozen short names.
+std::size_t
+edit_distance(std::string_view a, std::string_view b)
+{
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// The names a model pattern lists, when it lists a few: literals, sets of
+// characters ("[56]", "[6-9]"), groups of alternatives and '?' after either
+// ("claude-opus-4-[56]", "claude-opus-4(-1)?"). Nothing for a pattern with a
+// repeat or a wildcard ("gpt-5(-.*)?"), which names no model in particular.
+class PatternNames {
+public:
+    static std::vector<std::string> of(std::string_view pattern)
+    {
+        PatternNames p(pattern);
+        auto names = p.alternatives();
+        if (p.m_failed || p.m_at != pattern.size()) {
+            return {};
+        }
+        return names;
+    }
+
+private:
+    static constexpr std::size_t k_most = 64;
+    explicit PatternNames(std::string_view pattern) : m_text(pattern) {}
+
+    std::vector<std::string> alternatives()
+    {
+        auto names = sequence();
+        while (!m_failed && m_at < m_text.size() && m_text[m_at] == '|') {
+            ++m_at;
+            auto more = sequence();
+            names.insert(names.end(), more.begin(), more.end());
+        }
+        return names;
+    }
+    std::vector<std::string> sequence()
+    {
+        std::vector<std::string> names{""};
+        while (!m_failed && m_at < m_text.size() && m_text[m_at] != '|' && m_text[m_at] != ')') {
+            auto choices = atom();
+            if (m_at < m_text.size() && m_text[m_at] == '?') {
+                ++m_at;
+                choices.emplace_back();
+            }
+            std::vector<std::string> joined;
+            for (const auto& head : names) {
+                for (const auto& tail : choices) {
+                    joined.push_back(head + tail);
+                }
+            }
+            names = std::move(joined);
+            m_failed = m_failed || names.size() > k_most;
+        }
+        return names;
+    }
+    std::vector<std::string> atom()
+    {
+        const char c = m_text[m_at++];
+        if (c == '(') {
+            auto inner = alternatives();
+            m_failed = m_failed || m_at >= m_text.size() || m_text[m_at++] != ')';
+            return inner;
+        }
+        if (c == '[') {
+            std::vector<std::string> set;
+            for (; m_at < m_text.size() && m_text[m_at] != ']'; ++m_at) {
+                const bool range =
+                    m_at + 2 < m_text.size() && m_text[m_at + 1] == '-' && m_text[m_at + 2] != ']';
+                const char last = range ? m_text[m_at + 2] : m_text[m_at];
+                for (char x = m_text[m_at]; x <= last; ++x) {
+                    set.emplace_back(1, x);
+                }
+                m_at += range ? 2 : 0;
+            }
+            m_failed = m_failed || m_at++ >= m_text.size();
+            return set;
+        }
+        m_failed = m_failed || std::string_view("*+.\\^${}").find(c) != std::string_view::npos;
+        return {std::string(1, c)};
+    }
+
+    std::string_view m_text;
+    std::size_t m_at = 0;
+    bool m_failed = false;
+};
+
+} // namespace
+
+std::string
+unlisted_model_warning(const ruleset::Rules& rules, const model::Request& request)
+{
+    const auto& provider = rules.provider(request.provider);
+    const auto minimum = provider.minimum_tokens(request.model);
+    if (minimum.known_model) {
+        return {};
+    }
+    // Compared without separators: "claude-opus-45" is claude-opus-4-5, not
+    // claude-opus-5, though one edit from each.
+    const auto bare = [](std::string_view name) {
+        std::string out;
+        std::copy_if(name.begin(), name.end(), std::back_inserter(out),
+                     [](char c) { return c != '-' && c != '.' && c != '_'; });
+        return out;
+    };
+    // Other digits are another version ("claude-3-5-sonnet" is not
+    // claude-sonnet-5-5), not a typo.
+    const auto digits = [](std::string_view name) {
+        std::string out;
+        std::copy_if(name.begin(), name.end(), std::back_inserter(out),
+                     [](char c) { return c >= '0' && c <= '9'; });
+        return out;
+    };
+    const std::string id = bare(ruleset::normalize_model_id(request.model));
+    std::string closest;
+    std::size_t best = 3; // more edits than this is another model, not a typo
+    for (const auto& rule : provider.minimums) {
+        for (const auto& name : PatternNames::of(rule.pattern.text())) {
+            if (digits(name) != digits(id)) {
+                continue;
+            }
+            if (const std::size_t d = edit_distance(id, bare(name)); d < best) {
+                best = d;
+                closest = name;
+            }
+        }
+    }
+    const auto* strictest = strictest_minimum(rules, request.provider);
+    return fmt::format(
+        "model \"{}\" is not listed in rules/providers/{}.json{}: its minimum is assumed, "
+        "{}'s default of {} tokens{}",
+        request.model, request.provider,
+        closest.empty() ? "" : fmt::format(" (did you mean {}?)", closest), request.provider,
+        group_digits(minimum.tokens),
+        strictest == nullptr
+            ? ""
+            : fmt::format(" (the strictest listed is {}, {})", group_digits(strictest->tokens),
+                          strictest->pattern.text()));
+}
+
 class Linter::Impl {
 public:
     Impl(const ruleset::Rules& rules, const LintOptions& options)

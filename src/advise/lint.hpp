@@ -85,4 +85,11 @@ private:
 const ruleset::MinimumRule* strictest_minimum(const ruleset::Rules& rules,
                                               std::string_view provider);
 
+// What to warn of a request whose model the rules do not list (a typo, or a
+// model newer than the rules): its minimum is the provider's assumed default,
+// and the findings that turn on it with it. The listed name it is closest to
+// (two edits at most), the default and the strictest listed minimum. Empty
+// when the model is listed.
+std::string unlisted_model_warning(const ruleset::Rules& rules, const model::Request& request);
+
 } // namespace cachewise::advise

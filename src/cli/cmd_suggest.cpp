@@ -207,6 +207,13 @@ run_suggest(const Settings& global, const SuggestCliOptions& options)
             fmt::print(stderr, "cachewise: {}\n", exact_summary(*counter));
         }
     }
+    if (single) {
+        // Its placement turns on the minimum: say when that is assumed.
+        if (const auto warning = advise::unlisted_model_warning(*rules, requests.front());
+            !warning.empty()) {
+            fmt::print(stderr, "cachewise: warning: {}\n", safe_text(warning));
+        }
+    }
     const auto suggestion = single ? advise::suggest_for_request(std::move(requests.front()), texts,
                                                                  *rules, placeholders)
                                    : advise::suggest_from_log(std::move(requests), texts, *rules,

@@ -52,6 +52,9 @@ lint_file(const std::string& path, const std::string& text, const ruleset::Rules
         throw Error(load.errors.empty() ? fmt::format("{}: expected one request body", path)
                                         : load.errors.front().str());
     }
+    if (auto warning = advise::unlisted_model_warning(rules, requests.front()); !warning.empty()) {
+        result.warnings.push_back(fmt::format("{}: {}", path, warning));
+    }
     if (tokenizer != nullptr) {
         if (auto name = tokenizer->apply(requests.front(), texts); !name.empty()) {
             ++result.files_exact;

@@ -155,7 +155,8 @@ TEST_SUITE("advise::lint")
         CHECK(find(findings, "CW010")); // before a long stable tail, with no breakpoint
     }
 
-    TEST_CASE("CW010: the conversation's head is scanned, its history from the first reply on is not")
+    TEST_CASE(
+        "CW010: the conversation's head is scanned, its history from the first reply on is not")
     {
         // A body from a log (turn 2): the assistant's past answer quotes a
         // date, fixed once sent; the date in the first user message is what
@@ -172,6 +173,34 @@ TEST_SUITE("advise::lint")
         const auto* f = find(findings, "CW010");
         REQUIRE(f != nullptr);
         CHECK(f->location.path == "messages[0].content");
+    }
+
+    TEST_CASE("a model the rules do not list is said, with the listed name a typo stands for")
+    {
+        const auto warning = [](const std::string& model) {
+            model::Request r;
+            r.provider = model.rfind("gpt", 0) == 0 ? "openai" : "anthropic";
+            r.model = model;
+            return advise::unlisted_model_warning(test::rules(), r);
+        };
+        CHECK(warning("claude-opus-4-5").empty());
+        CHECK(warning("gpt-4o").empty());
+        CHECK(warning("claude-opus-45") ==
+              "model \"claude-opus-45\" is not listed in rules/providers/anthropic.json (did you "
+              "mean claude-opus-4-5?): its minimum is assumed, anthropic's default of 1,024 "
+              "tokens (the strictest listed is 4,096, claude-haiku-4-5)");
+        CHECK(warning("claude-sonet-4-5").find("(did you mean claude-sonnet-4-5?)") !=
+              std::string::npos);
+        // Other digits are another model, not a typo; nor is another name.
+        CHECK(warning("claude-3-5-sonnet-20241022").find("did you mean") == std::string::npos);
+        CHECK(warning("nonexistent-model-x").find("did you mean") == std::string::npos);
+        // lint says it beside the report.
+        test::TempFile file(
+            R"({"model":"claude-opus-45","messages":[{"role":"user","content":"hi"}]})",
+            "request.json");
+        const auto result = cli::lint_files({file.path()}, test::rules(), {});
+        REQUIRE(result.warnings.size() == 1);
+        CHECK(result.warnings.front().find("claude-opus-45") != std::string::npos);
     }
 
     TEST_CASE("disabled rules and custom placeholder syntax")
