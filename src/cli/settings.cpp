@@ -395,7 +395,7 @@ const std::vector<KeyInfo> k_key_table = {
      .type = ValueType::number,
      .in_config_file = true,
      .type_name = "POINTS",
-     .default_text = "0",
+     .default_text = "(not checked)",
      .check = check_points,
      .help = "With --baseline: exit 1 when audit's token-weighted hit rate falls more than this "
              "many points"},
@@ -633,7 +633,10 @@ value_text(const Settings& s, Key key)
     case Key::window:
         return s.window.value.text;
     case Key::max_regression:
-        return fmt::format("{}", s.max_regression.value);
+        // Built in, no drop is checked (Settings::gate): not a limit of 0.
+        return s.max_regression.origin == Origin::built_in
+                   ? std::string(key_info(key).default_text)
+                   : fmt::format("{}", s.max_regression.value);
     case Key::latency:
         return fmt::format("{}", s.latency.value);
     case Key::baseline:
