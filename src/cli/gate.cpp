@@ -138,6 +138,12 @@ FailOn::parse(std::string_view text)
     f.level = Level::ids;
     f.ids = split(f.text);
     for (const auto& id : f.ids) {
+        static constexpr std::string_view k_levels[] = {"none", "info", "warning", "error"};
+        if (std::find(std::begin(k_levels), std::end(k_levels), id) != std::end(k_levels)) {
+            return unexpected(fmt::format("\"{}\": a level or a list of rule ids, not both "
+                                          "(\"{}\" is a level)",
+                                          text, id));
+        }
         try {
             analysis::rule_info(id);
         } catch (const std::out_of_range&) {
