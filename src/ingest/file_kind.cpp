@@ -64,6 +64,35 @@ json_scalar(std::string_view text)
 
 } // namespace
 
+namespace {
+
+bool
+is_gzip(std::string_view line)
+{
+    return line.size() >= 2 && static_cast<unsigned char>(line[0]) == 0x1f &&
+           static_cast<unsigned char>(line[1]) == 0x8b;
+}
+
+} // namespace
+
+bool
+looks_binary(std::string_view line)
+{
+    line = first_line(line);
+    if (is_gzip(line)) {
+        return true;
+    }
+    const bool control = std::any_of(line.begin(), line.end(), [](char c) {
+        return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\r') || c == 0x7f;
+    });
+    // The rest of a character cut in two by rotation: at most 3 bytes.
+    for (int i = 0; i < 3 && !line.empty() && (static_cast<unsigned char>(line[0]) & 0xC0) == 0x80;
+         ++i) {
+        line.remove_prefix(1);
+    }
+    return control || !simdjson::validate_utf8(line.data(), line.size());
+}
+
 std::string
 describe_non_json(std::string_view line)
 {
@@ -71,14 +100,10 @@ describe_non_json(std::string_view line)
     if (line.empty()) {
         return "the file is empty";
     }
-    if (line.size() >= 2 && static_cast<unsigned char>(line[0]) == 0x1f &&
-        static_cast<unsigned char>(line[1]) == 0x8b) {
+    if (is_gzip(line)) {
         return "looks like gzip data (decompress it first)";
     }
-    const bool control = std::any_of(line.begin(), line.end(), [](char c) {
-        return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\r') || c == 0x7f;
-    });
-    if (control || !simdjson::validate_utf8(line.data(), line.size())) {
+    if (looks_binary(line)) {
         return "looks like binary data";
     }
 

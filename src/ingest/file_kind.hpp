@@ -10,6 +10,11 @@ namespace cachewise::ingest {
 // "looks like plain text" (an empty text: "the file is empty").
 std::string describe_non_json(std::string_view first_line);
 
+// True when a first line is binary data (gzip, control bytes, ill-formed
+// UTF-8 past a multi-byte character that log rotation may have cut): no JSON
+// record follows in such a file, whatever bytes happen to open a later line.
+bool looks_binary(std::string_view first_line);
+
 // Why a file whose first line is not a JSON object or array cannot be read:
 // "not JSON: looks like YAML", or "a JSON null, not a record (...)" when the
 // line is valid JSON of another type.

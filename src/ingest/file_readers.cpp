@@ -19,10 +19,16 @@ namespace cachewise::ingest {
 // JSONL records (or a JSON array of them on one line). A file that does not
 // start like JSON is one error for the file, unless JSON lines follow within
 // the first lines (a log whose first line was cut by rotation): then each
-// leading line is an error.
+// leading line is an error. Binary data is one error, whatever bytes open
+// its later "lines" (a '{' in random bytes starts no record).
 void
 RecordReader::exchange_file(LineReader& reader, const std::string& file)
 {
+    if (m_binary) {
+        ++m_sink->counts.records;
+        error(file, 0, "", m_not_json);
+        return;
+    }
     bool undecided = !m_not_json.empty();
     std::vector<std::uint64_t> leading;
     LineReader::Line line;

@@ -13,6 +13,7 @@ InputFormat
 RecordReader::detect(LineReader& reader, LoadCounts& counts)
 {
     m_not_json.clear();
+    m_binary = false;
     LineReader::Line line;
     bool marked = false;
     bool after_comma = false; // the last line looked at ends in ','
@@ -63,6 +64,7 @@ RecordReader::detect(LineReader& reader, LoadCounts& counts)
             // Not JSON at all: one error for the file, not one per line.
             reader.unread();
             m_not_json = non_json_reason(text);
+            m_binary = looks_binary(text);
             return InputFormat::exchange;
         }
         if (whole_value(line.text)) {

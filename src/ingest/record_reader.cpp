@@ -112,6 +112,7 @@ RecordReader::opened(LineReader& lines, RecordSink& sink, FormatTrace* trace)
     m_trace = trace;
     m_file_format.reset();
     m_not_json.clear();
+    m_binary = false;
     const std::string path = lines.path();
     const InputFormat format = m_options.format != InputFormat::auto_detect ? m_options.format
                                : is_yaml_name(path)                         ? InputFormat::vcr
@@ -137,6 +138,7 @@ RecordReader::exchange_part(LineReader& lines, std::optional<model::ApiFormat> k
     m_trace = trace;
     m_file_format = kept;
     m_not_json.clear();
+    m_binary = false;
     exchange_file(lines, lines.path());
     sink.counts.bytes += lines.bytes_read();
     if (trace != nullptr) {

@@ -162,6 +162,7 @@ private:
     enum class Shape { body, otlp, span, trajectory } m_shape = Shape::body;
     std::optional<model::ApiFormat> m_file_format;
     std::string m_not_json; // what the current file looks like when it is not JSON
+    bool m_binary = false;  // and it is binary data: no later line is looked at
     // Leading lines that are not JSON after which a file is "not JSON" as a whole.
     static constexpr std::size_t k_not_json_lines = 20;
     // How many lines after a broken first one are looked at for a record.

@@ -95,4 +95,23 @@ TEST_SUITE("ingest::file_kind")
         REQUIRE(loaded.summary.errors.size() == 1);
         CHECK(loaded.summary.errors[0].line == 1);
     }
+
+    TEST_CASE("binary data is one error for the file, whatever bytes open its later lines")
+    {
+        // Random bytes where a later "line" happens to open with '{' or '[':
+        // not a log whose first line was cut.
+        std::string bytes = "\x8a\xf1q\xbb^\x01\xe0\x83 U\x82\n";
+        bytes += "{\x01\xff\n[\x02\n\x7f\x80{\n";
+        const auto loaded = test::load_text(bytes, ingest::InputFormat::auto_detect, "g.bin");
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line == 0);
+        CHECK(loaded.summary.errors[0].reason == "not JSON: looks like binary data");
+        CHECK(ingest::looks_binary("\x1f\x8b\x08"));
+        CHECK(ingest::looks_binary("abc\x01"
+                                   "def"));
+        CHECK(ingest::looks_binary("ab\xff\xfe"));
+        // The tail of a character that rotation cut is text, as is a tab.
+        CHECK_FALSE(ingest::looks_binary("\x80\xa9 caf\xc3\xa9\t\"}}\n{"));
+        CHECK_FALSE(ingest::looks_binary("# Notes"));
+    }
 }
