@@ -11,6 +11,8 @@
 
 #include <array>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #ifndef CACHEWISE_VERSION
 #define CACHEWISE_VERSION "unknown"
@@ -81,6 +83,26 @@ fingerprint(const Finding& f)
         .short_hex(16);
 }
 
+namespace {
+
+// A log's finding with no text of its own (CW031: a request's usage against
+// the simulation) is a fact about its request: two of them in one file are
+// two alerts, which code scanning merges when their fingerprints are equal.
+bool
+about_its_request(const Finding& f)
+{
+    return !f.stream.empty() && !f.excerpt && !f.request.empty();
+}
+
+std::string
+sarif_fingerprint(const Finding& f)
+{
+    return about_its_request(f) ? hash_bytes(fingerprint(f) + "\x1f" + f.request).short_hex(16)
+                                : fingerprint(f);
+}
+
+} // namespace
+
 void
 print_sarif(const std::vector<Finding>& findings, std::ostream& out)
 {
@@ -123,7 +145,7 @@ print_sarif(const std::vector<Finding>& findings, std::ostream& out)
                        {"level", std::string(sarif_level(f.severity))},
                        {"message", {{"text", f.message}}},
                        {"locations", Json::array({location})},
-                       {"partialFingerprints", {{"cachewiseFinding/v1", fingerprint(f)}}}};
+                       {"partialFingerprints", {{"cachewiseFinding/v1", sarif_fingerprint(f)}}}};
         Json properties = {{"request", f.request}, {"tokens_lost", f.tokens_lost}};
         if (f.occurrences > 1) {
             properties["occurrences"] = f.occurrences;
@@ -154,6 +176,16 @@ void
 print_github(const std::vector<Finding>& findings, std::ostream& out, const std::string& base,
              std::size_t known)
 {
+    // Lines that hold findings of several requests (a trajectory is one
+    // document of many): their annotations say which request.
+    std::map<std::pair<std::string, std::uint64_t>, std::string> request_at;
+    std::set<std::pair<std::string, std::uint64_t>> shared_lines;
+    for (const auto& f : findings) {
+        const auto [it, added] = request_at.try_emplace({f.file, f.line}, f.request);
+        if (!added && it->second != f.request) {
+            shared_lines.insert(it->first);
+        }
+    }
     for (const auto& f : findings) {
         const std::string_view command = f.severity == Severity::error     ? "error"
                                          : f.severity == Severity::warning ? "warning"
@@ -170,9 +202,17 @@ print_github(const std::vector<Finding>& findings, std::ostream& out, const std:
             properties += ",";
         }
         properties += fmt::format("title={}", escape(fmt::format("{} {}", f.rule, f.name), true));
+        // Which request, where its line does not say (a trajectory is one
+        // document of many requests).
+        std::string request;
+        if (shared_lines.count({f.file, f.line}) != 0) {
+            const bool in_file = !f.file.empty() && f.request.rfind(f.file, 0) == 0;
+            request = fmt::format("request {} · ", in_file ? f.request.substr(f.file.size())
+                                                           : relative_to(f.request, base));
+        }
         out << "::" << command << " " << properties << "::"
             << escape(
-                   fmt::format("{}: {}{}", f.location.path, f.message,
+                   fmt::format("{}{}: {}{}", request, f.location.path, f.message,
                                f.occurrences > 1 ? " [×" + group_count(f.occurrences) + "]" : ""),
                    false)
             << "\n";

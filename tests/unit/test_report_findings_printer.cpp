@@ -1,6 +1,9 @@
 #include "report/findings_printer.hpp"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
 
 using namespace cachewise;
 
@@ -31,5 +34,37 @@ TEST_SUITE("report::findings_printer")
         analysis::Finding moved = f;
         moved.location.path = "tools[1]";
         CHECK(report::fingerprint(f) != report::fingerprint(moved));
+    }
+
+    TEST_CASE("findings of several requests on one line: SARIF keeps them apart, GitHub names them")
+    {
+        // A trajectory is one document: each request's usage finding is on
+        // line 1, with no text of its own.
+        analysis::Finding a;
+        a.rule = "CW031";
+        a.location.path = "usage";
+        a.file = "run.traj.json";
+        a.stream = "run";
+        a.request = "run.traj.json#16";
+        a.line = 1;
+        analysis::Finding b = a;
+        b.request = "run.traj.json#60";
+        // The baseline counts them as one finding that recurs.
+        CHECK(report::fingerprint(a) == report::fingerprint(b));
+
+        std::ostringstream sarif;
+        report::print_sarif({a, b}, sarif);
+        const auto results = nlohmann::json::parse(sarif.str())["runs"][0]["results"];
+        REQUIRE(results.size() == 2);
+        CHECK(results[0]["partialFingerprints"] != results[1]["partialFingerprints"]);
+
+        std::ostringstream github;
+        report::print_github({a, b}, github);
+        CHECK(github.str().find("::request #16 · usage: ") != std::string::npos);
+        CHECK(github.str().find("::request #60 · usage: ") != std::string::npos);
+        // One request on its line: the line says which.
+        std::ostringstream alone;
+        report::print_github({a}, alone);
+        CHECK(alone.str().find("request #16") == std::string::npos);
     }
 }
