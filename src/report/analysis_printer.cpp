@@ -188,15 +188,21 @@ text_breaks(const AnalysisResult& r, const IdKey& ids, bool details, std::ostrea
     }
 }
 
-void
-text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPrintOptions& o,
-     std::ostream& out)
+IdKey
+ids_of(const AnalysisResult& r)
 {
     std::vector<std::string_view> all_ids;
     for (const auto& outcome : r.outcomes) {
         all_ids.push_back(outcome.id);
     }
-    const IdKey ids(all_ids);
+    return IdKey(all_ids);
+}
+
+void
+text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPrintOptions& o,
+     std::ostream& out)
+{
+    const IdKey ids = ids_of(r);
     text_summary(r, out);
     text_causes(r, o, ids, out);
     if (!r.hot_prefixes.empty()) {
@@ -224,6 +230,10 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
          std::ostream& out)
 {
     fmt::print(out, "### cachewise analyze\n\n");
+    const IdKey ids = ids_of(r);
+    if (const auto note = ids.note(); !note.empty() && (!r.findings.empty() || !r.latent.empty())) {
+        fmt::print(out, "_Request {}._\n\n", note);
+    }
     fmt::print(out, "| requests | streams | input tokens | reuse potential | breaks | tokens lost "
                     "| extra cost |\n");
     fmt::print(out, "|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -262,7 +272,7 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
                         "placed after them**\n\n");
         for (const auto& f : r.latent) {
             fmt::print(out, "- `{}` {} at `{}` in `{}` ← `{}`{}\n", f.rule, f.kind, where(f),
-                       f.request, f.partner,
+                       ids.shorten(f.request), ids.shorten(f.partner),
                        f.occurrences > 1
                            ? fmt::format(" (and {} more)", count_noun(f.occurrences - 1, "request"))
                            : "");
@@ -279,7 +289,8 @@ markdown(const AnalysisResult& r, const ingest::LoadSummary& load, const Analysi
                 break;
             }
             fmt::print(out, "- **{}** `{}` ← `{}` at `{}`: {} tokens lost. {}\n", title(f),
-                       f.request, f.partner, where(f), group_digits(f.tokens_lost), f.message);
+                       ids.shorten(f.request), ids.shorten(f.partner), where(f),
+                       group_digits(f.tokens_lost), ids.shorten_in(f.message));
             if (f.excerpt && !f.excerpt->was.empty()) {
                 fmt::print(out, "  ```\n  was: {}\n  now: {}\n  ```\n", f.excerpt->was,
                            f.excerpt->now);

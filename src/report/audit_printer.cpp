@@ -297,6 +297,16 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
 }
 
 // The analysis status, except that a "cold" request the provider reports
+IdKey
+ids_of(const AuditResult& r)
+{
+    std::vector<std::string_view> all_ids;
+    for (const auto& a : r.requests) {
+        all_ids.push_back(a.id);
+    }
+    return IdKey(all_ids);
+}
+
 // reading from the cache was warmed by traffic the log does not hold: "cold"
 // beside its reads would contradict the usage.
 std::string
@@ -343,11 +353,7 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     text_hit_rates(r, out);
     text_costs(r, out);
     text_compute(r, out);
-    std::vector<std::string_view> all_ids;
-    for (const auto& a : r.requests) {
-        all_ids.push_back(a.id);
-    }
-    const IdKey ids(all_ids);
+    const IdKey ids = ids_of(r);
     if (!r.findings.empty()) {
         text_findings(r, ids, out);
     }
@@ -385,6 +391,10 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
 {
     const Totals& t = r.totals;
     fmt::print(out, "### cachewise audit\n\n");
+    const IdKey ids = ids_of(r);
+    if (const auto note = ids.note(); !note.empty() && !r.findings.empty()) {
+        fmt::print(out, "_Request {}._\n\n", note);
+    }
     fmt::print(
         out,
         "| requests | hit rate (tokens) | requests with a read | new-or-expired / warm hit rate "
@@ -405,7 +415,8 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
         fmt::print(out, "| rule | request | finding |\n|---|---|---|\n");
         for (const auto& f : r.findings) {
             fmt::print(out, "| **{}** {} | `{}` | {}{} |\n", f.rule, f.name,
-                       markdown_cell(f.request), markdown_cell(f.message),
+                       markdown_cell(std::string(ids.shorten(f.request))),
+                       markdown_cell(ids.shorten_in(f.message)),
                        f.occurrences > 1 ? " [×" + group_count(f.occurrences) + "]" : "");
         }
     }

@@ -1,6 +1,7 @@
 #include "report/html_data.hpp"
 
 #include "analysis/rule_catalogue.hpp"
+#include "report/id_key.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
@@ -91,7 +92,7 @@ idle_ttl(const ruleset::Rules* rules, const std::string& policy, bool one_hour)
 }
 
 BreakView
-break_view(const Finding& f, std::string anchor)
+break_view(const Finding& f, std::string anchor, const IdKey& ids)
 {
     BreakView b;
     b.anchor = std::move(anchor);
@@ -99,14 +100,14 @@ break_view(const Finding& f, std::string anchor)
     b.name = f.name;
     b.severity = std::string(analysis::to_string(f.severity));
     b.kind = f.kind;
-    b.request = f.request;
-    b.partner = f.partner;
+    b.request = ids.shorten(f.request);
+    b.partner = ids.shorten(f.partner);
     b.stream = f.stream;
     b.path = f.location.path;
     b.token = f.location.token;
     b.tokens_lost = f.tokens_lost;
     b.usd = f.cost_usd;
-    b.message = f.message;
+    b.message = ids.shorten_in(f.message);
     b.fix = finding_fix(f);
     b.excerpt = f.excerpt;
     b.occurrences = f.occurrences;
@@ -116,7 +117,8 @@ break_view(const Finding& f, std::string anchor)
 // The costliest findings first (dollars, then tokens, then log order), cut
 // to the limit; anchors keep the finding's index so they never move.
 std::vector<BreakView>
-top_findings(const std::vector<Finding>& findings, const std::string& prefix, std::size_t limit)
+top_findings(const std::vector<Finding>& findings, const std::string& prefix, std::size_t limit,
+             const IdKey& ids)
 {
     std::vector<std::size_t> order(findings.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
@@ -132,7 +134,7 @@ top_findings(const std::vector<Finding>& findings, const std::string& prefix, st
     });
     std::vector<BreakView> out;
     for (std::size_t k = 0; k < order.size() && k < limit; ++k) {
-        out.push_back(break_view(findings[order[k]], fmt::format("{}-{}", prefix, order[k])));
+        out.push_back(break_view(findings[order[k]], fmt::format("{}-{}", prefix, order[k]), ids));
     }
     return out;
 }
@@ -567,13 +569,14 @@ audit_waterfall(HtmlReport& report, const AuditResult& r,
 }
 
 std::vector<Point>
-audit_points(const AuditResult& r, const ruleset::Rules* rules, const std::vector<BreakView>& shown)
+audit_points(const AuditResult& r, const ruleset::Rules* rules, const std::vector<BreakView>& shown,
+             const IdKey& ids)
 {
     std::vector<Point> points;
     points.reserve(r.requests.size());
     for (const auto& a : r.requests) {
         Point p;
-        p.id = a.id;
+        p.id = ids.shorten(a.id);
         p.stream = a.stream;
         p.model = a.model;
         p.at = a.started_at;
@@ -633,6 +636,30 @@ cut_note(HtmlReport& report)
     }
 }
 
+// Request ids without the folder they share, which the page does not name:
+// it holds no path of the run, so the same logs give the same page wherever
+// they lie.
+template <typename Rows, typename IdOf>
+IdKey
+ids_of(const Rows& rows, IdOf id_of)
+{
+    std::vector<std::string_view> all;
+    all.reserve(rows.size());
+    for (const auto& row : rows) {
+        all.push_back(id_of(row));
+    }
+    return IdKey(all);
+}
+
+std::vector<analysis::HotPrefix>
+relative_examples(std::vector<analysis::HotPrefix> prefixes, const IdKey& ids)
+{
+    for (auto& p : prefixes) {
+        p.example = std::string(ids.shorten(p.example));
+    }
+    return prefixes;
+}
+
 } // namespace
 
 HtmlReport
@@ -655,15 +682,17 @@ html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLim
     if (by) {
         audit_groups(report, r, *by, limits.groups);
     }
-    report.findings = top_findings(r.findings, "f", limits.findings);
+    const IdKey ids =
+        ids_of(r.requests, [](const account::RequestAudit& a) -> std::string_view { return a.id; });
+    report.findings = top_findings(r.findings, "f", limits.findings, ids);
     report.findings_total = r.findings.size();
     report.causes = causes_of(r.findings, report.findings);
     report.timeline_parts = {"read", "write 5m", "write 1h", "fresh"};
     report.hit_label = "hit rate";
-    const auto points = audit_points(r, rules, report.findings);
+    const auto points = audit_points(r, rules, report.findings, ids);
     build_lanes(report, points, limits);
     build_hit_series(report, points, limits);
-    report.prefixes = r.analysis.hot_prefixes;
+    report.prefixes = relative_examples(r.analysis.hot_prefixes, ids);
     cut_note(report);
     return report;
 }
@@ -697,7 +726,9 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
     severity_cards(report, findings);
     report.waterfall_note = "Costs come from cachewise audit: analyze reads no usage and prices "
                             "only the tokens lost to breaks.";
-    report.findings = top_findings(findings, "f", limits.findings);
+    const IdKey ids = ids_of(
+        r.outcomes, [](const analysis::RequestOutcome& o) -> std::string_view { return o.id; });
+    report.findings = top_findings(findings, "f", limits.findings, ids);
     report.findings_total = findings.size();
     for (const auto& c : r.causes) {
         CauseRow row{c, "", rule_fix(c.rule)};
@@ -713,7 +744,7 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
     std::vector<Point> points;
     for (const auto& o : r.outcomes) {
         Point p;
-        p.id = o.id;
+        p.id = ids.shorten(o.id);
         p.stream = o.stream;
         p.parts[0] = o.shared_tokens;
         p.parts[3] = o.prompt_tokens - o.shared_tokens;
@@ -727,7 +758,7 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
     }
     build_lanes(report, points, limits);
     build_hit_series(report, points, limits);
-    report.prefixes = r.hot_prefixes;
+    report.prefixes = relative_examples(r.hot_prefixes, ids);
     cut_note(report);
     return report;
 }

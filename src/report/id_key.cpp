@@ -29,6 +29,23 @@ IdKey::IdKey(const std::vector<std::string_view>& ids)
     m_folder = std::string(common);
 }
 
+std::string
+IdKey::shorten_in(std::string_view message) const
+{
+    if (m_folder.empty()) {
+        return std::string(message);
+    }
+    std::string out;
+    for (std::size_t at = 0;;) {
+        const std::size_t found = message.find(m_folder, at);
+        out += message.substr(at, found - at);
+        if (found == std::string_view::npos) {
+            return out;
+        }
+        at = found + m_folder.size();
+    }
+}
+
 std::string_view
 IdKey::shorten(std::string_view id) const
 {

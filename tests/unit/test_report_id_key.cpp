@@ -31,4 +31,13 @@ TEST_SUITE("report::IdKey")
         CHECK(IdKey({"/a/x.json:1", "req_1"}).shorten("/a/x.json:1") == "/a/x.json:1");
         CHECK(IdKey(std::vector<std::string_view>{}).note().empty());
     }
+
+    TEST_CASE("a message's ids lose the folder wherever they stand")
+    {
+        const IdKey key({"/w/logs/a.json:1", "/w/logs/b.json:1"});
+        CHECK(key.shorten_in(
+                  "an identical prefix cached by /w/logs/a.json:1 (and /w/logs/b.json:1)") ==
+              "an identical prefix cached by a.json:1 (and b.json:1)");
+        CHECK(IdKey({"a:1", "b:1"}).shorten_in("by a:1") == "by a:1");
+    }
 }
