@@ -472,8 +472,28 @@ private:
         emit_below(std::move(f));
     }
 
+    // Where the request this body's latest reply answered ended: the block
+    // before the last assistant message between two breakpoints, or nothing
+    // (no reply there: a template, or the reply is before `after`).
+    static std::optional<std::size_t> previous_end(const Request& r, std::size_t after,
+                                                   std::size_t before)
+    {
+        for (std::size_t k = before; k > after + 1; --k) {
+            const auto& s = r.segments[k - 1];
+            if (s.path.level == model::Level::messages && s.role == model::Role::assistant &&
+                r.segments[k - 2].role != model::Role::assistant) {
+                return k - 2;
+            }
+        }
+        return std::nullopt;
+    }
+
     // CW015: more lookback positions between consecutive breakpoints than
-    // the window (rule "The lookback window is 20 blocks").
+    // the window (rule "The lookback window is 20 blocks"). In a
+    // conversation the previous request wrote at its last block (its moving
+    // breakpoint), the block before the latest reply: what matters is how
+    // far this turn grew past it ("a turn appends 25 blocks"), not how far
+    // the system's breakpoint lies, which reads its own entry.
     void check_lookback(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
@@ -483,7 +503,11 @@ private:
         for (std::size_t i = 1; window > 0 && i < bps.size(); ++i) {
             const auto gap = r.segments[bps[i].segment].lookback_position -
                              r.segments[bps[i - 1].segment].lookback_position;
-            if (gap > window) {
+            const auto previous = previous_end(r, bps[i - 1].segment, bps[i].segment);
+            const bool turn_within = previous && r.segments[bps[i].segment].lookback_position -
+                                                         r.segments[*previous].lookback_position <=
+                                                     window;
+            if (gap > window && !turn_within) {
                 Finding f = make(analysis::rule::k_lookback_exceeded, r,
                                  &r.segments[bps[i].segment], std::nullopt);
                 f.message = fmt::format(

@@ -108,11 +108,25 @@ anchor_index(Anchor a, const Request& r, std::size_t stable_head)
     return std::nullopt;
 }
 
+// Whether the prefix up to segment `k` surely reaches `minimum` (rule
+// "Minimum cacheable length"): a counted prefix as it is, an estimated one
+// with the error band to spare.
+bool
+reaches(const Request& r, std::size_t k, std::int64_t minimum, double band)
+{
+    const auto& s = r.segments[k];
+    const bool last = k + 1 == r.segments.size();
+    const bool counted = s.token_source == model::TokenSource::exact ||
+                         (last && s.token_source != model::TokenSource::estimated);
+    const auto tokens = static_cast<double>(s.cumulative_tokens);
+    return (counted ? tokens : tokens * (1 - band)) >= static_cast<double>(minimum);
+}
+
 } // namespace
 
 std::vector<model::Breakpoint>
 resolve(const Placement& placement, const Request& r, std::size_t stable_head, std::int64_t minimum,
-        int max_breakpoints)
+        double band, int max_breakpoints)
 {
     std::vector<model::Breakpoint> out;
     for (const auto& m : placement.marks) {
@@ -121,7 +135,7 @@ resolve(const Placement& placement, const Request& r, std::size_t stable_head, s
         while (index && !r.segments[*index].cache_control_allowed) {
             index = *index > 0 ? std::optional<std::size_t>(*index - 1) : std::nullopt;
         }
-        if (!index || r.segments[*index].cumulative_tokens < minimum) {
+        if (!index || !reaches(r, *index, minimum, band)) {
             continue;
         }
         const auto same = std::find_if(out.begin(), out.end(),

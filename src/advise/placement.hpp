@@ -36,9 +36,12 @@ struct Placement {
 
 // The breakpoints a placement gives one request: anchors resolved to blocks
 // that can carry cache_control, at most `max_breakpoints`, 1h before 5m (a
-// later 1h mark is downgraded), only prefixes that reach `minimum`.
+// later 1h mark is downgraded), only prefixes that reach `minimum`: an
+// estimated one with the estimator's error `band` to spare (what lint calls
+// borderline is not placed), a counted one (exact, or the whole prompt of a
+// request scaled to its reported usage) as it is.
 std::vector<model::Breakpoint> resolve(const Placement& placement, const model::Request& request,
-                                       std::size_t stable_head, std::int64_t minimum,
+                                       std::size_t stable_head, std::int64_t minimum, double band,
                                        int max_breakpoints);
 
 // A copy of `request` with exactly these breakpoints (no automatic one).

@@ -38,6 +38,17 @@ placeable(const Request& request)
     return placeable(request.provider);
 }
 
+namespace {
+
+// The estimator's error band, which a placed prefix must clear the minimum by.
+double
+band(const ruleset::Rules& rules)
+{
+    return rules.tokens.error_band_percent.value / 100;
+}
+
+} // namespace
+
 Replay
 replay(const std::vector<const Request*>& requests, const std::optional<Placement>& placement,
        std::size_t stable_head, const ruleset::Rules& rules, std::string_view policy)
@@ -55,7 +66,7 @@ replay(const std::vector<const Request*>& requests, const std::optional<Placemen
         if (placement && placeable(provider)) {
             const auto minimum = provider_rules.minimum_tokens(original.model).tokens;
             placed = with_breakpoints(
-                original, resolve(*placement, original, stable_head, minimum,
+                original, resolve(*placement, original, stable_head, minimum, band(rules),
                                   static_cast<int>(provider_rules.integer("max_breakpoints"))));
         }
         const Request& r = placed ? *placed : original;
@@ -174,7 +185,7 @@ keep_current_unless_better(FamilyAdvice& advice, const std::vector<const Request
         for (const Request* r : family) {
             const auto placed =
                 resolve(advice.suggested, *r, head, provider.minimum_tokens(r->model).tokens,
-                        static_cast<int>(provider.integer("max_breakpoints")));
+                        band(rules), static_cast<int>(provider.integer("max_breakpoints")));
             for (const auto& b : model::breakpoints(*r)) {
                 drops = drops || std::none_of(placed.begin(), placed.end(), [&](const auto& p) {
                             return p.segment == b.segment;
@@ -307,7 +318,7 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
             const auto& provider = rules.provider(advice.provider);
             out.breakpoints[r.id] =
                 resolve(advice.suggested, r, head, provider.minimum_tokens(r.model).tokens,
-                        static_cast<int>(provider.integer("max_breakpoints")));
+                        band(rules), static_cast<int>(provider.integer("max_breakpoints")));
         }
         advice.ideal_cost_usd = std::min(
             {advice.ideal_cost_usd, advice.current.cost_usd, advice.suggested_replay.cost_usd});
@@ -396,7 +407,7 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
                            {Anchor::end_of_system, model::Ttl::five_minutes},
                            {Anchor::stable_head, model::Ttl::five_minutes}};
-        marks = resolve(placement, request, stable_end, minimum,
+        marks = resolve(placement, request, stable_end, minimum, band(rules),
                         static_cast<int>(provider.integer("max_breakpoints")));
         marks.erase(std::remove_if(marks.begin(), marks.end(),
                                    [&](const auto& b) { return b.segment >= stable_end; }),

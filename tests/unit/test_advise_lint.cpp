@@ -129,10 +129,24 @@ TEST_SUITE("advise::lint")
             R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" + words(40) +
             R"(","cache_control":{"type":"ephemeral"}}],"messages":[)" + many +
             R"({"role":"assistant","content":[{"type":"text","text":"end","cache_control":{"type":"ephemeral"}}]}]})";
-        const auto far_findings = lint_text(far);
+        // A conversation that grew a turn at a time: the previous request
+        // wrote two blocks back, within reach of the last breakpoint.
+        CHECK(!find(lint_text(far), "CW015"));
+        // A turn that appends 25 blocks after the reply: the previous
+        // request's entry is out of reach.
+        std::string parts;
+        for (int i = 0; i < 25; ++i) {
+            parts += fmt::format(R"({{"type":"text","text":"part {}"}},)", i);
+        }
+        const std::string grown =
+            R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" + words(40) +
+            R"(","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"},)"
+            R"({"role":"assistant","content":"ok"},{"role":"user","content":[)" +
+            parts + R"({"type":"text","text":"end","cache_control":{"type":"ephemeral"}}]}]})";
+        const auto far_findings = lint_text(grown);
         const auto* look = find(far_findings, "CW015");
         REQUIRE(look != nullptr);
-        CHECK(look->location.path == "messages[25].content[0]");
+        CHECK(look->location.path == "messages[2].content[25]");
 
         const std::string thinking =
             R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s","cache_control":{"type":"ephemeral"}}]}]})";

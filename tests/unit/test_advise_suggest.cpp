@@ -186,7 +186,7 @@ TEST_SUITE("advise::suggest")
                    {advise::Anchor::end_of_system, model::Ttl::one_hour},
                    {advise::Anchor::end_of_tools, model::Ttl::one_hour},
                    {advise::Anchor::previous_turn, model::Ttl::one_hour}};
-        const auto bps = advise::resolve(p, r, 0, 1024, 4);
+        const auto bps = advise::resolve(p, r, 0, 1024, 0.0, 4);
         // end of tools (500) is below the 1,024 minimum; the rest keep 1h before 5m.
         REQUIRE(bps.size() == 3);
         CHECK(bps[0].segment == 1);
@@ -199,9 +199,33 @@ TEST_SUITE("advise::suggest")
         advise::Placement q;
         q.marks = {{advise::Anchor::end_of_system, model::Ttl::five_minutes},
                    {advise::Anchor::last_block, model::Ttl::one_hour}};
-        const auto c = advise::resolve(q, r, 0, 1024, 4);
+        const auto c = advise::resolve(q, r, 0, 1024, 0.0, 4);
         REQUIRE(c.size() == 2);
         CHECK(c[1].cache_control.ttl == model::Ttl::five_minutes);
+    }
+
+    TEST_CASE("an estimated prefix is placed only with the error band to spare, as lint asks")
+    {
+        // End of tools at about 1,154 tokens: 923-1,385 with a 20% band,
+        // what lint calls borderline against 1,024.
+        auto r = make({test::tool("tools", 1154), test::system("system", 3000)}, 0);
+        advise::Placement p;
+        p.marks = {{advise::Anchor::end_of_tools, model::Ttl::one_hour},
+                   {advise::Anchor::last_block, model::Ttl::five_minutes}};
+        const auto estimated = advise::resolve(p, r, 0, 1024, 0.2, 4);
+        REQUIRE(estimated.size() == 1);
+        CHECK(estimated[0].segment == 1);
+        // Counted with the model's tokenizer, it stands as it is.
+        for (auto& s : r.segments) {
+            s.token_source = model::TokenSource::exact;
+        }
+        CHECK(advise::resolve(p, r, 0, 1024, 0.2, 4).size() == 2);
+        // The whole prompt of a request scaled to its usage is counted.
+        auto short_prompt = make({test::system("system", 1100)}, 0);
+        short_prompt.segments[0].token_source = model::TokenSource::calibrated;
+        advise::Placement last;
+        last.marks = {{advise::Anchor::last_block, model::Ttl::five_minutes}};
+        CHECK(advise::resolve(last, short_prompt, 0, 1024, 0.2, 4).size() == 1);
     }
 
     TEST_CASE("automatic caches get no placement, and their own simulator's replay")
