@@ -184,8 +184,8 @@ load_log(const Settings& global, const ruleset::Rules& rules,
     if (s.requests == 0 && (s.filtered > 0 || s.files_skipped > 0)) {
         // A window that selects nothing is an answer, not an input error,
         // whatever broken records beside it (reported above) held.
-        report::print_empty_window(s, options.since, options.until, global.format.value, std::cout,
-                                   std::cerr);
+        report::print_empty_window(s, global.command, options.since, options.until,
+                                   global.format.value, std::cout, std::cerr);
         if (global.format.value == report::Format::sarif) {
             report::print_sarif({}, std::cout); // a run without results: valid to its readers
         }

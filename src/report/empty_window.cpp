@@ -11,9 +11,9 @@
 namespace cachewise::report {
 
 void
-print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
-                   std::optional<Timestamp> until, Format format, std::ostream& out,
-                   std::ostream& err)
+print_empty_window(const ingest::LoadSummary& s, std::string_view command,
+                   std::optional<Timestamp> since, std::optional<Timestamp> until, Format format,
+                   std::ostream& out, std::ostream& err)
 {
     std::string why;
     if (s.filtered > s.filtered_untimed) {
@@ -34,11 +34,14 @@ print_empty_window(const ingest::LoadSummary& s, std::optional<Timestamp> since,
         const auto bound = [](std::optional<Timestamp> t) {
             return t ? nlohmann::ordered_json(format_rfc3339(*t)) : nlohmann::ordered_json();
         };
+        // A nightly job's baseline for the next night: no findings.
         const nlohmann::ordered_json doc{{"schema_version", 1},
+                                         {"command", command},
                                          {"requests", 0},
                                          {"since", bound(since)},
                                          {"until", bound(until)},
-                                         {"message", message}};
+                                         {"message", message},
+                                         {"findings", nlohmann::ordered_json::array()}};
         out << doc.dump(2) << "\n";
     } else if (format == Format::text || format == Format::markdown) {
         fmt::print(out, "{}\n", message);
