@@ -89,15 +89,24 @@ edit_distance(std::string_view a, std::string_view b)
 
 // The names a model pattern lists, when it lists a few: literals, sets of
 // characters ("[56]", "[6-9]"), groups of alternatives and '?' after either
-// ("claude-opus-4-[56]", "claude-opus-4(-1)?"). Nothing for a pattern with a
-// repeat or a wildcard ("gpt-5(-.*)?"), which names no model in particular.
+// ("claude-opus-4-[56]", "claude-opus-4(-1)?"), less an optional tail of
+// any text ("(-.*)?", a dated or preview variant). Nothing for a pattern with
+// any other repeat or wildcard, which names no model in particular.
 class PatternNames {
 public:
     static std::vector<std::string> of(std::string_view pattern)
     {
-        PatternNames p(pattern);
+        // A tail any text may follow ("gemini-2-5-flash(-.*)?"): the names
+        // without it.
+        std::string text(pattern);
+        for (const std::string_view tail : {"(-.*)?", "(.*)?"}) {
+            for (auto at = text.find(tail); at != std::string::npos; at = text.find(tail)) {
+                text.erase(at, tail.size());
+            }
+        }
+        PatternNames p(text);
         auto names = p.alternatives();
-        if (p.m_failed || p.m_at != pattern.size()) {
+        if (p.m_failed || p.m_at != text.size()) {
             return {};
         }
         return names;

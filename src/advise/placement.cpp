@@ -110,14 +110,17 @@ anchor_index(Anchor a, const Request& r, std::size_t stable_head)
 
 // Whether the prefix up to segment `k` surely reaches `minimum` (rule
 // "Minimum cacheable length"): a counted prefix as it is, an estimated one
-// with the error band to spare.
+// with the error band to spare. A breakpoint the request has there already
+// stays unless its estimate is below the minimum: taking away one that
+// may well work would cost the user what it reads.
 bool
 reaches(const Request& r, std::size_t k, std::int64_t minimum, double band)
 {
     const auto& s = r.segments[k];
     const bool last = k + 1 == r.segments.size();
     const bool counted = s.token_source == model::TokenSource::exact ||
-                         (last && s.token_source != model::TokenSource::estimated);
+                         (last && s.token_source != model::TokenSource::estimated) ||
+                         s.cache_control.has_value();
     const auto tokens = static_cast<double>(s.cumulative_tokens);
     return (counted ? tokens : tokens * (1 - band)) >= static_cast<double>(minimum);
 }

@@ -39,7 +39,8 @@ struct Placement {
 // later 1h mark is downgraded), only prefixes that reach `minimum`: an
 // estimated one with the estimator's error `band` to spare (what lint calls
 // borderline is not placed), a counted one (exact, or the whole prompt of a
-// request scaled to its reported usage) as it is.
+// request scaled to its reported usage) or one the request marks already as
+// it is.
 std::vector<model::Breakpoint> resolve(const Placement& placement, const model::Request& request,
                                        std::size_t stable_head, std::int64_t minimum, double band,
                                        int max_breakpoints);

@@ -209,7 +209,8 @@ shortened(std::string_view line, const std::vector<Region>& regions)
     if (line.size() <= k_long_line || regions.empty()) {
         return std::string(line);
     }
-    const std::vector<SecretMatch> secrets = find_secrets(line);
+    // One redactor for the line: a key that two windows cut is masked once.
+    WindowRedactor redactor(line, 0, line.size(), find_secrets(line));
     std::string out;
     std::size_t shown = 0; // bytes of `line` accounted for so far
     for (const auto& r : regions) {
@@ -222,7 +223,7 @@ shortened(std::string_view line, const std::vector<Region>& regions)
             out += fmt::format("…[{} bytes]…", group_count(begin - shown));
         }
         if (end > begin) {
-            out += WindowRedactor(line, begin, end, secrets).piece(begin, end);
+            out += redactor.piece(begin, end);
         }
         shown = std::max(shown, end);
     }

@@ -140,8 +140,8 @@ FailOn::parse(std::string_view text)
     for (const auto& id : f.ids) {
         static constexpr std::string_view k_levels[] = {"none", "info", "warning", "error"};
         if (std::find(std::begin(k_levels), std::end(k_levels), id) != std::end(k_levels)) {
-            return unexpected(fmt::format("\"{}\": a level or a list of rule ids, not both "
-                                          "(\"{}\" is a level)",
+            return unexpected(fmt::format("\"{}\": one level (error, warning, info, none) or a "
+                                          "list of rule ids (\"{}\" is a level)",
                                           text, id));
         }
         try {

@@ -61,6 +61,35 @@ print_json(const SuggestReport& report, std::ostream& out)
     out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
+// One request or template where no breakpoint is placed: none reaches the
+// minimum, or the longest stable prefix is borderline (lint's CW012), and
+// what the request has of its own stays.
+void
+print_none_placed(const SuggestReport& report, const advise::FamilyAdvice& f, std::ostream& out)
+{
+    const auto& r = report.suggestion.requests.front();
+    const std::size_t head = std::min(f.stable_head, r.segments.size());
+    const auto tokens =
+        head > 0 ? static_cast<double>(r.segments[head - 1].cumulative_tokens) : 0.0;
+    const auto minimum = static_cast<double>(report.minimum_tokens);
+    if (tokens * (1 + report.band) >= minimum && tokens * (1 - report.band) < minimum) {
+        fmt::print(out,
+                   "  no breakpoint placed: the stable prefix is about {} tokens (±{:.0f}%: "
+                   "{}–{}), borderline against the {} minimum of {}; count it with "
+                   "--exact-tokens before marking it\n",
+                   group_digits(static_cast<std::int64_t>(tokens)), report.band * 100,
+                   group_digits(static_cast<std::int64_t>(tokens * (1 - report.band))),
+                   group_digits(static_cast<std::int64_t>(tokens * (1 + report.band))), r.model,
+                   group_digits(report.minimum_tokens));
+    } else {
+        fmt::print(out, "  no breakpoint: no stable boundary reaches the {} minimum of {} tokens\n",
+                   r.model, group_digits(report.minimum_tokens));
+    }
+    if (r.auto_cache_control) {
+        fmt::print(out, "  the request's top-level cache_control is left as it is\n");
+    }
+}
+
 // One request or template: where its breakpoints go.
 void
 print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::ostream& out)
@@ -77,8 +106,7 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
                    "byte-stable\n",
                    r.provider);
     } else if (marks.empty()) {
-        fmt::print(out, "  no breakpoint: no stable boundary reaches the {} minimum of {} tokens\n",
-                   r.model, group_digits(report.minimum_tokens));
+        print_none_placed(report, f, out);
     }
     for (const auto& b : marks) {
         fmt::print(out, "  breakpoint at {} ({}), prefix ≈{} tokens\n",

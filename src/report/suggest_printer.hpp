@@ -16,8 +16,10 @@ struct SuggestReport {
     const advise::Suggestion& suggestion;
     bool single = false; // one request or template, placed by its stable prefix
     // With `single`: the request model's minimum cacheable prefix, for "no
-    // stable boundary reaches the minimum".
+    // stable boundary reaches the minimum", and the estimator's error band,
+    // for a stable prefix that is only borderline.
     std::int64_t minimum_tokens = 0;
+    double band = 0;
 };
 
 // Text or JSON.

@@ -205,6 +205,12 @@ TEST_SUITE("advise::lint")
               "tokens (the strictest listed is 4,096, claude-haiku-4-5)");
         CHECK(warning("claude-sonet-4-5").find("(did you mean claude-sonnet-4-5?)") !=
               std::string::npos);
+        // A listed family with any variant after it ("gemini-2-5-flash(-.*)?").
+        model::Request gemini;
+        gemini.provider = "gemini";
+        gemini.model = "gemini-2.5-flsh";
+        CHECK(advise::unlisted_model_warning(test::rules(), gemini)
+                  .find("(did you mean gemini-2-5-flash?)") != std::string::npos);
         // Other digits are another model, not a typo; nor is another name.
         CHECK(warning("claude-3-5-sonnet-20241022").find("did you mean") == std::string::npos);
         CHECK(warning("nonexistent-model-x").find("did you mean") == std::string::npos);

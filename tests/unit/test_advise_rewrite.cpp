@@ -192,6 +192,26 @@ TEST_SUITE("advise::rewrite")
         CHECK(diff.find("cache_control") != std::string::npos);
     }
 
+    TEST_CASE("a key that several changes' windows cut is masked once on each line")
+    {
+        // A string made an array: one change before the key, one after it,
+        // each window holding a part of it.
+        const std::string key = "sk-ant-api03-" + std::string(90, 'Q') + "zz";
+        const std::string head = R"({"s": ")" + std::string(3000, 'a') + R"(", "m": )";
+        const std::string before = head + R"("hi )" + key + R"("})";
+        const std::string after = head + R"(["hi )" + key + R"(", 1]})";
+        const std::string diff = advise::unified_diff(before + "\n", after + "\n", "x", "y");
+        CHECK(diff.find("QQQQ") == std::string::npos);
+        const auto plus = diff.substr(diff.find("\n+…") + 1);
+        const auto line = plus.substr(0, plus.find('\n'));
+        std::size_t masks = 0;
+        for (auto at = line.find("sk-ant-"); at != std::string::npos;
+             at = line.find("sk-ant-", at + 1)) {
+            ++masks;
+        }
+        CHECK(masks == 1);
+    }
+
     TEST_CASE("a long line rewritten beyond the edit limit still shows where it starts to differ")
     {
         std::string before(4000, 'x');

@@ -220,6 +220,12 @@ TEST_SUITE("advise::suggest")
             s.token_source = model::TokenSource::exact;
         }
         CHECK(advise::resolve(p, r, 0, 1024, 0.2, 4).size() == 2);
+        // A breakpoint the request has there already stays.
+        for (auto& s : r.segments) {
+            s.token_source = model::TokenSource::estimated;
+        }
+        r.segments[0].cache_control = model::CacheControl{model::Ttl::one_hour};
+        CHECK(advise::resolve(p, r, 0, 1024, 0.2, 4).size() == 2);
         // The whole prompt of a request scaled to its usage is counted.
         auto short_prompt = make({test::system("system", 1100)}, 0);
         short_prompt.segments[0].token_source = model::TokenSource::calibrated;

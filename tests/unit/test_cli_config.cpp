@@ -283,9 +283,9 @@ TEST_SUITE("cli::config")
         CHECK(cli::FailOn::parse("CW999").error() ==
               "\"CW999\" is neither a level (error, warning, info, none) nor a rule id");
         CHECK(cli::FailOn::parse("none").has_value());
-        CHECK(
-            cli::FailOn::parse("warning,CW010").error() ==
-            "\"warning,CW010\": a level or a list of rule ids, not both (\"warning\" is a level)");
+        CHECK(cli::FailOn::parse("warning,CW010").error() ==
+              "\"warning,CW010\": one level (error, warning, info, none) or a list of rule ids "
+              "(\"warning\" is a level)");
 
         test::TempFile baseline(
             R"({"findings":[{"rule":"CW010","file":"t.json","kind":null,"location":{"path":"system[0]"},"excerpt":null}],"totals":{"hit_rate":0.9}})",
