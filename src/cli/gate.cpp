@@ -7,6 +7,7 @@
 #include "util/format.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -93,6 +94,8 @@ baseline_findings(const nlohmann::json& baseline, const std::string& file)
     return out;
 }
 
+// The items of a comma-separated list, trimmed, empty ones dropped; a rule
+// id in any case is written as the rules name it ("cw010" is CW010).
 std::vector<std::string>
 split(const std::string& text)
 {
@@ -100,9 +103,17 @@ split(const std::string& text)
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ',')) {
-        if (!item.empty()) {
-            out.push_back(item);
+        const auto begin = item.find_first_not_of(" \t");
+        if (begin == std::string::npos) {
+            continue;
         }
+        item = item.substr(begin, item.find_last_not_of(" \t") - begin + 1);
+        if (item.size() > 2 && (item[0] == 'c' || item[0] == 'C') &&
+            (item[1] == 'w' || item[1] == 'W')) {
+            item[0] = 'C';
+            item[1] = 'W';
+        }
+        out.push_back(item);
     }
     return out;
 }
@@ -137,6 +148,7 @@ FailOn::parse(std::string_view text)
     }
     f.level = Level::ids;
     f.ids = split(f.text);
+    f.text = fmt::format("{}", fmt::join(f.ids, ","));
     for (const auto& id : f.ids) {
         static constexpr std::string_view k_levels[] = {"none", "info", "warning", "error"};
         if (std::find(std::begin(k_levels), std::end(k_levels), id) != std::end(k_levels)) {
@@ -243,9 +255,9 @@ gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional
             failing += hit ? 1 : 0;
         }
         if (failing > 0) {
-            fmt::print(stderr, "cachewise: {} at or above --fail-on {}{}\n",
-                       count_noun(failing, "finding"), fail_on.text,
-                       gate.baseline != nullptr ? " (new since the baseline)" : "");
+            fmt::print(stderr, "cachewise: {} {} --fail-on {}{}\n", count_noun(failing, "finding"),
+                       fail_on.level == FailOn::Level::ids ? "of the rules of" : "at or above",
+                       fail_on.text, gate.baseline != nullptr ? " (new since the baseline)" : "");
             status = 1;
         }
     }

@@ -66,11 +66,34 @@ json_scalar(std::string_view text)
 
 namespace {
 
-bool
-is_gzip(std::string_view line)
+// The formats people mistake for logs, by the bytes they open with: an
+// archived log or an image attached to an issue.
+struct Magic {
+    std::string_view bytes;
+    std::string_view what;
+};
+constexpr Magic k_magic[] = {
+    {"\x1f\x8b", "gzip data (decompress it first)"},
+    {"\x28\xb5\x2f\xfd", "zstd data (decompress it first)"},
+    {"\xfd"
+     "7zXZ",
+     "xz data (decompress it first)"},
+    {"BZh", "bzip2 data (decompress it first)"},
+    {"PK\x03\x04", "a zip archive (extract it first)"},
+    {"\x89PNG", "a PNG image"},
+    {"\xff\xd8\xff", "a JPEG image"},
+    {"%PDF-", "a PDF document"},
+};
+
+const Magic*
+magic_of(std::string_view line)
 {
-    return line.size() >= 2 && static_cast<unsigned char>(line[0]) == 0x1f &&
-           static_cast<unsigned char>(line[1]) == 0x8b;
+    for (const auto& m : k_magic) {
+        if (line.substr(0, m.bytes.size()) == m.bytes) {
+            return &m;
+        }
+    }
+    return nullptr;
 }
 
 } // namespace
@@ -79,7 +102,7 @@ bool
 looks_binary(std::string_view line)
 {
     line = first_line(line);
-    if (is_gzip(line)) {
+    if (magic_of(line) != nullptr) {
         return true;
     }
     const bool control = std::any_of(line.begin(), line.end(), [](char c) {
@@ -100,8 +123,8 @@ describe_non_json(std::string_view line)
     if (line.empty()) {
         return "the file is empty";
     }
-    if (is_gzip(line)) {
-        return "looks like gzip data (decompress it first)";
+    if (const auto* magic = magic_of(line)) {
+        return "looks like " + std::string(magic->what);
     }
     if (looks_binary(line)) {
         return "looks like binary data";

@@ -10,7 +10,8 @@ namespace cachewise::ingest {
 // "looks like plain text" (an empty text: "the file is empty").
 std::string describe_non_json(std::string_view first_line);
 
-// True when a first line is binary data (gzip, control bytes, ill-formed
+// True when a first line is binary data (gzip, zstd, xz, bzip2, zip, PNG,
+// JPEG, PDF by their opening bytes; control bytes, ill-formed
 // UTF-8 past a multi-byte character that log rotation may have cut): no JSON
 // record follows in such a file, whatever bytes happen to open a later line.
 bool looks_binary(std::string_view first_line);

@@ -283,6 +283,13 @@ TEST_SUITE("cli::config")
         CHECK(cli::FailOn::parse("CW999").error() ==
               "\"CW999\" is neither a level (error, warning, info, none) nor a rule id");
         CHECK(cli::FailOn::parse("none").has_value());
+        // Rule ids are read as the rules spell them, spaces and empty items
+        // dropped; a list of nothing is refused.
+        const auto ids = fail_on(" cw012 , CW010,");
+        CHECK(ids.ids == std::vector<std::string>{"CW012", "CW010"});
+        CHECK(ids.text == "CW012,CW010");
+        CHECK(cli::FailOn::parse(", ,").error() ==
+              "\", ,\" is neither a level (error, warning, info, none) nor a rule id");
         CHECK(cli::FailOn::parse("warning,CW010").error() ==
               "\"warning,CW010\": one level (error, warning, info, none) or a list of rule ids "
               "(\"warning\" is a level)");

@@ -24,6 +24,15 @@ TEST_SUITE("ingest::file_kind")
         CHECK(ingest::describe_non_json("ab\x07"
                                         "cd") == "looks like binary data");
         CHECK(ingest::describe_non_json("caf\xc3\xa9 au lait") == "looks like plain text");
+        // A PNG opens with a byte that could be the tail of a cut character,
+        // then ASCII: named by its signature, not taken for text.
+        CHECK(ingest::describe_non_json("\x89PNG\r\n\x1a\n") == "looks like a PNG image");
+        CHECK(ingest::looks_binary("\x89PNG\r\n"));
+        CHECK(ingest::describe_non_json("%PDF-1.7\n") == "looks like a PDF document");
+        CHECK(ingest::describe_non_json("PK\x03\x04") ==
+              "looks like a zip archive (extract it first)");
+        CHECK(ingest::describe_non_json("\x28\xb5\x2f\xfd") ==
+              "looks like zstd data (decompress it first)");
     }
 
     TEST_CASE("valid JSON that is not a record says so, not 'not JSON'")
