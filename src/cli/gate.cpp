@@ -256,7 +256,7 @@ gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional
         }
         if (failing > 0) {
             fmt::print(stderr, "cachewise: {} {} --fail-on {}{}\n", count_noun(failing, "finding"),
-                       fail_on.level == FailOn::Level::ids ? "of the rules of" : "at or above",
+                       fail_on.level == FailOn::Level::ids ? "with a rule of" : "at or above",
                        fail_on.text, gate.baseline != nullptr ? " (new since the baseline)" : "");
             status = 1;
         }
