@@ -347,8 +347,14 @@ dynamic_value_advice(const Request& request, std::size_t k, std::optional<std::i
     if (after <= 0 || in_last_message) {
         return std::nullopt;
     }
+    // As lint's CW010: an automatic cache reads nothing shorter than its
+    // minimum, so a value before a shorter tail costs nothing to leave.
+    const auto& provider = rules.provider(request.provider);
+    const bool breakpoints = provider.uses_breakpoints(request.model);
+    if (!breakpoints && after < provider.minimum_tokens(request.model).tokens) {
+        return std::nullopt;
+    }
     if (analysis::changes_every_request(kind)) {
-        const bool breakpoints = rules.provider(request.provider).uses_breakpoints(request.model);
         return fmt::format("a {} value in {} keeps the {} tokens after it out of the cache: move "
                            "it after the stable content (e.g. into the last user turn) and {}",
                            kind, s.path.str(), group_digits(after),

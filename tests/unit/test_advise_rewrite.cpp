@@ -131,6 +131,41 @@ TEST_SUITE("advise::rewrite")
                           [](const auto& f) { return f.rule == "CW011"; }));
     }
 
+    TEST_CASE("suggest advises moving a date of an automatic cache only where lint reports it")
+    {
+        std::string stable;
+        for (int i = 0; i < 200; ++i) {
+            stable += "Always cite the manual section and keep answers short. ";
+        }
+        const auto body = [](const std::string& system) {
+            return R"({"model":"gpt-4o","messages":[{"role":"system","content":")" + system +
+                   R"("},{"role":"user","content":"How do I reset my password?"}]})";
+        };
+        const std::string date = "Today is 2026-12-07. ";
+        for (const bool at_start : {true, false}) {
+            CAPTURE(at_start);
+            test::TempFile file(body(at_start ? date + stable : stable + date), "template.json");
+            model::TextStore texts;
+            ingest::LoadOptions options;
+            options.format = ingest::InputFormat::request;
+            options.text_store = &texts;
+            ingest::Loader loader(test::rules(), options);
+            std::vector<model::Request> requests;
+            loader.load({file.path()},
+                        [&](model::Request&& r) { requests.push_back(std::move(r)); });
+            REQUIRE(requests.size() == 1);
+            const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
+                                                       advise::LintOptions{}.placeholders);
+            const auto lint = cli::lint_files({file.path()}, test::rules(), {});
+            const bool reported = std::any_of(lint.findings.begin(), lint.findings.end(),
+                                              [](const auto& f) { return f.rule == "CW010"; });
+            // At the end of the system prompt only the question follows it:
+            // shorter than OpenAI's minimum, nothing to cache by moving it.
+            CHECK(reported == at_start);
+            CHECK(s.advice.empty() == !at_start);
+        }
+    }
+
     TEST_CASE("unified diff")
     {
         const std::string diff = advise::unified_diff("a\nb\nc\n", "a\nB\nc\n", "x", "y");
