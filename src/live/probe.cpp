@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -392,6 +393,24 @@ compare_with_prediction(const std::string& records, const ruleset::Rules& rules,
         if (f.rule == analysis::rule::k_usage_mismatch) {
             r.findings.push_back(f);
         }
+    }
+    // The plan's positions were estimated: where the provider's own count of
+    // the first call falls outside the estimator's band, say that they were
+    // off and by how much (the predictions above are scaled to the count).
+    if (r.tokens_exact || r.calls.empty() || !r.calls[0].usage || r.prompt_tokens <= 0) {
+        return;
+    }
+    const auto& u = *r.calls[0].usage;
+    const std::int64_t reported = u.read + u.write() + u.fresh;
+    const double band = rules.tokens.error_band_percent.value / 100;
+    const double off =
+        static_cast<double>(reported - r.prompt_tokens) / static_cast<double>(r.prompt_tokens);
+    if (std::abs(off) > band) {
+        r.notes.push_back(fmt::format(
+            "the provider counted {} prompt tokens where the plan estimated about {} ({:+.0f}%, "
+            "outside the estimate's ±{:.0f}%): the plan's token positions were that far off; the "
+            "predictions are scaled to the provider's count",
+            group_digits(reported), group_digits(r.prompt_tokens), off * 100, band * 100));
     }
 }
 

@@ -82,6 +82,9 @@ struct ProbeResult {
     std::vector<ProbeCall> calls;
     std::vector<account::Split> predicted; // the simulator, on the same sequence
     std::vector<analysis::Finding> findings;
+    // What the reader should know beside the findings: the provider counted
+    // the prompt outside the estimate's error band, say.
+    std::vector<std::string> notes;
     long connections = 0; // TCP connections opened (keep-alive reuses one)
 };
 

@@ -121,6 +121,9 @@ print_probe(const live::ProbeResult& r, std::ostream& out)
         out << fmt::format("{} {} {}: {}\n", analysis::to_string(f.severity), f.rule, f.name,
                            f.message);
     }
+    for (const auto& note : r.notes) {
+        out << "note: " << note << "\n";
+    }
     out << fmt::format("{} · {} · {}\n", count_noun(r.calls.size(), "call"),
                        count_noun(r.connections, "connection"),
                        count_noun(r.findings.size(), "finding"));
@@ -173,6 +176,7 @@ probe_to_json(const live::ProbeResult& r)
     j["calls"] = calls;
     j["predicted"] = json_array(r.predicted, split_json);
     j["findings"] = json_array(r.findings, finding_to_json);
+    j["notes"] = r.notes;
     return j;
 }
 

@@ -440,7 +440,7 @@ FakeProvider::cache_usage(const model::Request& r)
     }
     u.write_1h = hour_end - u.read;
     u.write_5m = end - hour_end;
-    u.fresh = r.prompt_tokens() - u.read - u.write_1h - u.write_5m;
+    u.fresh = r.prompt_tokens() - u.read - u.write_1h - u.write_5m + m_uncounted;
     return u;
 }
 

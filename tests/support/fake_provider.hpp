@@ -60,6 +60,10 @@ public:
     void push_fault(Fault fault);
     // Moves the cache's clock forward (TTL tests without waiting).
     void advance_clock(double seconds);
+    // Tokens the provider counts beyond cachewise's estimate of each
+    // prompt (a tokenizer that splits finer), reported as fresh input on
+    // /v1/messages.
+    void add_uncounted_tokens(std::int64_t tokens) { m_uncounted = tokens; }
     [[nodiscard]] std::vector<SeenRequest> seen() const;
     [[nodiscard]] std::size_t calls(const std::string& path) const;
     [[nodiscard]] std::size_t connections() const { return m_connections; }
@@ -113,6 +117,7 @@ private:
     std::map<std::string, Entry> m_entries;     // prefix identity -> entry
     std::map<std::string, Previous> m_messages; // response id -> the request's blocks
     double m_clock_offset = 0;
+    std::int64_t m_uncounted = 0;
     int m_next_id = 1;
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
 };

@@ -174,6 +174,22 @@ TEST_SUITE("live::probe")
         }
     }
 
+    TEST_CASE("a provider count outside the estimate's band is noted, one inside it is not")
+    {
+        const KeyEnv keys;
+        test::FakeProvider server(test::rules());
+        live::HttpClient client;
+        const auto agreed = live::probe(options_for(server), test::rules(), client);
+        CHECK(agreed.notes.empty());
+        server.add_uncounted_tokens(5000); // the plan estimated 4,967
+        const auto r = live::probe(options_for(server), test::rules(), client);
+        REQUIRE(r.notes.size() == 1);
+        CHECK(r.notes[0].find("the provider counted 9,967 prompt tokens where the plan estimated "
+                              "about 4,967 (+101%, outside the estimate's ±20%)") == 0);
+        CHECK(text_of(r).find("note: the provider counted 9,967") != std::string::npos);
+        CHECK(report::probe_to_json(r)["notes"].size() == 1);
+    }
+
     TEST_CASE("a changed prefix is a miss the prediction and the provider agree on")
     {
         const KeyEnv keys;
