@@ -273,7 +273,8 @@ text_findings(const AuditResult& r, const IdKey& ids, std::ostream& out)
     for (const auto& f : r.findings) {
         table.add_row(
             {f.rule, f.name, std::string(ids.shorten(f.request)),
-             fmt::format("{}{}{}", f.kind.empty() ? "" : "(" + f.kind + ") ", f.message,
+             fmt::format("{}{}{}", f.kind.empty() ? "" : "(" + f.kind + ") ",
+                         ids.shorten_in(f.message),
                          f.occurrences > 1 ? " [×" + group_count(f.occurrences) + "]" : "")});
     }
     table.print(out);
