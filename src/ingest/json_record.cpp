@@ -166,7 +166,7 @@ RecordReader::record(od::object object, std::string_view text, std::size_t capac
         note_first_look(format);
     }
     if (m_shape != Shape::body) {
-        other_shape(object, file, line);
+        other_shape(object, text, file, line);
         return true;
     }
     m_file_format = format;
@@ -194,7 +194,8 @@ RecordReader::kept_record(od::object object, const std::string& file, std::uint6
 // A record that is not a request body: an OpenTelemetry export or span, or
 // a trajectory document.
 void
-RecordReader::other_shape(od::object object, const std::string& file, std::uint64_t line)
+RecordReader::other_shape(od::object object, std::string_view text, const std::string& file,
+                          std::uint64_t line)
 {
     const auto deliver_one = [&](model::Request&& r) { deliver(std::move(r)); };
     const auto fail = [&](const FieldError& e) { error(file, line, e.field(), e.reason()); };
@@ -204,7 +205,7 @@ RecordReader::other_shape(od::object object, const std::string& file, std::uint6
     } else if (m_shape == Shape::span) {
         m_span_reader.read_span(object, file, line, deliver_one, [&] { ++m_sink->counts.skipped; });
     } else {
-        m_trajectory_reader.read(object, file, deliver_one, fail);
+        m_trajectory_reader.read(object, text, file, line, deliver_one, fail);
     }
 }
 

@@ -113,7 +113,8 @@ private:
     bool record(od::object object, std::string_view text, std::size_t capacity,
                 const std::string& file, std::uint64_t line, bool keep);
     bool kept_record(od::object object, const std::string& file, std::uint64_t line);
-    void other_shape(od::object object, const std::string& file, std::uint64_t line);
+    void other_shape(od::object object, std::string_view text, const std::string& file,
+                     std::uint64_t line);
     model::ApiFormat detect_record(std::string_view text, std::size_t capacity);
     void note_first_look(model::ApiFormat format);
     void reset_kept();

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cachewise::ingest {
 
 namespace {
@@ -13,6 +15,33 @@ namespace {
 struct Call {
     std::size_t messages = 0; // the request is messages [0, messages)
     std::string response;     // raw JSON of extra.response
+    std::uint64_t line = 0;   // where its assistant message starts in the file
+};
+
+// The line of the file at each message, counted on from the last one (the
+// messages come in order): a pretty-printed trajectory spreads them over
+// thousands of lines, and a finding points at its own call's.
+class LineCursor {
+public:
+    LineCursor(std::string_view text, std::uint64_t line) : m_text(text), m_line(line) {}
+
+    std::uint64_t line_of(const char* at)
+    {
+        if (at < m_text.data() + m_done || at > m_text.data() + m_text.size()) {
+            return m_line; // not in the record's own text: where the last one was
+        }
+        const auto offset = static_cast<std::size_t>(at - m_text.data());
+        m_line += static_cast<std::uint64_t>(
+            std::count(m_text.begin() + static_cast<std::ptrdiff_t>(m_done),
+                       m_text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+        m_done = offset;
+        return m_line;
+    }
+
+private:
+    std::string_view m_text;
+    std::size_t m_done = 0;
+    std::uint64_t m_line;
 };
 
 // extra.response of an assistant message, as raw JSON; empty when absent.
@@ -66,9 +95,10 @@ TrajectoryReader::check_readable(const std::string& message)
 }
 
 void
-TrajectoryReader::read(od::object document, const std::string& file, const Deliver& deliver,
-                       const Report& report)
+TrajectoryReader::read(od::object document, std::string_view text, const std::string& file,
+                       std::uint64_t line, const Deliver& deliver, const Report& report)
 {
+    LineCursor lines(text, line);
     std::vector<std::string> raw; // each readable message's JSON
     std::vector<Call> calls;
     std::string model;
@@ -90,13 +120,14 @@ TrajectoryReader::read(od::object document, const std::string& file, const Deliv
                                 wrong_type("a message object", type_of(m));
                             }
                             od::object object = get(m.get_object(), "an object");
-                            std::string text(get(object.raw_json(), "a message"));
+                            const std::string_view json = get(object.raw_json(), "a message");
+                            const std::uint64_t at = lines.line_of(json.data());
                             (void)get(object.reset(), "an object");
                             std::string response = response_of(object);
-                            check_readable(text);
-                            raw.push_back(std::move(text));
+                            check_readable(std::string(json));
+                            raw.emplace_back(json);
                             if (!response.empty()) {
-                                calls.push_back(Call{raw.size() - 1, std::move(response)});
+                                calls.push_back(Call{raw.size() - 1, std::move(response), at});
                             }
                         });
                     } catch (const FieldError& e) {
@@ -127,7 +158,7 @@ TrajectoryReader::read(od::object document, const std::string& file, const Deliv
         }
         body += "]}";
         try {
-            deliver(call(file, body, c.messages, c.response, model, instance));
+            deliver(call(file, c.line, body, c.messages, c.response, model, instance));
         } catch (const FieldError& e) {
             report(e);
         }
@@ -135,13 +166,13 @@ TrajectoryReader::read(od::object document, const std::string& file, const Deliv
 }
 
 model::Request
-TrajectoryReader::call(const std::string& file, const std::string& body, std::size_t index,
-                       const std::string& response, const std::string& model,
+TrajectoryReader::call(const std::string& file, std::uint64_t line, const std::string& body,
+                       std::size_t index, const std::string& response, const std::string& model,
                        const std::string& instance)
 {
     model::Request request;
     request.file = file;
-    request.line = 1;
+    request.line = line;
     request.id = fmt::format("{}#{}", file, index);
     request.stream = instance.empty() ? file : instance;
     m_parser->begin(request);

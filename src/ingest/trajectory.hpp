@@ -28,13 +28,15 @@ public:
     // Reads one trajectory document; throws FieldError for a broken one. A
     // broken message or call is reported and costs itself only: a message
     // that cannot be read is left out of the history of the calls after it.
-    void read(od::object document, const std::string& file, const Deliver& deliver,
-              const Report& report);
+    // `text` is the document's JSON, which starts at `line` of `file`: each
+    // call's request points at the line of its assistant message.
+    void read(od::object document, std::string_view text, const std::string& file,
+              std::uint64_t line, const Deliver& deliver, const Report& report);
 
 private:
     void check_readable(const std::string& message);
-    model::Request call(const std::string& file, const std::string& body, std::size_t index,
-                        const std::string& response, const std::string& model,
+    model::Request call(const std::string& file, std::uint64_t line, const std::string& body,
+                        std::size_t index, const std::string& response, const std::string& model,
                         const std::string& instance);
 
     OpenAIChatParser* m_parser;

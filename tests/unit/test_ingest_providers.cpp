@@ -332,9 +332,14 @@ TEST_SUITE("ingest::providers")
             "{\n"
             R"("trajectory_format":"mini-swe-agent-1","instance_id":"repo-1","info":{"config":{"model":{"model_name":"google/gemini-3-pro-preview"}}},)"
             "\n"
-            R"("messages":[{"role":"system","content":"You are an agent."},{"role":"user","content":"Fix the bug."},)"
+            R"("messages":[{"role":"system","content":"You are an agent."},)"
+            "\n"
+            R"({"role":"user","content":"Fix the bug."},)"
+            "\n"
             R"({"role":"assistant","content":"ls","extra":{"response":{"created":1763509001,"provider":"Google","usage":{"prompt_tokens":1510,"completion_tokens":12,"prompt_tokens_details":{"cached_tokens":0}}}}},)"
+            "\n"
             R"({"role":"user","content":"a.py b.py"},)"
+            "\n"
             R"({"role":"assistant","content":"cat a.py","extra":{"response":{"created":1763509005,"provider":"Google AI Studio","usage":{"prompt_tokens":1530,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":0}}}}}])"
             "\n}\n",
             ingest::InputFormat::auto_detect, "run.traj.json");
@@ -348,6 +353,10 @@ TEST_SUITE("ingest::providers")
         CHECK(b.segments[1].chain == a.segments[1].chain); // append-only history
         CHECK(a.route == "Google");
         CHECK(b.route == "Google AI Studio");
+        // Each points at the line of its assistant message, not at the
+        // document's first.
+        CHECK(a.line == 5);
+        CHECK(b.line == 7);
     }
 
     TEST_CASE("SSE streams of other providers: the last usage wins")
