@@ -24,7 +24,7 @@ namespace cachewise::analysis {
 using model::Request;
 
 constexpr auto k_status_names = util::names_of<RequestOutcome::Status>(
-    {"cold", "extends", "branched", "diverged", "diverged-uncached", "not-logged"});
+    {"cold", "extends", "branched", "diverged", "diverged-uncached", "truncated", "not-logged"});
 
 std::string_view
 to_string(RequestOutcome::Status status)
@@ -659,6 +659,12 @@ Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t 
             latent->stream = r.stream;
             fold_latent(result.latent, std::move(*latent));
         }
+    } else if (lo == r.segments.size() && lo < p.segments.size() && !parting.stripped_thinking) {
+        // The request ends inside the partner's prompt: not growth, whatever
+        // it shares (a conversation that dropped its last turns, or an
+        // earlier point of it sent again).
+        outcome.status = RequestOutcome::Status::truncated;
+        ++result.truncated;
     } else {
         outcome.status = RequestOutcome::Status::extends;
         ++result.extends;

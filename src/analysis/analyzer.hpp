@@ -31,11 +31,13 @@ struct AnalyzeOptions {
 struct RequestOutcome {
     enum class Status {
         cold,       // no earlier request shares a prefix: a cold start
-        extends,    // the partner's whole prompt is a prefix of this one (or the reverse)
+        extends,    // the partner's whole prompt is a prefix of this one
         branched,   // a new conversation on a shared head: parts from another stream's
                     // partner in the messages, or at the first message
         diverged,   // parted inside what the partner had cached: a break (see finding)
         uncached,   // parted after the partner's last breakpoint: nothing cached was lost
+        truncated,  // this whole prompt is a strict prefix of the partner's: history dropped,
+                    // or a shorter call of the same conversation (nothing broke before its end)
         not_logged, // only the response was logged
     };
     std::string id;
@@ -84,6 +86,7 @@ struct AnalysisResult {
     std::size_t branched = 0;
     std::size_t breaks = 0;
     std::size_t uncached = 0;
+    std::size_t truncated = 0;
     std::size_t not_logged = 0;
     std::int64_t input_tokens = 0;
     std::int64_t shared_tokens = 0;

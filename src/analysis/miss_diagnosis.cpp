@@ -44,6 +44,7 @@ own_cause(const RequestOutcome& outcome, const AnalysisResult& result)
         return "not logged";
     case Status::extends:
     case Status::uncached:
+    case Status::truncated:
         return "none";
     case Status::branched:
         return "messages_changed";

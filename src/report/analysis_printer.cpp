@@ -103,6 +103,10 @@ text_summary(const AnalysisResult& r, std::ostream& out)
                count_noun(r.cold_starts, "cold start"), cold_read_words(r), group_count(r.extends),
                count_noun(r.branched, "new conversation"), count_noun(r.breaks, "break"),
                group_count(r.uncached));
+    if (r.truncated > 0) {
+        fmt::print(out, " · {} shorter than {} partner", group_count(r.truncated),
+                   r.truncated == 1 ? "its" : "their");
+    }
     if (r.not_logged > 0) {
         fmt::print(out, " · {} without a logged prompt", group_count(r.not_logged));
     }
@@ -317,6 +321,7 @@ json(const AnalysisResult& r, const ingest::LoadSummary& load, std::ostream& out
                     {"branched", r.branched},
                     {"breaks", r.breaks},
                     {"diverged_after_cache", r.uncached},
+                    {"truncated", r.truncated},
                     {"not_logged", r.not_logged},
                     {"input_tokens", r.input_tokens},
                     {"shared_tokens", r.shared_tokens},

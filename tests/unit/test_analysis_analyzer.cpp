@@ -53,6 +53,23 @@ TEST_SUITE("analysis::analyzer")
         CHECK(a.result.branched == 1);    // b1 shares the tools with a1
     }
 
+    TEST_CASE("a request whose whole prompt is a strict prefix of its partner's is truncated")
+    {
+        // The conversation dropped its last turns: not append-only growth.
+        const auto a = analyse({record("r1", "S", 0, body(k_system, turns(2))),
+                                record("r2", "S", 10, body(k_system, turns(1))),
+                                record("r3", "S", 20, body(k_system, turns(2)))});
+        REQUIRE(a.result.outcomes.size() == 3);
+        CHECK(a.result.outcomes[1].partner == "r1");
+        CHECK(a.result.outcomes[1].status == analysis::RequestOutcome::Status::truncated);
+        CHECK(analysis::to_string(a.result.outcomes[1].status) == "truncated");
+        CHECK(a.result.truncated == 1);
+        // Sent again whole, it extends (or repeats) the longer one.
+        CHECK(a.result.outcomes[2].status == analysis::RequestOutcome::Status::extends);
+        CHECK(a.result.extends == 1);
+        CHECK(a.result.findings.empty());
+    }
+
     TEST_CASE("ties go to the most recent request")
     {
         const auto a = analyse({record("x1", "S", 0, body(k_system, turns(1))),
