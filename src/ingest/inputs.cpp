@@ -130,7 +130,18 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
         }
         std::vector<std::string> found;
         std::size_t others = 0;
+        const std::size_t unlisted = unreadable != nullptr ? unreadable->size() : 0;
         walk(input, found, others, unreadable);
+        if (found.empty() && unreadable != nullptr && unreadable->size() > unlisted) {
+            // Nothing found because a folder could not be listed: say so,
+            // not that the folder holds no log.
+            const InputError& first = (*unreadable)[unlisted];
+            const std::size_t more = unreadable->size() - unlisted - 1;
+            throw Error(fmt::format("{}: {}{}", first.file, first.reason,
+                                    more > 0
+                                        ? fmt::format(" (and {} more)", count_noun(more, "folder"))
+                                        : std::string()));
+        }
         if (found.empty()) {
             throw Error(fmt::format("{}: no file to read in this folder ({}; a folder is read for "
                                     "{})",

@@ -40,5 +40,16 @@ grep -q "^cachewise analyze: 1 request in 1 stream" "$work/out" ||
   { echo "FAIL: the readable log was not read:"; head -3 "$work/out"; failed=1; }
 grep -q "^2 broken records skipped" "$work/out" ||
   { echo "FAIL: the two unreadable paths are not counted"; failed=1; }
-[ $failed = 0 ] && echo "ok: 1 request read, the locked folder and file reported"
+# A folder named on the command line that cannot be listed: why, not "no
+# file to read in this folder".
+"${run[@]}" analyze "$dir/locked" >"$work/out" 2>"$work/err"
+status=$?
+want="cachewise: error: $dir/locked: cannot list directory: Permission denied"
+[ "$status" = 2 ] || { echo "FAIL: locked folder: exit status $status, expected 2"; failed=1; }
+if [ "$(cat "$work/err")" != "$want" ]; then
+  echo "FAIL: locked folder: standard error:"; cat "$work/err"; echo "expected:"; echo "$want"
+  failed=1
+fi
+[ -s "$work/out" ] && { echo "FAIL: locked folder: output on stdout"; failed=1; }
+[ $failed = 0 ] && echo "ok: 1 request read, the locked folder and file reported; a locked folder alone is refused with its reason"
 exit $failed
