@@ -115,14 +115,29 @@ run_tokens(const Settings& global, const TokensCliOptions& options)
     if (catalogue.find("o200k_base") == nullptr) {
         throw Error(fmt::format("{}/manifest.json: lists no o200k_base", dir));
     }
-    const auto& entry = choose(catalogue, options);
+    TokensCliOptions chosen = options;
+    // The project's model (.cachewise.json "model") picks the tokenizer too,
+    // as it picks the model lint and suggest read requests as; one without a
+    // public tokenizer leaves the default, and says so.
+    const std::string& configured = global.model.value;
+    if (!options.tokenizer && !options.model && !configured.empty()) {
+        if (catalogue.for_model(configured) != nullptr) {
+            chosen.model = configured;
+        } else {
+            fmt::print(stderr,
+                       "cachewise: the configured model {} has no public tokenizer: counted with "
+                       "o200k_base (give --tokenizer or --model)\n",
+                       configured);
+        }
+    }
+    const auto& entry = choose(catalogue, chosen);
     const auto* tokenizer = value_or_throw(catalogue.tokenizer(entry), "");
     const std::string text = read_input(options.input);
 
     report::TokensReport r;
     r.input = options.input;
     r.tokenizer = entry.name;
-    r.model = options.model.value_or("");
+    r.model = chosen.model.value_or("");
     r.bytes = text.size();
     r.with_ids = options.ids;
     if (options.ids) {

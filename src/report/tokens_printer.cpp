@@ -1,5 +1,6 @@
 #include "report/tokens_printer.hpp"
 
+#include "report/request_json.hpp"
 #include "util/escape.hpp"
 #include "util/format.hpp"
 
@@ -13,18 +14,16 @@ void
 print_tokens(const TokensReport& report, Format format, std::ostream& out)
 {
     if (format == Format::json) {
-        nlohmann::ordered_json j;
+        // Every key always there (null where it does not apply), as in the
+        // other commands' documents.
+        Json j = json_document("tokens");
         j["input"] = safe_text(report.input); // a file name may hold a key
         j["tokenizer"] = report.tokenizer;
-        if (!report.model.empty()) {
-            j["model"] = report.model;
-        }
+        j["model"] = report.model.empty() ? Json(nullptr) : Json(report.model);
         j["bytes"] = report.bytes;
         j["tokens"] = report.tokens;
         j["token_source"] = "exact";
-        if (report.with_ids) {
-            j["ids"] = report.ids;
-        }
+        j["ids"] = report.with_ids ? Json(report.ids) : Json(nullptr);
         out << j.dump(2) << '\n';
         return;
     }
