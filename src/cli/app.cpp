@@ -204,6 +204,26 @@ load_log(const Settings& global, const ruleset::Rules& rules,
 
 namespace {
 
+// The first word after the command that is neither an option nor an
+// option's value: what was meant as a subcommand.
+std::optional<std::string>
+first_word_after(const CLI::App& app, int argc, char** argv)
+{
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg.empty() || arg[0] != '-') {
+            return std::string(arg);
+        }
+        const std::string name(arg.substr(0, arg.find('=')));
+        const CLI::Option* option = app.get_option_no_throw(name);
+        if (option != nullptr && option->get_items_expected_min() > 0 &&
+            arg.find('=') == std::string_view::npos) {
+            ++i; // its value
+        }
+    }
+    return std::nullopt;
+}
+
 // A command line CLI11 rejected: "cachewise: error: ..." and a pointer to the
 // help, exit 2; --help and --version print to standard output, exit 0.
 int
@@ -219,6 +239,21 @@ parse_error_status(CLI::App& app, const CLI::ParseError& e, int argc, char** arg
         std::sort(names.begin(), names.end());
         fmt::print(stderr, "cachewise: error: unknown command \"{}\" (expected {})\n", argv[1],
                    in_words(names));
+        return static_cast<int>(ExitCode::usage);
+    }
+    // A command made of subcommands (config show): name the one that is not
+    // one of them, or say which are expected, rather than CLI11's "A
+    // subcommand is required".
+    if (!known.empty() && !known[0]->get_subcommands({}).empty() &&
+        dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+        std::vector<std::string> names;
+        for (const auto* sub : known[0]->get_subcommands({})) {
+            names.push_back(sub->get_name());
+        }
+        const std::optional<std::string> given = first_word_after(app, argc, argv);
+        fmt::print(stderr, "cachewise: error: {} {}{} (expected {})\n", known[0]->get_name(),
+                   given ? "has no subcommand \"" : "needs a subcommand",
+                   given ? *given + "\"" : std::string(), in_words(names));
         return static_cast<int>(ExitCode::usage);
     }
     if (e.get_exit_code() == 0) {

@@ -119,15 +119,18 @@ run_chain(const Settings& global, const ChainOptions& options)
         return loaded.status; // the error said it all; no "0 requests printed" after it
     }
     const auto wanted = wanted_requests(requests, options.request);
+    if (options.request && wanted.empty()) {
+        // Before anything is printed: a failed run writes no report.
+        throw Error(fmt::format("--request {}: no such request ({} read)", *options.request,
+                                count_noun(requests.size(), "request")));
+    }
     live::HttpClient client;
     auto counter = make_exact_counter(options.exact, client, "chain");
-    std::uint64_t printed = 0;
     for (std::size_t i = 0; i < requests.size(); ++i) {
         if (options.request && !wanted.contains(i)) {
             continue;
         }
         model::Request request = requests.get(i);
-        ++printed;
         // Reported usage already calibrates a logged request; the others get counts.
         if (counter && !request.usage && request.prompt_logged && request.file != "-" &&
             !request.file.empty()) {
@@ -144,14 +147,7 @@ run_chain(const Settings& global, const ChainOptions& options)
     }
     printer->finish(loaded.summary);
     std::cout.flush();
-    if (loaded.status != 0) {
-        return loaded.status;
-    }
-    if (options.request && printed == 0) {
-        throw Error(fmt::format("--request {}: no such request ({} read)", *options.request,
-                                count_noun(requests.size(), "request")));
-    }
-    return 0;
+    return loaded.status;
 }
 
 } // namespace cachewise::cli
