@@ -5,6 +5,7 @@
 #include "analysis/request_prefetch.hpp"
 #include "analysis/request_store.hpp"
 #include "analysis/rule_catalogue.hpp"
+#include "model/thinking.hpp"
 #include "model/tokens.hpp"
 #include "util/enum_names.hpp"
 #include "util/flat_map.hpp"
@@ -121,24 +122,6 @@ continues(const Request& r, const Request& earlier)
     return true;
 }
 
-// Whether thinking segment i of `r` is stripped by a model that strips an
-// earlier turn's thinking blocks: a user turn other than tool results
-// follows its assistant turn.
-bool
-stripped_thinking(const Request& r, std::size_t i)
-{
-    if (r.segments[i].kind != model::SegmentKind::thinking) {
-        return false;
-    }
-    for (std::size_t j = i + 1; j < r.segments.size(); ++j) {
-        const auto& s = r.segments[j];
-        if (s.message_start && s.role == model::Role::user) {
-            return s.kind != model::SegmentKind::tool_result;
-        }
-    }
-    return false;
-}
-
 // Anthropic rule "what invalidates the cache" (thinking_kept_models): on a
 // model that strips an earlier turn's thinking blocks, a request that parts
 // from its partner at segment k only by leaving out such blocks (a client
@@ -152,7 +135,7 @@ drops_only_stripped_thinking(const Request& r, const Request& p, std::size_t k,
         return false;
     }
     std::size_t i = k;
-    while (i < p.segments.size() && stripped_thinking(p, i)) {
+    while (i < p.segments.size() && model::stripped_thinking(p, i)) {
         ++i;
     }
     if (i == k) {
@@ -644,6 +627,18 @@ Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t 
         // holds that segment too: it may read the same way, when the
         // partner's own entry is not there for it yet (a concurrent twin).
         r.partial_share = p.partial_share;
+    }
+    if (parting.stripped_thinking) {
+        // The partner's prompt as the model renders it, without the thinking
+        // it strips, is this one's first segments: all of it is shared.
+        std::size_t run = 0;
+        while (lo + run < p.segments.size() && model::stripped_thinking(p, lo + run)) {
+            ++run;
+        }
+        const std::size_t rendered = p.segments.size() - run;
+        if (rendered > 0 && rendered <= r.segments.size()) {
+            outcome.shared_tokens = r.segments[rendered - 1].cumulative_tokens;
+        }
     }
     result.shared_tokens += outcome.shared_tokens;
     if (finding) {

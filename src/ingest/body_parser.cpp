@@ -3,6 +3,7 @@
 #include "ingest/field_error.hpp"
 #include "ingest/ondemand.hpp"
 #include "model/chain.hpp"
+#include "model/thinking.hpp"
 
 #include <fmt/format.h>
 
@@ -356,6 +357,9 @@ BodyParser::finalize(model::Request& request, const ruleset::Rules& rules)
     const bool runs_as_one = provider.has("tool_runs_count_as_one_position") &&
                              provider.fact("tool_runs_count_as_one_position").value != 0;
     model::assign_lookback_positions(request, runs_as_one);
+    if (provider.strips_thinking(request.model)) {
+        model::drop_stripped_thinking_estimates(request);
+    }
     model::assign_tokens(request);
     model::compute_chain(request, provider.render_order);
 }

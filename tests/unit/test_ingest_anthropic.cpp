@@ -32,6 +32,29 @@ TEST_SUITE("ingest::anthropic")
         CHECK(r.model == "claude-sonnet-4-5");
     }
 
+    TEST_CASE("an earlier turn's thinking a model strips counts no tokens; kept, it counts")
+    {
+        const auto body = [](const std::string& model, const std::string& next) {
+            return R"({"model":")" + model + R"(","messages":[{"role":"user","content":"q"},
+                {"role":"assistant","content":[{"type":"thinking","thinking":"let me think about this at length","signature":"abc"},
+                {"type":"text","text":"an answer"}]},)" +
+                   next + "]}";
+        };
+        const std::string user = R"({"role":"user","content":"thanks, and then?"})";
+        // claude-sonnet-4-5 strips it before a user turn (rules: thinking_kept_models).
+        const auto stripped = request_of(body("claude-sonnet-4-5", user));
+        REQUIRE(stripped.segments.size() == 4);
+        CHECK(stripped.segments[1].kind == model::SegmentKind::thinking);
+        CHECK(stripped.segments[1].tokens == 0);
+        CHECK(stripped.segments[1].cumulative_tokens == stripped.segments[0].cumulative_tokens);
+        // claude-opus-4-5 keeps it.
+        CHECK(request_of(body("claude-opus-4-5", user)).segments[1].tokens > 0);
+        // Before tool results it is part of the tool-use turn, kept by every model.
+        const std::string results =
+            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]})";
+        CHECK(request_of(body("claude-sonnet-4-5", results)).segments[1].tokens > 0);
+    }
+
     TEST_CASE("cache_control is not allowed on thinking blocks or empty text")
     {
         const auto r = request_of(
