@@ -35,6 +35,19 @@ const std::string k_template = R"({
 }
 )";
 
+// The requests of a template file, read as suggest reads it.
+std::vector<model::Request>
+load_template(const std::string& path, model::TextStore& texts)
+{
+    ingest::LoadOptions options;
+    options.format = ingest::InputFormat::request;
+    options.text_store = &texts;
+    ingest::Loader loader(test::rules(), options);
+    std::vector<model::Request> requests;
+    loader.load({path}, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+    return requests;
+}
+
 } // namespace
 
 TEST_SUITE("advise::rewrite")
@@ -104,12 +117,7 @@ TEST_SUITE("advise::rewrite")
         text.replace(text.find("STABLE"), 6, stable);
         test::TempFile file(text, "template.json");
         model::TextStore texts;
-        ingest::LoadOptions options;
-        options.format = ingest::InputFormat::request;
-        options.text_store = &texts;
-        ingest::Loader loader(test::rules(), options);
-        std::vector<model::Request> requests;
-        loader.load({file.path()}, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        const auto requests = load_template(file.path(), texts);
         REQUIRE(requests.size() == 1);
         const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
                                                    advise::LintOptions{}.placeholders);
@@ -146,13 +154,7 @@ TEST_SUITE("advise::rewrite")
             CAPTURE(at_start);
             test::TempFile file(body(at_start ? date + stable : stable + date), "template.json");
             model::TextStore texts;
-            ingest::LoadOptions options;
-            options.format = ingest::InputFormat::request;
-            options.text_store = &texts;
-            ingest::Loader loader(test::rules(), options);
-            std::vector<model::Request> requests;
-            loader.load({file.path()},
-                        [&](model::Request&& r) { requests.push_back(std::move(r)); });
+            const auto requests = load_template(file.path(), texts);
             REQUIRE(requests.size() == 1);
             const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
                                                        advise::LintOptions{}.placeholders);

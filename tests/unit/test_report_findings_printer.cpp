@@ -38,8 +38,8 @@ TEST_SUITE("report::findings_printer")
 
     TEST_CASE("findings of several requests on one line: SARIF keeps them apart, GitHub names them")
     {
-        // A trajectory is one document: each request's usage finding is on
-        // line 1, with no text of its own.
+        // Several requests on one line (bodies in a one-line JSON array),
+        // each with a usage finding and no text of its own.
         analysis::Finding a;
         a.rule = "CW031";
         a.location.path = "usage";
