@@ -205,7 +205,7 @@ print_github(const std::vector<Finding>& findings, std::ostream& out, const std:
         // Which request, where its line does not say (a trajectory is one
         // document of many requests).
         std::string request;
-        if (shared_lines.count({f.file, f.line}) != 0) {
+        if (shared_lines.contains({f.file, f.line})) {
             const bool in_file = !f.file.empty() && f.request.rfind(f.file, 0) == 0;
             request = fmt::format("request {} · ", in_file ? f.request.substr(f.file.size())
                                                            : relative_to(f.request, base));
