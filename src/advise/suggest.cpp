@@ -10,6 +10,7 @@
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/rule_catalogue.hpp"
 #include "ingest/inputs.hpp"
+#include "model/breakpoints.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "sim/simulator.hpp"
@@ -369,6 +370,42 @@ dynamic_value_advice(const Request& request, std::size_t k, std::optional<std::i
                        daily ? "daily, at midnight" : "a template cannot tell how often");
 }
 
+// Where a template's first dynamic value is, and the first that changes
+// with every request (where the stable head ends), over the whole prompt,
+// breakpoints or not.
+struct TemplateValues {
+    std::optional<std::size_t> first_dynamic; // its segment
+    std::optional<std::size_t> first_volatile;
+    std::string kind;                  // the first dynamic value's
+    std::optional<std::int64_t> token; // where the first dynamic value sits
+};
+
+TemplateValues
+scan_template(const Request& request, const analysis::DivergenceContext& context)
+{
+    TemplateValues v;
+    for (const auto& f :
+         analysis::scan_dynamic_fields(with_breakpoints(request, {}), context, true)) {
+        for (std::size_t i = 0; i < request.segments.size(); ++i) {
+            if (request.segments[i].path.str() != f.location.path) {
+                continue;
+            }
+            if (!v.first_dynamic || i < *v.first_dynamic ||
+                (i == *v.first_dynamic && f.location.token && v.token &&
+                 *f.location.token < *v.token)) {
+                v.first_dynamic = i;
+                v.kind = f.kind;
+                v.token = f.location.token;
+            }
+            if (analysis::changes_every_request(f.kind) &&
+                (!v.first_volatile || i < *v.first_volatile)) {
+                v.first_volatile = i;
+            }
+        }
+    }
+    return v;
+}
+
 } // namespace
 
 Suggestion
@@ -379,31 +416,11 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     const auto matcher = template_matcher(rules, placeholders);
     const model::TokenEstimator estimator(rules.tokens);
     const analysis::DivergenceContext context{rules, texts, *matcher, estimator};
-    // The whole prompt, breakpoints or not: where the first dynamic value is,
-    // and the first that changes with every request, where the stable head ends.
-    Request unmarked = with_breakpoints(request, {});
-    std::optional<std::size_t> first_dynamic;
-    std::optional<std::size_t> first_volatile;
-    std::string dynamic_kind;
-    std::optional<std::int64_t> dynamic_token; // where the first dynamic value sits
-    for (const auto& f : analysis::scan_dynamic_fields(unmarked, context, true)) {
-        for (std::size_t i = 0; i < request.segments.size(); ++i) {
-            if (request.segments[i].path.str() != f.location.path) {
-                continue;
-            }
-            if (!first_dynamic || i < *first_dynamic ||
-                (i == *first_dynamic && f.location.token && dynamic_token &&
-                 *f.location.token < *dynamic_token)) {
-                first_dynamic = i;
-                dynamic_kind = f.kind;
-                dynamic_token = f.location.token;
-            }
-            if (analysis::changes_every_request(f.kind) &&
-                (!first_volatile || i < *first_volatile)) {
-                first_volatile = i;
-            }
-        }
-    }
+    const TemplateValues values = scan_template(request, context);
+    const auto& first_dynamic = values.first_dynamic;
+    const auto& first_volatile = values.first_volatile;
+    const auto& dynamic_kind = values.kind;
+    const auto& dynamic_token = values.token;
     const std::size_t stable_end = first_volatile ? *first_volatile : request.segments.size();
     std::vector<model::Breakpoint> marks;
     if (placeable(request)) {
@@ -418,6 +435,18 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         marks.erase(std::remove_if(marks.begin(), marks.end(),
                                    [&](const auto& b) { return b.segment >= stable_end; }),
                     marks.end());
+    }
+    // Nothing placed: the breakpoints the request has stay. Advice must not
+    // cost more than what the user has, and a value read as changing with
+    // every request may be static text ("Office hours 9:30 AM"): dropping a
+    // working breakpoint would turn every read (0.1x) into fresh input.
+    const bool keeps_own = marks.empty() && !model::breakpoints(request).empty();
+    if (keeps_own) {
+        for (const auto& b : model::breakpoints(request)) {
+            if (!b.automatic) {
+                marks.push_back(b);
+            }
+        }
     }
     out.breakpoints[request.id] = marks;
     if (first_dynamic) {
@@ -435,6 +464,7 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     }
     advice.requests = 1;
     advice.stable_head = stable_end;
+    advice.keeps_current = keeps_own;
     Placement chosen;
     for (const auto& b : marks) {
         chosen.marks.push_back({Anchor::stable_head, b.cache_control.ttl});

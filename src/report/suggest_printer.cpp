@@ -105,11 +105,12 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
                    "  no breakpoint to place: {} caches the prompt prefix automatically; keep it "
                    "byte-stable\n",
                    r.provider);
-    } else if (marks.empty()) {
+    } else if (marks.empty() || f.keeps_current) {
         print_none_placed(report, f, out);
     }
     for (const auto& b : marks) {
-        fmt::print(out, "  breakpoint at {} ({}), prefix ≈{} tokens\n",
+        fmt::print(out, "  {} at {} ({}), prefix ≈{} tokens\n",
+                   f.keeps_current ? "kept as it is: the request's own breakpoint" : "breakpoint",
                    r.segments[b.segment].path.str(), model::to_string(b.cache_control.ttl),
                    group_digits(r.segments[b.segment].cumulative_tokens));
     }

@@ -129,7 +129,7 @@ else
 fi
 
 # suggest - --diff reads the template from standard input.
-"$bin" suggest - --diff <samples/request-template.json >"$work/diff.txt" 2>"$work/err.txt"
+"$bin" suggest - --diff <tests/cli/data/support-template.json >"$work/diff.txt" 2>"$work/err.txt"
 check "suggest - --diff" 0 $?
 grep -q '^+++ - (suggested)' "$work/diff.txt" || { echo "FAIL: suggest - --diff: no diff"; failed=1; }
 

@@ -168,6 +168,32 @@ TEST_SUITE("advise::rewrite")
         }
     }
 
+    TEST_CASE("where suggest places nothing, the request's own breakpoint stays")
+    {
+        // A time of day in static text reads as a value that changes with
+        // every request; dropping the working breakpoint after it would
+        // bill every read (0.1x) as fresh input.
+        std::string stable = "Office hours 9:30 AM to 5:00 PM. ";
+        for (int i = 0; i < 300; ++i) {
+            stable += "Always cite the manual section and keep answers short. ";
+        }
+        const std::string text =
+            R"({"model":"claude-sonnet-4-5","max_tokens":64,"system":[{"type":"text","text":")" +
+            stable +
+            R"(","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]})";
+        test::TempFile file(text, "template.json");
+        model::TextStore texts;
+        const auto requests = load_template(file.path(), texts);
+        REQUIRE(requests.size() == 1);
+        const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
+                                                   advise::LintOptions{}.placeholders);
+        const auto& marks = s.breakpoints.at(requests[0].id);
+        REQUIRE(marks.size() == 1);
+        CHECK(requests[0].segments[marks[0].segment].path.str() == "system[0]");
+        CHECK(s.families.at(0).keeps_current);
+        CHECK(advise::rewrite_request(text, "", s.requests[0], marks) == text);
+    }
+
     TEST_CASE("unified diff")
     {
         const std::string diff = advise::unified_diff("a\nb\nc\n", "a\nB\nc\n", "x", "y");
