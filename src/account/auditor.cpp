@@ -219,6 +219,13 @@ public:
     // each.
     void note_assumptions()
     {
+        if (m_untimed_short > 0) {
+            m_result.notes.push_back(fmt::format(
+                "{} read less than an entry the replay in log order kept alive: without logged "
+                "times the entry may have expired (TTL) as well as been evicted or routed "
+                "elsewhere; not judged a miss (--details marks {})",
+                count_noun(m_untimed_short, "request"), m_untimed_short == 1 ? "it" : "them"));
+        }
         if (m_within_estimate > 0) {
             m_result.notes.push_back(fmt::format(
                 "{} read less than the cached prefix the simulation hit, but within the ±{:.0f}% "
@@ -974,6 +981,14 @@ private:
     bool short_read_not_judged(const Request& r, const sim::SimResult& s,
                                const analysis::RequestOutcome& outcome, RequestAudit& a)
     {
+        // Replayed without times, every entry stays alive: a shorter read
+        // may be an entry that expired (TTL) as well as eviction or routing.
+        if (!r.started_at || (s.hit_writer && !m_requests->started_at(*s.hit_writer))) {
+            not_judged(a, m_untimed_short,
+                       "read less than an entry the replay in log order keeps alive; without "
+                       "logged times it may have expired (TTL): not judged a miss");
+            return true;
+        }
         if (read_within_estimate(r, s, a)) {
             not_judged(a, m_within_estimate,
                        "read less than the entry the simulation hit, within the error band of its "
@@ -1391,6 +1406,7 @@ private:
     std::map<std::string, std::size_t> m_second_hand;    // priced requests by model, see below
     std::map<std::string, std::size_t> m_untimed_priced; // by model: see count_price_assumptions
     std::size_t m_within_estimate = 0; // reads short of the hit within the estimate's band
+    std::size_t m_untimed_short = 0;   // short reads of a replay without times
     std::size_t m_render_order = 0;    // short reads a change in assumed-order tools explains
     std::string m_render_order_provider;
     std::size_t m_thirty_minute_writes = 0; // requests with GPT-5.6+ writes (30-minute entries)

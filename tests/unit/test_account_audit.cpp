@@ -178,6 +178,32 @@ TEST_SUITE("account::audit")
         CHECK(f.partner == "a");
     }
 
+    TEST_CASE("without logged times the same short read is not judged: the entry may have expired")
+    {
+        const std::string m1 =
+            R"([{"role":"user","content":[{"type":"text","text":"Total for March?","cache_control":{"type":"ephemeral"}}]}])";
+        const auto body1 = test::body(k_system, m1);
+        const auto untimed = [](std::string line) {
+            // The same record, its start and first-token times removed.
+            for (const std::string key : {R"("started_at")", R"("first_token_at")"}) {
+                const auto at = line.find(key);
+                line.erase(at, line.find(',', at) - at + 1);
+            }
+            return line;
+        };
+        const auto result =
+            audit_lines({untimed(exchange("a", 0, body1, usage(0, 1500, 0, 3, 40))),
+                         untimed(exchange("b", 20, body1, usage(0, 1500, 0, 3, 40)))});
+        const auto& b = result.requests[1];
+        CHECK_FALSE(b.mismatch);
+        CHECK(b.not_judged);
+        CHECK(std::none_of(result.findings.begin(), result.findings.end(),
+                           [](const auto& f) { return f.kind == "CW022"; }));
+        CHECK(std::any_of(result.notes.begin(), result.notes.end(), [](const auto& n) {
+            return n.find("without logged times the entry may have expired") != std::string::npos;
+        }));
+    }
+
     TEST_CASE("a finding repeated in a stream is folded into its first; another stream's is not")
     {
         // A breakpoint below the minimum, in the same place of every request:
