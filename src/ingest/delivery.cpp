@@ -23,11 +23,33 @@ Delivery::put(RecordEvent&& event)
                std::move(event));
 }
 
+// The same record read twice (rotated logs that overlap, a log appended to
+// itself): the same id, start time and prompt. Its cost and its reads would
+// count twice, and it would be its own partner. Only a record's own id
+// says that: one made of its place (file and line) is shared by the
+// elements of a one-line array.
+bool
+Delivery::seen_before(const model::Request& request)
+{
+    if (!request.id_given) {
+        return false;
+    }
+    HashBuilder key;
+    key.add(request.id);
+    key.add_u64(request.started_at ? static_cast<std::uint64_t>(request.started_at->micros) : 0);
+    key.add(request.segments.empty() ? Hash128{} : request.segments.back().chain);
+    return !m_seen_records.insert(key.digest()).second;
+}
+
 void
 Delivery::take(model::Request&& request)
 {
     if (m_call_on_parsed && m_options.on_parsed) {
         m_options.on_parsed(request);
+    }
+    if (seen_before(request)) {
+        ++counts.duplicates;
+        return;
     }
     if (request.cached_content.empty()) {
         deliver(std::move(request));

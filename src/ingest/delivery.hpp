@@ -2,6 +2,7 @@
 
 #include "ingest/loader.hpp"
 #include "ingest/record_sink.hpp"
+#include "util/hash.hpp"
 
 #include <map>
 #include <string>
@@ -41,6 +42,7 @@ private:
     void take(CreatedCache&& cache);
     void take(ClaudeCodeReader::ProgressCall&& call);
     void deliver(model::Request&& request);
+    bool seen_before(const model::Request& request);
     void inline_cached_content(model::Request& request);
 
     const ruleset::Rules& m_rules;
@@ -51,6 +53,7 @@ private:
     // Gemini explicit caches created by records delivered so far, by name.
     std::map<std::string, std::vector<model::Segment>> m_created_caches;
     std::unordered_set<std::string> m_seen_request_ids;
+    std::unordered_set<Hash128, Hash128Hasher> m_seen_records; // id, start and prompt
     std::vector<ClaudeCodeReader::ProgressCall> m_progress_calls;
     bool m_call_on_parsed = false;
 };

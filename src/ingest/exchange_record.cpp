@@ -318,6 +318,7 @@ settle_record(RecordContext& c, const std::string& file, std::uint64_t line)
                                     "or a request body of a known API)");
     }
     c.request.id = c.id.empty() ? fmt::format("{}:{}", shown_path(file), line) : c.id;
+    c.request.id_given = !c.id.empty();
     if (!c.session.empty()) {
         c.request.stream = c.session;
     }

@@ -409,6 +409,7 @@ OtelSpanReader::read_span(od::object span, const std::string& file, std::uint64_
     request.file = file;
     request.line = line;
     request.id = fields.span_id.empty() ? fmt::format("{}:{}", file, line) : fields.span_id;
+    request.id_given = !fields.span_id.empty();
     request.started_at = fields.start;
     request.ended_at = fields.end;
     if (const Attr* c = find(attrs, {"gen_ai.conversation.id", "session.id"})) {

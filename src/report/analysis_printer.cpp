@@ -3,6 +3,7 @@
 #include "report/finding_json.hpp"
 #include "report/html_report.hpp"
 #include "report/id_key.hpp"
+#include "report/load_notes.hpp"
 #include "report/request_json.hpp"
 #include "report/text_table.hpp"
 #include "util/format.hpp"
@@ -223,10 +224,7 @@ text(const AnalysisResult& r, const ingest::LoadSummary& load, const AnalysisPri
     }
 
     text_breaks(r, ids, o.details, out);
-    if (load.error_count > 0) {
-        fmt::print(out, "\n{} skipped (listed on standard error, unless --quiet)\n",
-                   count_noun(load.error_count, "broken record"));
-    }
+    print_load_notes(load, out);
 }
 
 void

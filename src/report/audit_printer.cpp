@@ -3,6 +3,7 @@
 #include "report/finding_json.hpp"
 #include "report/html_report.hpp"
 #include "report/id_key.hpp"
+#include "report/load_notes.hpp"
 #include "report/request_json.hpp"
 #include "report/text_table.hpp"
 #include "util/escape.hpp"
@@ -364,10 +365,7 @@ text(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
     if (o.details) {
         text_details(r, ids, out);
     }
-    if (load.error_count > 0) {
-        fmt::print(out, "\n{} skipped (listed on standard error, unless --quiet)\n",
-                   count_noun(load.error_count, "broken record"));
-    }
+    print_load_notes(load, out);
 }
 
 // --by in markdown: the same groups as text_by, as a table.

@@ -134,6 +134,20 @@ TEST_SUITE("ingest::loader")
         CHECK(loaded.summary.error_count == 0);
     }
 
+    TEST_CASE("a record read twice counts once; the same id at another time or prompt does not")
+    {
+        const std::string a =
+            R"({"id":"r1","started_at":"2026-11-20T10:00:00Z","request":{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}})";
+        std::string later = a;
+        later.replace(later.find("10:00:00"), 8, "10:05:00");
+        std::string other = a;
+        other.replace(other.find(R"("hi")"), 4, R"("ho")");
+        const auto loaded = test::load_text(a + "\n" + a + "\n" + later + "\n" + other + "\n");
+        CHECK(loaded.requests.size() == 3);
+        CHECK(loaded.summary.duplicates == 1);
+        CHECK(loaded.summary.error_count == 0);
+    }
+
     TEST_CASE("a JSON array of records")
     {
         const auto loaded = test::load_text("[" + k_good + "," + k_good + "]\n");
