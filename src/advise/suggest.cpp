@@ -181,7 +181,10 @@ keep_current_unless_better(FamilyAdvice& advice, const std::vector<const Request
     bool drops = false;
     const bool untimed = std::none_of(family.begin(), family.end(),
                                       [](const Request* r) { return r->started_at.has_value(); });
-    if (untimed) {
+    // One request shows no reuse: a placement cheaper on it alone only
+    // saves the write premium that the next request's read would repay.
+    const bool single = family.size() == 1;
+    if (untimed || single) {
         const auto& provider = rules.provider(advice.provider);
         for (const Request* r : family) {
             const auto placed =
@@ -197,7 +200,8 @@ keep_current_unless_better(FamilyAdvice& advice, const std::vector<const Request
     const bool cheaper = advice.suggested_replay.cost_usd < advice.current.cost_usd - 1e-9;
     if (!cheaper || drops) {
         advice.keeps_current = true;
-        advice.kept_untimed = cheaper && drops;
+        advice.kept_untimed = cheaper && drops && untimed;
+        advice.kept_single = cheaper && drops && !untimed;
         advice.suggested_replay = advice.current;
     }
 }

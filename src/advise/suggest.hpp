@@ -50,6 +50,9 @@ struct FamilyAdvice {
     // Kept although a cheaper placement was found: it drops a breakpoint the
     // requests have, which the log's missing times do not let us judge.
     bool kept_untimed = false;
+    // Kept although a cheaper placement was found: it drops a breakpoint,
+    // and the family is one request, which cannot show reuse.
+    bool kept_single = false;
     std::string note; // why the placement is not cachewise's to change, when it is not
 };
 

@@ -52,15 +52,12 @@ write_target(const std::string& out, const std::string& file,
     return (fs::path(out) / fs::path(file == "-" ? "stdin.json" : file).filename()).string();
 }
 
-// --write and --diff: every input file rewritten with the suggested markers,
-// checked before anything is written; each target is replaced atomically.
+// Families of providers that cache automatically are left as they are (no
+// request of theirs gets a marker), said on stderr; only an input with none
+// other is refused.
 void
-write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& suggestion, bool single,
-               bool quiet)
+note_automatic_families(const advise::Suggestion& suggestion, bool quiet)
 {
-    // Families of providers that cache automatically are left as they are
-    // (no request of theirs gets a marker); only an input with none other is
-    // refused.
     std::vector<std::string> automatic;
     for (const auto& f : suggestion.families) {
         if (!f.placeable) {
@@ -81,6 +78,15 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
                        family);
         }
     }
+}
+
+// --write and --diff: every input file rewritten with the suggested markers,
+// checked before anything is written; each target is replaced atomically.
+void
+write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& suggestion, bool single,
+               bool quiet)
+{
+    note_automatic_families(suggestion, quiet);
     const auto files = ingest::expand_inputs(options.inputs);
     std::error_code ec;
     const bool to_folder =
@@ -110,6 +116,13 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
             report::print_diff(advise::unified_diff(before, after, file,
                                                     options.write ? target : file + " (suggested)"),
                                std::cout);
+        }
+        if (after == before && !quiet) {
+            // Not an empty diff without a word: the suggestion keeps it as it is.
+            fmt::print(stderr,
+                       "cachewise: {}: nothing to change: the suggestion keeps its "
+                       "breakpoints as they are{}\n",
+                       safe_text(file), options.diff ? " (suggest without --diff says why)" : "");
         }
         if (options.write && !rewritten.emplace(target, after).second) {
             throw Error(fmt::format("--write {}: two inputs would be written to {}", *options.write,

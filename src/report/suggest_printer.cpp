@@ -32,6 +32,7 @@ family_json(const advise::FamilyAdvice& f)
              {{"placement", f.suggested.describe()}, {"replay", replay_json(f.suggested_replay)}}},
             {"keeps_current", f.keeps_current},
             {"kept_untimed", f.kept_untimed},
+            {"kept_single", f.kept_single},
             {"note", or_null(f.note)},
             {"ideal_cost_usd", f.ideal_cost_usd}};
 }
@@ -175,6 +176,8 @@ print_family(const advise::FamilyAdvice& f, std::ostream& out)
                !f.placeable      ? "(nothing to place)"
                : f.kept_untimed  ? "the current placement: a cheaper one drops a breakpoint, "
                                    "not judged without logged times"
+               : f.kept_single   ? "the current placement: a cheaper one drops a breakpoint, "
+                                   "not judged on one request (it cannot show reuse)"
                : f.keeps_current ? "the current placement: it is the best found"
                                  : f.suggested.describe());
     fmt::print(out, "  ideal      {:>16} (lower bound of the replays: every shared token read)\n",
