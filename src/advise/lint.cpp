@@ -337,9 +337,9 @@ private:
         check_not_allowed(x, out);
         check_minimum(x, out);
         check_lookback(x, out);
-        const auto first_dynamic = check_dynamic(x, out);
+        const auto stable_end = check_dynamic(x, out);
         check_secrets(x, out);
-        check_no_breakpoint(x, first_dynamic, out);
+        check_no_breakpoint(x, stable_end, out);
     }
 
     // CW013, CW014: the API would reject the request.
@@ -530,7 +530,9 @@ private:
     }
 
     // CW010 and CW017: dynamic values (and placeholders) in the cached part.
-    // Returns the segment of the first one reported.
+    // Returns the segment of the first value that changes with every
+    // request, where the stable prefix ends for CW011: a date changes daily,
+    // and what surrounds it is read within the day.
     // How often a value rewrites the cache: a template alone shows that a
     // placeholder or a timestamp differs with every request, not that a date
     // or a hash ever changes.
@@ -554,6 +556,7 @@ private:
                                                   &m_options.count_exact};
         const auto dynamic = analysis::scan_dynamic_fields(r, context, true);
         std::optional<std::size_t> first_dynamic;
+        std::optional<std::size_t> first_volatile;
         std::unordered_map<std::string, std::size_t> index_of; // path -> segment
         for (std::size_t i = 0; i < r.segments.size(); ++i) {
             index_of.try_emplace(r.segments[i].path.str(), i);
@@ -589,6 +592,9 @@ private:
             if (!first_dynamic) {
                 first_dynamic = *k;
             }
+            if (!first_volatile && analysis::changes_every_request(d.kind)) {
+                first_volatile = *k;
+            }
             emit(out, std::move(f));
         }
         if (first_dynamic) {
@@ -605,7 +611,7 @@ private:
             }
         }
 
-        return first_dynamic;
+        return first_volatile;
     }
 
     // CW040: a credential in the template is sent with every request.
@@ -629,7 +635,7 @@ private:
 
     // CW011: a cacheable stable prefix and no breakpoint at all (OpenAI:
     // explicit mode without one; implicit mode marks the end itself).
-    void check_no_breakpoint(const Subject& x, std::optional<std::size_t> first_dynamic,
+    void check_no_breakpoint(const Subject& x, std::optional<std::size_t> stable_end,
                              std::vector<Finding>& out)
     {
         const Request& r = x.r;
@@ -639,10 +645,9 @@ private:
         const double band = x.band;
         const bool anthropic = x.anthropic;
         if (x.bps.empty() && (anthropic || (x.openai_breakpoints && r.explicit_mode))) {
-            const std::int64_t stable = first_dynamic
-                                            ? r.segments[*first_dynamic].cumulative_tokens -
-                                                  r.segments[*first_dynamic].tokens
-                                            : r.prompt_tokens();
+            const std::int64_t stable = stable_end ? r.segments[*stable_end].cumulative_tokens -
+                                                         r.segments[*stable_end].tokens
+                                                   : r.prompt_tokens();
             if (static_cast<double>(stable) * (1 - band) >= static_cast<double>(minimum.tokens)) {
                 Finding f = make(analysis::rule::k_no_breakpoint, r, nullptr, std::nullopt);
                 f.location.path = anthropic ? "cache_control" : "prompt_cache_options";

@@ -88,6 +88,40 @@ drop_placeholders_in_code(std::string_view text, std::vector<DynamicMatch>& matc
     });
 }
 
+// Whether the text between two values joins them into a range ("9:30 AM
+// to 5:00 PM", "09:00-17:00", "from 2025-01-01 until 2025-03-31").
+bool
+range_joint(std::string_view between)
+{
+    const auto first = between.find_first_not_of(" \t");
+    if (first == std::string_view::npos) {
+        return false;
+    }
+    const auto last = between.find_last_not_of(" \t");
+    const std::string_view word = between.substr(first, last - first + 1);
+    return word == "-" || word == "\u2013" || word == "to" || word == "until" || word == "till" ||
+           word == "through";
+}
+
+// Times and dates that bound a range are a schedule or a period (opening
+// hours, a validity), written once: not a value that changes with each
+// request.
+void
+drop_ranges(std::string_view text, std::vector<DynamicMatch>& matches)
+{
+    std::vector<bool> in_range(matches.size(), false);
+    for (std::size_t i = 0; i + 1 < matches.size(); ++i) {
+        const auto& a = matches[i];
+        const auto& b = matches[i + 1];
+        if (a.kind == b.kind && (a.kind == "time" || a.kind == "date") && b.begin >= a.end &&
+            b.begin - a.end <= 9 && range_joint(text.substr(a.end, b.begin - a.end))) {
+            in_range[i] = in_range[i + 1] = true;
+        }
+    }
+    std::size_t k = 0;
+    std::erase_if(matches, [&](const DynamicMatch&) { return in_range[k++]; });
+}
+
 } // namespace
 
 std::vector<DynamicMatch>
@@ -107,6 +141,7 @@ DynamicFieldMatcher::find(std::string_view text) const
     std::stable_sort(out.begin(), out.end(), [](const DynamicMatch& a, const DynamicMatch& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
     });
+    drop_ranges(text, out);
     // "Current date and time: 2026-…": report the value, not its announcement.
     constexpr std::size_t k_announce_reach = 40;
     std::vector<DynamicMatch> kept;

@@ -171,9 +171,9 @@ TEST_SUITE("advise::rewrite")
     TEST_CASE("where suggest places nothing, the request's own breakpoint stays")
     {
         // A time of day in static text reads as a value that changes with
-        // every request; dropping the working breakpoint after it would
+        // every request (a template cannot tell); dropping the working breakpoint after it would
         // bill every read (0.1x) as fresh input.
-        std::string stable = "Office hours 9:30 AM to 5:00 PM. ";
+        std::string stable = "The office opens at 9:30 AM. ";
         for (int i = 0; i < 300; ++i) {
             stable += "Always cite the manual section and keep answers short. ";
         }

@@ -62,6 +62,17 @@ TEST_SUITE("analysis::dynamic_fields")
         CHECK(found[0].kind == "today");
     }
 
+    TEST_CASE("the two ends of a range are a schedule or a period, not a changing value")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        CHECK(m.find("Office hours 9:30 AM to 5:00 PM, Monday to Friday.").empty());
+        CHECK(m.find("Valid from 2025-01-01 until 2025-03-31 only.").empty());
+        CHECK(m.find("Maintenance 02:00:00 - 04:00:00 UTC.").empty());
+        // Alone, or two values not joined as a range, each still counts.
+        CHECK(kinds(m.find("The time is now 9:30 AM.")) == std::vector<std::string>{"time"});
+        CHECK(m.find("Opened 2025-01-01, closed 2025-03-31.").size() == 2);
+    }
+
     TEST_CASE("high-entropy tokens, but not words or plain numbers")
     {
         const DynamicFieldMatcher m(test::rules().dynamic_fields);
