@@ -98,9 +98,9 @@ run_lint(const Settings& global, const LintCliOptions& options)
     }
     const auto counted = new_findings(result.findings, gate);
     if (!print_findings_format(global, result.findings, gate)) {
-        report::LintReport report{result, std::nullopt, std::nullopt};
+        report::LintReport report{result, nullptr, std::nullopt};
         if (gate.baseline != nullptr) {
-            report.new_since_baseline = counted.size();
+            report.new_since_baseline = &counted;
         }
         if (counter) {
             report.exact =

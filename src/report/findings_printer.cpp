@@ -74,7 +74,16 @@ escape(std::string_view text, bool property)
 std::string
 fingerprint(const Finding& f)
 {
-    const std::string excerpt = f.excerpt ? f.excerpt->was + "\x1f" + f.excerpt->now : "";
+    // The marked part of an excerpt (the value, the change), not the text
+    // around it: a placeholder added beside {{locale}} is not a new finding
+    // about {{locale}}.
+    const auto marked = [](const std::string& s) {
+        const auto open = s.find("\u00ab");
+        const auto close = open == std::string::npos ? open : s.find("\u00bb", open);
+        return close == std::string::npos ? s : s.substr(open, close - open);
+    };
+    const std::string excerpt =
+        f.excerpt ? marked(f.excerpt->was) + "\x1f" + marked(f.excerpt->now) : "";
     // A template's findings are its own; a log's (they have a stream) are the
     // same in tomorrow's rotated or renamed log.
     const std::string_view file = f.stream.empty() ? std::string_view(f.file) : "";

@@ -58,10 +58,17 @@ print_text(const LintReport& report, std::ostream& out)
     }
     fmt::print(out, "{} linted · {}{}{}{}\n", count_noun(result.files, "file"),
                count_noun(result.findings.size(), "finding"), exact_files_text(result),
-               report.new_since_baseline ? fmt::format(" ({} new since the baseline)",
-                                                       group_count(*report.new_since_baseline))
-                                         : "",
+               report.new_since_baseline
+                   ? fmt::format(" ({} new since the baseline)",
+                                 group_count(report.new_since_baseline->size()))
+                   : "",
                report.exact ? " · " + exact_count_text(*report.exact) : std::string());
+    if (report.new_since_baseline != nullptr) {
+        for (const auto& f : *report.new_since_baseline) {
+            fmt::print(out, "  new: {}:{}:{} {} {} at {}\n", f.file, f.line, f.column, f.rule,
+                       f.name, f.location.path);
+        }
+    }
 }
 
 } // namespace

@@ -13,7 +13,8 @@ namespace cachewise::report {
 // What `cachewise lint` found, with what the gate counts.
 struct LintReport {
     const advise::LintResult& result;
-    std::optional<std::size_t> new_since_baseline; // with --baseline
+    // With --baseline: the findings it does not hold, named after the count.
+    const std::vector<analysis::Finding>* new_since_baseline = nullptr;
     std::optional<ExactCountSummary> exact;
 };
 

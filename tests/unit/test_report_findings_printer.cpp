@@ -36,6 +36,22 @@ TEST_SUITE("report::findings_printer")
         CHECK(report::fingerprint(f) != report::fingerprint(moved));
     }
 
+    TEST_CASE("a fingerprint holds an excerpt's marked value, not the text around it")
+    {
+        analysis::Finding f;
+        f.rule = "CW010";
+        f.kind = "placeholder";
+        f.file = "t.json";
+        f.location.path = "system[0]";
+        f.excerpt = analysis::Excerpt{"", "chatting with \u00ab{{user_name}}\u00bb ({{email}})"};
+        analysis::Finding beside = f;
+        beside.excerpt->now = "chatting with \u00ab{{user_name}}\u00bb at {{generated_at}}";
+        CHECK(report::fingerprint(f) == report::fingerprint(beside));
+        analysis::Finding other = f;
+        other.excerpt->now = "chatting with \u00ab{{locale}}\u00bb ({{email}})";
+        CHECK(report::fingerprint(f) != report::fingerprint(other));
+    }
+
     TEST_CASE("findings of several requests on one line: SARIF keeps them apart, GitHub names them")
     {
         // Several requests on one line (bodies in a one-line JSON array),
