@@ -184,6 +184,45 @@ SourceMap::path_at(std::size_t offset) const
     return best != nullptr ? *best : std::string();
 }
 
+namespace {
+
+// Whether `text` holds a \\uXXXX escape at `pos` whose code unit lies in
+// [lo, hi] (the two halves of a surrogate pair).
+bool
+is_escape_in(std::string_view text, std::size_t pos, unsigned lo, unsigned hi)
+{
+    if (pos + 6 > text.size() || text[pos] != '\\' || text[pos + 1] != 'u') {
+        return false;
+    }
+    unsigned unit = 0;
+    for (std::size_t i = pos + 2; i < pos + 6; ++i) {
+        const char c = text[i];
+        const int digit = c >= '0' && c <= '9'   ? c - '0'
+                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                 : -1;
+        if (digit < 0) {
+            return false;
+        }
+        unit = unit * 16 + static_cast<unsigned>(digit);
+    }
+    return unit >= lo && unit <= hi;
+}
+
+bool
+is_high_surrogate_escape(std::string_view text, std::size_t pos)
+{
+    return is_escape_in(text, pos, 0xD800, 0xDBFF);
+}
+
+bool
+is_low_surrogate_escape(std::string_view text, std::size_t pos)
+{
+    return is_escape_in(text, pos, 0xDC00, 0xDFFF);
+}
+
+} // namespace
+
 std::optional<std::size_t>
 SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
 {
@@ -203,7 +242,13 @@ SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
     while (pos < span->end - 1 && chars < char_offset) {
         if (m_text[pos] == '\\') {
             const bool unicode = pos + 1 < m_text.size() && m_text[pos + 1] == 'u';
-            pos += unicode ? 6 : 2;
+            // A character beyond the BMP is two escapes, a surrogate pair
+            // ("\\ud83c\\udf89"): one character, as it decodes.
+            pos += unicode ? (is_high_surrogate_escape(m_text, pos) &&
+                                      is_low_surrogate_escape(m_text, pos + 6)
+                                  ? 12
+                                  : 6)
+                           : 2;
             ++chars;
             continue;
         }

@@ -64,6 +64,15 @@ TEST_SUITE("advise::rewrite")
         const auto lc = map->line_column(*offset);
         CHECK(lc.line == 7);
         CHECK(!advise::SourceMap::build("{\"a\": 1} trailing"));
+
+        // An escaped character beyond the BMP (a surrogate pair, as Python's
+        // json.dumps writes an emoji) is one character, not two.
+        const std::string escaped = R"({"text": "\ud83c\udf89\ud83c\udf89 Now: 2026"})";
+        const auto emoji = advise::SourceMap::build(escaped);
+        REQUIRE(emoji);
+        const auto at = emoji->string_offset("text", 8); // after two emoji and " Now: "
+        REQUIRE(at);
+        CHECK(escaped.substr(*at, 4) == "2026");
     }
 
     TEST_CASE("markers are added and nothing else changes, byte for byte")
