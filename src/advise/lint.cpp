@@ -538,8 +538,15 @@ private:
     // or a hash ever changes.
     static std::string rewritten_when(std::string_view kind)
     {
-        if (analysis::changes_every_request(kind)) {
+        // A placeholder is filled per request; a literal value the template
+        // shows once is only likely to change (a log shows whether it does).
+        if (kind == "placeholder") {
             return "every request writes";
+        }
+        if (analysis::changes_every_request(kind)) {
+            return fmt::format("if it changes with each request, as a {} in a prompt usually "
+                               "does, every request writes",
+                               kind);
         }
         if (kind == "date" || kind == "today") {
             return "when it changes (daily, at midnight) the next request writes";
