@@ -421,11 +421,8 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     const model::TokenEstimator estimator(rules.tokens);
     const analysis::DivergenceContext context{rules, texts, *matcher, estimator};
     const TemplateValues values = scan_template(request, context);
-    const auto& first_dynamic = values.first_dynamic;
-    const auto& first_volatile = values.first_volatile;
-    const auto& dynamic_kind = values.kind;
-    const auto& dynamic_token = values.token;
-    const std::size_t stable_end = first_volatile ? *first_volatile : request.segments.size();
+    const std::size_t stable_end =
+        values.first_volatile ? *values.first_volatile : request.segments.size();
     std::vector<model::Breakpoint> marks;
     if (placeable(request)) {
         const auto& provider = rules.provider(request.provider);
@@ -453,9 +450,9 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         }
     }
     out.breakpoints[request.id] = marks;
-    if (first_dynamic) {
-        if (auto advice =
-                dynamic_value_advice(request, *first_dynamic, dynamic_token, dynamic_kind, rules)) {
+    if (values.first_dynamic) {
+        if (auto advice = dynamic_value_advice(request, *values.first_dynamic, values.token,
+                                               values.kind, rules)) {
             out.advice.push_back(std::move(*advice));
         }
     }
