@@ -48,6 +48,34 @@ load_template(const std::string& path, model::TextStore& texts)
     return requests;
 }
 
+// `n` sentences of stable instructions.
+std::string
+stable_text(int n)
+{
+    std::string out;
+    for (int i = 0; i < n; ++i) {
+        out += "Always cite the manual section and keep answers short. ";
+    }
+    return out;
+}
+
+// What suggest makes of one template's text, with the request it read.
+struct Suggested {
+    model::Request request;
+    advise::Suggestion suggestion;
+};
+
+Suggested
+suggest_text(const std::string& text, model::TextStore& texts)
+{
+    test::TempFile file(text, "template.json");
+    auto requests = load_template(file.path(), texts);
+    REQUIRE(requests.size() == 1);
+    auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
+                                         advise::LintOptions{}.placeholders);
+    return {std::move(requests[0]), std::move(s)};
+}
+
 } // namespace
 
 TEST_SUITE("advise::rewrite")
@@ -119,20 +147,13 @@ TEST_SUITE("advise::rewrite")
     TEST_CASE("suggest on a template, written, passes lint with no warning and only adds markers")
     {
         std::string text = k_template;
-        std::string stable;
-        for (int i = 0; i < 400; ++i) {
-            stable += "Always cite the manual section and keep answers short. ";
-        }
-        text.replace(text.find("STABLE"), 6, stable);
+        text.replace(text.find("STABLE"), 6, stable_text(400));
         test::TempFile file(text, "template.json");
         model::TextStore texts;
-        const auto requests = load_template(file.path(), texts);
-        REQUIRE(requests.size() == 1);
-        const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
-                                                   advise::LintOptions{}.placeholders);
-        const auto& marks = s.breakpoints.at(requests[0].id);
+        const auto [request, s] = suggest_text(text, texts);
+        const auto& marks = s.breakpoints.at(request.id);
         REQUIRE(marks.size() == 1);
-        CHECK(requests[0].segments[marks[0].segment].path.str() == "system[1]");
+        CHECK(request.segments[marks[0].segment].path.str() == "system[1]");
         const auto out = advise::rewrite_request(text, "", s.requests[0], marks);
         REQUIRE(out);
         CHECK(without(*out, R"(,"cache_control":{"type":"ephemeral"})") == text);
@@ -150,10 +171,7 @@ TEST_SUITE("advise::rewrite")
 
     TEST_CASE("suggest advises moving a date of an automatic cache only where lint reports it")
     {
-        std::string stable;
-        for (int i = 0; i < 200; ++i) {
-            stable += "Always cite the manual section and keep answers short. ";
-        }
+        const std::string stable = stable_text(200);
         const auto body = [](const std::string& system) {
             return R"({"model":"gpt-4o","messages":[{"role":"system","content":")" + system +
                    R"("},{"role":"user","content":"How do I reset my password?"}]})";
@@ -161,12 +179,10 @@ TEST_SUITE("advise::rewrite")
         const std::string date = "Today is 2026-12-07. ";
         for (const bool at_start : {true, false}) {
             CAPTURE(at_start);
-            test::TempFile file(body(at_start ? date + stable : stable + date), "template.json");
+            const std::string text = body(at_start ? date + stable : stable + date);
+            test::TempFile file(text, "template.json");
             model::TextStore texts;
-            const auto requests = load_template(file.path(), texts);
-            REQUIRE(requests.size() == 1);
-            const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
-                                                       advise::LintOptions{}.placeholders);
+            const auto s = suggest_text(text, texts).suggestion;
             const auto lint = cli::lint_files({file.path()}, test::rules(), {});
             const bool reported = std::any_of(lint.findings.begin(), lint.findings.end(),
                                               [](const auto& f) { return f.rule == "CW010"; });
@@ -180,25 +196,18 @@ TEST_SUITE("advise::rewrite")
     TEST_CASE("where suggest places nothing, the request's own breakpoint stays")
     {
         // A time of day in static text reads as a value that changes with
-        // every request (a template cannot tell); dropping the working breakpoint after it would
-        // bill every read (0.1x) as fresh input.
-        std::string stable = "The office opens at 9:30 AM. ";
-        for (int i = 0; i < 300; ++i) {
-            stable += "Always cite the manual section and keep answers short. ";
-        }
+        // every request (a template cannot tell); dropping the working
+        // breakpoint after it would bill every read (0.1x) as fresh input.
         const std::string text =
-            R"({"model":"claude-sonnet-4-5","max_tokens":64,"system":[{"type":"text","text":")" +
-            stable +
+            std::string(
+                R"({"model":"claude-sonnet-4-5","max_tokens":64,"system":[{"type":"text","text":")") +
+            "The office opens at 9:30 AM. " + stable_text(300) +
             R"(","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]})";
-        test::TempFile file(text, "template.json");
         model::TextStore texts;
-        const auto requests = load_template(file.path(), texts);
-        REQUIRE(requests.size() == 1);
-        const auto s = advise::suggest_for_request(requests[0], texts, test::rules(),
-                                                   advise::LintOptions{}.placeholders);
-        const auto& marks = s.breakpoints.at(requests[0].id);
+        const auto [request, s] = suggest_text(text, texts);
+        const auto& marks = s.breakpoints.at(request.id);
         REQUIRE(marks.size() == 1);
-        CHECK(requests[0].segments[marks[0].segment].path.str() == "system[0]");
+        CHECK(request.segments[marks[0].segment].path.str() == "system[0]");
         CHECK(s.families.at(0).keeps_current);
         CHECK(advise::rewrite_request(text, "", s.requests[0], marks) == text);
     }
