@@ -334,6 +334,7 @@ private:
     {
         const Subject x = subject_of(r);
         check_rejected(x, out);
+        check_unwritten(x, out);
         check_not_allowed(x, out);
         check_minimum(x, out);
         check_lookback(x, out);
@@ -380,6 +381,41 @@ private:
                 }
             }
         }
+    }
+
+    // CW018: OpenAI GPT-5.6+ "Each request can write up to four breakpoints"
+    // (rules/providers/openai.json max_breakpoints): in explicit mode the
+    // latest 4 explicit markers, in implicit mode the implicit one and the
+    // latest 3. The API does not say it rejects more; the earlier ones are
+    // not written, as the simulator replays them.
+    void check_unwritten(const Subject& x, std::vector<Finding>& out)
+    {
+        if (!x.openai_breakpoints) {
+            return;
+        }
+        const Request& r = x.r;
+        std::vector<std::size_t> marked; // explicit markers' segments, in order
+        for (const auto& b : x.bps) {
+            if (!b.automatic) {
+                marked.push_back(b.segment);
+            }
+        }
+        const auto max = static_cast<std::size_t>(x.provider.integer("max_breakpoints"));
+        const std::size_t written = r.explicit_mode ? max : max - 1;
+        if (marked.size() <= written) {
+            return;
+        }
+        const std::size_t unwritten = marked.size() - written;
+        const Segment& last_unwritten = r.segments[marked[unwritten - 1]];
+        Finding f = make(analysis::rule::k_unwritten_breakpoints, r, &last_unwritten, std::nullopt);
+        f.message = fmt::format(
+            "{} prompt_cache_breakpoint markers; {} mode writes the latest {}{}: {} nothing",
+            marked.size(), r.explicit_mode ? "explicit" : "implicit", written,
+            r.explicit_mode ? "" : " beside the implicit one",
+            unwritten == 1 ? fmt::format("the earliest, at {}, writes", last_unwritten.path.str())
+                           : fmt::format("the earliest {}, up to {}, write", unwritten,
+                                         last_unwritten.path.str()));
+        emit(out, std::move(f));
     }
 
     // CW016: markers on blocks that cannot carry one.

@@ -68,6 +68,10 @@ constexpr auto k_rules = std::to_array<RuleInfo>({
     {rule::k_dynamic_before_stable, "dynamic-before-stable", Severity::info,
      "dynamic content comes ahead of stable content that could be cached",
      "move the dynamic part after the stable part, e.g. into the last user turn"},
+    {rule::k_unwritten_breakpoints, "unwritten-breakpoints", Severity::warning,
+     "more explicit breakpoints than a request writes (OpenAI: the latest 4 in explicit mode, "
+     "3 beside the implicit one): the earlier ones write nothing",
+     "keep at most that many markers, on the prefixes that are reused"},
     {rule::k_ttl_expired, "ttl-expired", Severity::info,
      "the gap since the entry was written or last read exceeded its TTL",
      "send the next request sooner, pre-warm, or use the 1h TTL for gaps up to an hour"},

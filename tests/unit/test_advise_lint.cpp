@@ -169,6 +169,34 @@ TEST_SUITE("advise::lint")
         CHECK(find(findings, "CW010")); // before a long stable tail, with no breakpoint
     }
 
+    TEST_CASE("CW018: GPT-5.6 writes the latest 4 markers in explicit mode, 3 in implicit mode")
+    {
+        const auto body = [](const std::string& options, int markers) {
+            std::string blocks;
+            for (int i = 0; i < markers; ++i) {
+                blocks += fmt::format(
+                    R"({}{{"type":"text","text":"Part {}. {}","prompt_cache_breakpoint":{{"mode":"explicit"}}}})",
+                    i == 0 ? "" : ",", i, words(i == 0 ? 200 : 1));
+            }
+            return R"({"model":"gpt-5.6",)" + options +
+                   R"("messages":[{"role":"developer","content":[)" + blocks +
+                   R"(]},{"role":"user","content":"hi"}]})";
+        };
+        const std::string explicit_mode = R"("prompt_cache_options":{"mode":"explicit"},)";
+        CHECK(find(lint_text(body(explicit_mode, 4)), "CW018") == nullptr);
+        const auto five = lint_text(body(explicit_mode, 5));
+        const auto* f = find(five, "CW018");
+        REQUIRE(f != nullptr);
+        CHECK(f->location.path == "messages[0].content[0]");
+        CHECK(f->severity == analysis::Severity::warning);
+        // Implicit mode: the implicit breakpoint and the latest 3.
+        CHECK(find(lint_text(body("", 3)), "CW018") == nullptr);
+        const auto four = lint_text(body("", 4));
+        REQUIRE(find(four, "CW018") != nullptr);
+        CHECK(find(four, "CW018")->message.find("implicit mode writes the latest 3") !=
+              std::string::npos);
+    }
+
     TEST_CASE(
         "CW010: the conversation's head is scanned, its history from the first reply on is not")
     {
