@@ -683,7 +683,7 @@ private:
         if (writer && writer->total_input() == position) {
             return false;
         }
-        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        const double band = m_rules.tokens.error_band();
         return static_cast<double>(a.reported->read) >= static_cast<double>(position) * (1 - band);
     }
 
@@ -751,7 +751,7 @@ private:
             })) {
             return false;
         }
-        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        const double band = m_rules.tokens.error_band();
         return static_cast<double>(a.reported->read) <=
                static_cast<double>(a.shared_tokens) * (1 + band);
     }
@@ -765,7 +765,7 @@ private:
     // tolerance of one step (Gemini's 2,048 tokens) puts it.
     [[nodiscard]] bool read_beyond_shared_prefix(const RequestAudit& a) const
     {
-        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        const double band = m_rules.tokens.error_band();
         return a.reported && a.reported->read > a.expected.read &&
                static_cast<double>(a.reported->read) >
                    static_cast<double>(a.shared_tokens) * (1 + band);
@@ -880,7 +880,7 @@ private:
         if (!other_route(r, outcome)) {
             return false;
         }
-        const double band = m_rules.tokens.error_band_percent.value / 100.0;
+        const double band = m_rules.tokens.error_band();
         const std::int64_t own_upstream = s.read + s.lost_to_granularity;
         const std::int64_t read = a.reported->read;
         return read <= a.shared_tokens + tolerance &&

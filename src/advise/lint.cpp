@@ -565,10 +565,6 @@ private:
         }
     }
 
-    // CW010 and CW017: dynamic values (and placeholders) in the cached part.
-    // Returns the segment of the first value that changes with every
-    // request, where the stable prefix ends for CW011: a date changes daily,
-    // and what surrounds it is read within the day.
     // How often a value rewrites the cache: a template alone shows that a
     // placeholder or a timestamp differs with every request, not that a date
     // or a hash ever changes.
@@ -590,6 +586,10 @@ private:
         return "if it differs between requests (a template cannot tell how often), each writes";
     }
 
+    // CW010 and CW017: dynamic values (and placeholders) in the cached part.
+    // Returns the segment of the first value that changes with every
+    // request, where the stable prefix ends for CW011: a date changes daily,
+    // and what surrounds it is read within the day.
     std::optional<std::size_t> check_dynamic(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <optional>
+
 namespace cachewise::advise {
 
 namespace {
@@ -186,39 +189,27 @@ SourceMap::path_at(std::size_t offset) const
 
 namespace {
 
-// Whether `text` holds a \\uXXXX escape at `pos` whose code unit lies in
-// [lo, hi] (the two halves of a surrogate pair).
-bool
-is_escape_in(std::string_view text, std::size_t pos, unsigned lo, unsigned hi)
+// The code unit of the \\uXXXX escape at `pos`, if there is one.
+std::optional<unsigned>
+escape_unit(std::string_view text, std::size_t pos)
 {
     if (pos + 6 > text.size() || text[pos] != '\\' || text[pos + 1] != 'u') {
-        return false;
+        return std::nullopt;
     }
     unsigned unit = 0;
-    for (std::size_t i = pos + 2; i < pos + 6; ++i) {
-        const char c = text[i];
-        const int digit = c >= '0' && c <= '9'   ? c - '0'
-                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                 : -1;
-        if (digit < 0) {
-            return false;
-        }
-        unit = unit * 16 + static_cast<unsigned>(digit);
-    }
-    return unit >= lo && unit <= hi;
+    const char* end = text.data() + pos + 6;
+    const auto [at, ec] = std::from_chars(text.data() + pos + 2, end, unit, 16);
+    return ec == std::errc() && at == end ? std::optional<unsigned>(unit) : std::nullopt;
 }
 
+// Whether the escape at `pos` is a surrogate pair ("\\ud83c\\udf89"): one
+// character beyond the BMP, written as two escapes.
 bool
-is_high_surrogate_escape(std::string_view text, std::size_t pos)
+is_surrogate_pair(std::string_view text, std::size_t pos)
 {
-    return is_escape_in(text, pos, 0xD800, 0xDBFF);
-}
-
-bool
-is_low_surrogate_escape(std::string_view text, std::size_t pos)
-{
-    return is_escape_in(text, pos, 0xDC00, 0xDFFF);
+    const auto high = escape_unit(text, pos);
+    const auto low = escape_unit(text, pos + 6);
+    return high && low && *high >= 0xD800 && *high <= 0xDBFF && *low >= 0xDC00 && *low <= 0xDFFF;
 }
 
 } // namespace
@@ -242,13 +233,8 @@ SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
     while (pos < span->end - 1 && chars < char_offset) {
         if (m_text[pos] == '\\') {
             const bool unicode = pos + 1 < m_text.size() && m_text[pos + 1] == 'u';
-            // A character beyond the BMP is two escapes, a surrogate pair
-            // ("\\ud83c\\udf89"): one character, as it decodes.
-            pos += unicode ? (is_high_surrogate_escape(m_text, pos) &&
-                                      is_low_surrogate_escape(m_text, pos + 6)
-                                  ? 12
-                                  : 6)
-                           : 2;
+            // A surrogate pair decodes to one character.
+            pos += !unicode ? 2 : is_surrogate_pair(m_text, pos) ? 12 : 6;
             ++chars;
             continue;
         }

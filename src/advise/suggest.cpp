@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace cachewise::advise {
@@ -39,17 +40,6 @@ placeable(const Request& request)
     return placeable(request.provider);
 }
 
-namespace {
-
-// The estimator's error band, which a placed prefix must clear the minimum by.
-double
-band(const ruleset::Rules& rules)
-{
-    return rules.tokens.error_band_percent.value / 100;
-}
-
-} // namespace
-
 Replay
 replay(const std::vector<const Request*>& requests, const std::optional<Placement>& placement,
        std::size_t stable_head, const ruleset::Rules& rules, std::string_view policy)
@@ -67,8 +57,9 @@ replay(const std::vector<const Request*>& requests, const std::optional<Placemen
         if (placement && placeable(provider)) {
             const auto minimum = provider_rules.minimum_tokens(original.model).tokens;
             placed = with_breakpoints(
-                original, resolve(*placement, original, stable_head, minimum, band(rules),
-                                  static_cast<int>(provider_rules.integer("max_breakpoints"))));
+                original,
+                resolve(*placement, original, stable_head, minimum, rules.tokens.error_band(),
+                        static_cast<int>(provider_rules.integer("max_breakpoints"))));
         }
         const Request& r = placed ? *placed : original;
         const auto s = cache->simulate(r, i);
@@ -187,9 +178,9 @@ keep_current_unless_better(FamilyAdvice& advice, const std::vector<const Request
     if (untimed || single) {
         const auto& provider = rules.provider(advice.provider);
         for (const Request* r : family) {
-            const auto placed =
-                resolve(advice.suggested, *r, head, provider.minimum_tokens(r->model).tokens,
-                        band(rules), static_cast<int>(provider.integer("max_breakpoints")));
+            const auto placed = resolve(
+                advice.suggested, *r, head, provider.minimum_tokens(r->model).tokens,
+                rules.tokens.error_band(), static_cast<int>(provider.integer("max_breakpoints")));
             for (const auto& b : model::breakpoints(*r)) {
                 drops = drops || std::none_of(placed.begin(), placed.end(), [&](const auto& p) {
                             return p.segment == b.segment;
@@ -321,9 +312,9 @@ suggest_from_log(std::vector<Request> requests, const model::TextStore& texts,
                 continue; // no entry: the request is left as it is
             }
             const auto& provider = rules.provider(advice.provider);
-            out.breakpoints[r.id] =
-                resolve(advice.suggested, r, head, provider.minimum_tokens(r.model).tokens,
-                        band(rules), static_cast<int>(provider.integer("max_breakpoints")));
+            out.breakpoints[r.id] = resolve(
+                advice.suggested, r, head, provider.minimum_tokens(r.model).tokens,
+                rules.tokens.error_band(), static_cast<int>(provider.integer("max_breakpoints")));
         }
         advice.ideal_cost_usd = std::min(
             {advice.ideal_cost_usd, advice.current.cost_usd, advice.suggested_replay.cost_usd});
@@ -431,7 +422,7 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
                            {Anchor::end_of_system, model::Ttl::five_minutes},
                            {Anchor::stable_head, model::Ttl::five_minutes}};
-        marks = resolve(placement, request, stable_end, minimum, band(rules),
+        marks = resolve(placement, request, stable_end, minimum, rules.tokens.error_band(),
                         static_cast<int>(provider.integer("max_breakpoints")));
         marks.erase(std::remove_if(marks.begin(), marks.end(),
                                    [&](const auto& b) { return b.segment >= stable_end; }),
@@ -441,13 +432,11 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     // cost more than what the user has, and a value read as changing with
     // every request may be static text ("Office hours 9:30 AM"): dropping a
     // working breakpoint would turn every read (0.1x) into fresh input.
-    const bool keeps_own = marks.empty() && !model::breakpoints(request).empty();
+    const auto own = model::breakpoints(request);
+    const bool keeps_own = marks.empty() && !own.empty();
     if (keeps_own) {
-        for (const auto& b : model::breakpoints(request)) {
-            if (!b.automatic) {
-                marks.push_back(b);
-            }
-        }
+        std::copy_if(own.begin(), own.end(), std::back_inserter(marks),
+                     [](const model::Breakpoint& b) { return !b.automatic; });
     }
     out.breakpoints[request.id] = marks;
     if (values.first_dynamic) {

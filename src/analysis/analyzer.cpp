@@ -125,29 +125,30 @@ continues(const Request& r, const Request& earlier)
 // Anthropic rule "what invalidates the cache" (thinking_kept_models): on a
 // model that strips an earlier turn's thinking blocks, a request that parts
 // from its partner at segment k only by leaving out such blocks (a client
-// that drops them) renders the same prompt, and goes on from there.
-bool
+// that drops them) renders the same prompt, and goes on from there. Returns
+// how many of the request's segments render the partner's prompt.
+std::optional<std::size_t>
 drops_only_stripped_thinking(const Request& r, const Request& p, std::size_t k,
                              const ruleset::Rules& rules)
 {
     if (r.provider != "anthropic" || r.model != p.model ||
         !rules.provider("anthropic").strips_thinking(r.model)) {
-        return false;
+        return std::nullopt;
     }
     std::size_t i = k;
     while (i < p.segments.size() && model::stripped_thinking(p, i)) {
         ++i;
     }
     if (i == k) {
-        return false;
+        return std::nullopt;
     }
     std::size_t j = k;
     for (; i < p.segments.size(); ++i, ++j) {
         if (j >= r.segments.size() || r.segments[j].content != p.segments[i].content) {
-            return false;
+            return std::nullopt;
         }
     }
-    return true;
+    return j;
 }
 
 bool
@@ -307,7 +308,9 @@ struct Analyzer::Impl {
     struct Parting {
         std::optional<Finding> finding;
         std::size_t index = 0;
-        bool stripped_thinking = false; // parts only by thinking the model strips
+        // Parts only by thinking the model strips: the request's segments
+        // that render the partner's whole prompt.
+        std::optional<std::size_t> stripped_thinking;
     };
     void continue_conversation(Request& r, const Request& p, std::size_t lo, Parting parting,
                                RequestOutcome& outcome, AnalysisResult& result);
@@ -552,7 +555,8 @@ Analyzer::Impl::judge(Request& r, const Request* p, std::size_t lo, std::size_t 
 {
     std::optional<Finding> finding;
     bool branch = false;
-    const bool stripped = p != nullptr && drops_only_stripped_thinking(r, *p, lo, rules);
+    const auto stripped =
+        p != nullptr ? drops_only_stripped_thinking(r, *p, lo, rules) : std::nullopt;
     if (p != nullptr && !stripped) {
         finding = find_divergence(r, *p, context());
         const bool template_bug = finding && (finding->rule == rule::k_tools_reordered ||
@@ -628,17 +632,10 @@ Analyzer::Impl::continue_conversation(Request& r, const Request& p, std::size_t 
         // partner's own entry is not there for it yet (a concurrent twin).
         r.partial_share = p.partial_share;
     }
-    if (parting.stripped_thinking) {
+    if (parting.stripped_thinking && *parting.stripped_thinking > 0) {
         // The partner's prompt as the model renders it, without the thinking
-        // it strips, is this one's first segments: all of it is shared.
-        std::size_t run = 0;
-        while (lo + run < p.segments.size() && model::stripped_thinking(p, lo + run)) {
-            ++run;
-        }
-        const std::size_t rendered = p.segments.size() - run;
-        if (rendered > 0 && rendered <= r.segments.size()) {
-            outcome.shared_tokens = r.segments[rendered - 1].cumulative_tokens;
-        }
+        // it strips: all of it is shared.
+        outcome.shared_tokens = r.segments[*parting.stripped_thinking - 1].cumulative_tokens;
     }
     result.shared_tokens += outcome.shared_tokens;
     if (finding) {

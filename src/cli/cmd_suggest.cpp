@@ -242,7 +242,7 @@ run_suggest(const Settings& global, const SuggestCliOptions& options)
         if (single) {
             const auto& r = suggestion.requests.front();
             report.minimum_tokens = rules->provider(r.provider).minimum_tokens(r.model).tokens;
-            report.band = rules->tokens.error_band_percent.value / 100;
+            report.band = rules->tokens.error_band();
         }
         report::print_suggestion(report, format, std::cout);
     }

@@ -357,7 +357,11 @@ BodyParser::finalize(model::Request& request, const ruleset::Rules& rules)
     const bool runs_as_one = provider.has("tool_runs_count_as_one_position") &&
                              provider.fact("tool_runs_count_as_one_position").value != 0;
     model::assign_lookback_positions(request, runs_as_one);
-    if (provider.strips_thinking(request.model)) {
+    // The model's pattern is matched only for a request with thinking.
+    const bool thinking =
+        std::any_of(request.segments.begin(), request.segments.end(),
+                    [](const model::Segment& s) { return s.kind == model::SegmentKind::thinking; });
+    if (thinking && provider.strips_thinking(request.model)) {
         model::drop_stripped_thinking_estimates(request);
     }
     model::assign_tokens(request);

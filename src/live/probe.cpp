@@ -402,7 +402,7 @@ compare_with_prediction(const std::string& records, const ruleset::Rules& rules,
     }
     const auto& u = *r.calls[0].usage;
     const std::int64_t reported = u.read + u.write() + u.fresh;
-    const double band = rules.tokens.error_band_percent.value / 100;
+    const double band = rules.tokens.error_band();
     const double off =
         static_cast<double>(reported - r.prompt_tokens) / static_cast<double>(r.prompt_tokens);
     if (std::abs(off) > band) {

@@ -13,9 +13,10 @@ namespace cachewise::model {
 // ProviderRules::strips_thinking.
 bool stripped_thinking(const Request& r, std::size_t i);
 
-// Sets to zero the estimates of the thinking segments the model strips:
-// they are neither read nor counted as input, so a reported total is shared
-// among the other segments (for a model that strips; a no-op otherwise).
+// Sets to zero the estimates of the thinking segments a model that strips
+// them leaves out (the caller asks the rules whether it does): they are
+// neither read nor counted as input, so a reported total is shared among
+// the other segments.
 void drop_stripped_thinking_estimates(Request& r);
 
 } // namespace cachewise::model

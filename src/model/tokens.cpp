@@ -60,7 +60,7 @@ TokenEstimator::TokenEstimator(const ruleset::TokenRules& rules)
       m_message(rules.message_overhead.value), m_tool(rules.tool_overhead.value),
       m_image(rules.image_tokens.value),
       m_document_bytes_per_token(rules.document_base64_bytes_per_token.value),
-      m_error_band(rules.error_band_percent.value / 100.0)
+      m_error_band(rules.error_band())
 {
     // The same expressions as for a longer run: a table changes no bit.
     for (std::size_t n = 0; n < k_table; ++n) {

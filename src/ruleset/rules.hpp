@@ -221,6 +221,8 @@ struct TokenRules {
     std::vector<ModelMultiplier> model_multipliers;
 
     [[nodiscard]] double multiplier_for(std::string_view model) const;
+    // The estimate's error band as a fraction (20% is 0.2).
+    [[nodiscard]] double error_band() const { return error_band_percent.value / 100.0; }
 };
 
 // Patterns of values that change between requests (rules/dynamic-fields.json
