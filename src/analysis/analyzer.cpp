@@ -686,6 +686,12 @@ Analyzer::Impl::remember(const Request& r, std::size_t index, const Hash128& ns_
             node->depth = static_cast<std::uint32_t>(k + 1);
             node->tokens = s.cumulative_tokens;
             node->example = static_cast<std::uint32_t>(index);
+        } else {
+            // Equal bytes, but each request's estimate is calibrated to its
+            // own reported total: the prefix is given the fewest tokens any
+            // request through it shows, so it is never longer than one of
+            // their prompts.
+            node->tokens = std::min(node->tokens, s.cumulative_tokens);
         }
         if (k == 0) {
             family = node->root;

@@ -167,6 +167,34 @@ TEST_SUITE("analysis::analyzer")
         CHECK(a.result.branched == 4);
     }
 
+    TEST_CASE("hot prefixes: never longer than the prompt of a request through them")
+    {
+        // The same bytes, calibrated to each request's reported total: the
+        // first request reports ten times the others' input.
+        std::vector<std::string> lines;
+        for (int i = 0; i < 3; ++i) {
+            std::string line = record(
+                fmt::format("q{}", i), fmt::format("s{}", i), i * 10,
+                body(k_system,
+                     fmt::format(R"([{{"role":"user","content":"question number {}"}}])", i)));
+            line.pop_back();
+            line +=
+                fmt::format(R"(,"response":{{"usage":{{"input_tokens":{},"output_tokens":5}}}}}})",
+                            i == 0 ? 3000 : 300);
+            lines.push_back(line);
+        }
+        const auto a = analyse(lines);
+        REQUIRE(!a.result.hot_prefixes.empty());
+        const auto& h = a.result.hot_prefixes[0];
+        CHECK(h.requests == 3);
+        REQUIRE(a.result.outcomes.size() == 3);
+        CHECK(a.result.outcomes[0].prompt_tokens == 3000);
+        for (const auto& o : a.result.outcomes) {
+            CHECK(h.tokens <= o.prompt_tokens);
+        }
+        CHECK(h.tokens > 0);
+    }
+
     TEST_CASE("hot prefixes: each template family's head, beside another family")
     {
         // Two families (their first segments, the tools, differ). The first
