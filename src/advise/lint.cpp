@@ -576,9 +576,9 @@ private:
             return "every request writes";
         }
         if (analysis::changes_every_request(kind)) {
-            return fmt::format("if it changes with each request, as a {} in a prompt usually "
+            return fmt::format("if it changes with each request, as {} in a prompt usually "
                                "does, every request writes",
-                               kind);
+                               with_article(kind));
         }
         if (kind == "date" || kind == "today") {
             return "when it changes (daily, at midnight) the next request writes";
@@ -626,12 +626,12 @@ private:
             f.excerpt = d.excerpt;
             f.tokens_lost = d.tokens_lost;
             f.message =
-                last ? fmt::format("a {} value sits before the last breakpoint ({}): {} {} cached "
+                last ? fmt::format("{} value sits before the last breakpoint ({}): {} {} cached "
                                    "tokens again",
-                                   d.kind, r.segments[*last].path.str(), rewritten_when(d.kind),
-                                   group_digits(d.tokens_lost))
-                     : fmt::format("a {} value sits before {} stable tokens that could be cached",
-                                   d.kind, group_digits(stable_after));
+                                   with_article(d.kind), r.segments[*last].path.str(),
+                                   rewritten_when(d.kind), group_digits(d.tokens_lost))
+                     : fmt::format("{} value sits before {} stable tokens that could be cached",
+                                   with_article(d.kind), group_digits(stable_after));
             if (!first_dynamic) {
                 first_dynamic = *k;
             }

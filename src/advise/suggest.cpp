@@ -242,9 +242,9 @@ add_dynamic_field_advice(const analysis::AnalysisResult& analysis, std::vector<s
         if (!said.insert(key).second) {
             return;
         }
-        out.push_back(fmt::format("a {} value at {} {}: fix it before moving breakpoints (move it "
+        out.push_back(fmt::format("{} value at {} {}: fix it before moving breakpoints (move it "
                                   "after the stable content, e.g. into the latest user turn)",
-                                  f.kind, f.location.path, what));
+                                  with_article(f.kind), f.location.path, what));
     };
     for (const auto& f : analysis.findings) {
         if (f.rule == cachewise::analysis::rule::k_dynamic_field) {
@@ -351,17 +351,17 @@ dynamic_value_advice(const Request& request, std::size_t k, std::optional<std::i
         return std::nullopt;
     }
     if (analysis::changes_every_request(kind)) {
-        return fmt::format("a {} value in {} keeps the {} tokens after it out of the cache: move "
+        return fmt::format("{} value in {} keeps the {} tokens after it out of the cache: move "
                            "it after the stable content (e.g. into the last user turn) and {}",
-                           kind, s.path.str(), group_digits(after),
+                           with_article(kind), s.path.str(), group_digits(after),
                            breakpoints ? "a breakpoint at the end of that content would cache them"
                                        : "the cache would read them");
     }
     const bool daily = kind == "date" || kind == "today";
-    return fmt::format("a {} value in {} is cached with the prompt until it changes ({}): then "
+    return fmt::format("{} value in {} is cached with the prompt until it changes ({}): then "
                        "the cache is written again from there; move it after the stable content "
                        "(e.g. into the last user turn)",
-                       kind, s.path.str(),
+                       with_article(kind), s.path.str(),
                        daily ? "daily, at midnight" : "a template cannot tell how often");
 }
 

@@ -35,6 +35,14 @@ DynamicFieldMatcher::DynamicFieldMatcher(const ruleset::DynamicFieldRules& rules
                 pattern.value_groups.push_back(index);
             }
         }
+        if (!p.not_preceded_by.empty()) {
+            pattern.not_before =
+                std::make_unique<re2::RE2>("(?:" + p.not_preceded_by + ")$", options);
+        }
+        if (!p.not_followed_by.empty()) {
+            pattern.not_after = std::make_unique<re2::RE2>(p.not_followed_by, options);
+        }
+        check_context_examples(p, pattern);
         m_patterns.push_back(std::move(pattern));
     }
     if (!m_set->Compile()) {
@@ -67,6 +75,58 @@ DynamicFieldMatcher::check_entropy_examples(const ruleset::DynamicFieldRules& ru
                                     rules.entropy_file, k));
         }
     }
+}
+
+// A pattern with a context is proved here, through the context, as the
+// rules prove the others: every example found, no counter-example.
+void
+DynamicFieldMatcher::check_context_examples(const ruleset::DynamicFieldPattern& rule,
+                                            const Pattern& p) const
+{
+    if (!p.not_before && !p.not_after) {
+        return;
+    }
+    const auto found = [&](const std::string& text) {
+        std::vector<DynamicMatch> out;
+        find_pattern(p, text, out);
+        return !out.empty();
+    };
+    for (std::size_t k = 0; k < rule.examples.size(); ++k) {
+        if (!found(rule.examples[k])) {
+            throw Error(fmt::format("{}: pattern {}: examples[{}]: excluded by its context",
+                                    rule.file, rule.name, k));
+        }
+    }
+    for (std::size_t k = 0; k < rule.counter_examples.size(); ++k) {
+        if (found(rule.counter_examples[k])) {
+            throw Error(fmt::format("{}: pattern {}: counter_examples[{}]: found in its context, "
+                                    "but a counter-example must not be",
+                                    rule.file, rule.name, k));
+        }
+    }
+}
+
+bool
+DynamicFieldMatcher::in_context(const Pattern& p, std::string_view text, std::size_t begin,
+                                std::size_t end)
+{
+    // The words next to a value decide; a short window keeps this linear.
+    constexpr std::size_t k_reach = 48;
+    if (p.not_before) {
+        const std::size_t from = begin > k_reach ? begin - k_reach : 0;
+        if (re2::RE2::PartialMatch(re2::StringPiece(text.data() + from, begin - from),
+                                   *p.not_before)) {
+            return false;
+        }
+    }
+    if (p.not_after) {
+        const std::size_t n = std::min(k_reach, text.size() - end);
+        re2::StringPiece after(text.data() + end, n);
+        if (p.not_after->Match(after, 0, n, re2::RE2::ANCHOR_START, nullptr, 0)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 DynamicFieldMatcher::~DynamicFieldMatcher() = default;
@@ -193,8 +253,10 @@ DynamicFieldMatcher::find_pattern(const Pattern& p, std::string_view text,
             }
         }
         const auto begin = static_cast<std::size_t>(value.data() - text.data());
-        out.push_back(
-            DynamicMatch{p.name, p.kind, p.announces, p.fallback, begin, begin + value.size()});
+        if (in_context(p, text, begin, begin + value.size())) {
+            out.push_back(
+                DynamicMatch{p.name, p.kind, p.announces, p.fallback, begin, begin + value.size()});
+        }
         const auto end = static_cast<std::size_t>(whole.data() - text.data()) + whole.size();
         pos = end > begin ? end : begin + 1; // never loop on an empty match
     }

@@ -48,10 +48,16 @@ private:
         bool announces = false;
         bool fallback = false;
         std::unique_ptr<re2::RE2> re;
-        std::vector<int> value_groups; // (?P<value…>) groups: the part reported
+        std::vector<int> value_groups;        // (?P<value…>) groups: the part reported
+        std::unique_ptr<re2::RE2> not_before; // ruleset::DynamicFieldPattern; null: none
+        std::unique_ptr<re2::RE2> not_after;
     };
     void find_pattern(const Pattern& p, std::string_view text,
                       std::vector<DynamicMatch>& out) const;
+    // False when the text around [begin, end) makes the value something else.
+    [[nodiscard]] static bool in_context(const Pattern& p, std::string_view text, std::size_t begin,
+                                         std::size_t end);
+    void check_context_examples(const ruleset::DynamicFieldPattern& rule, const Pattern& p) const;
     void find_random_tokens(std::string_view text, std::vector<DynamicMatch>& out) const;
     [[nodiscard]] bool is_history_id(std::string_view token) const;
     void check_entropy_examples(const ruleset::DynamicFieldRules& rules) const;

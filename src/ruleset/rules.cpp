@@ -798,7 +798,17 @@ verify_examples(const Reader& p, const DynamicFieldPattern& d)
             p.fail(fmt::format("examples[{}]", k), "does not match the pattern");
         }
     }
-    for (std::size_t k = 0; k < d.counter_examples.size(); ++k) {
+    for (const auto& [key, context] : {std::pair{"not_preceded_by", d.not_preceded_by},
+                                       {"not_followed_by", d.not_followed_by}}) {
+        const re2::RE2 around(context, re2::RE2::Quiet);
+        if (!context.empty() && !around.ok()) {
+            p.fail(key, fmt::format("invalid RE2 pattern: {}", around.error()));
+        }
+    }
+    // With a context, the pattern itself may match a counter-example that
+    // the context then excludes: analysis::DynamicFieldMatcher checks those.
+    const bool context = !d.not_preceded_by.empty() || !d.not_followed_by.empty();
+    for (std::size_t k = 0; k < d.counter_examples.size() && !context; ++k) {
         if (re2::RE2::PartialMatch(d.counter_examples[k], re)) {
             p.fail(fmt::format("counter_examples[{}]", k),
                    "matches the pattern, but a counter-example must not");
@@ -819,6 +829,8 @@ parse_dynamic_fields(const Reader& r, DynamicFieldRules& out, bool entropy_requi
         d.pattern = p.string("pattern");
         d.announces = p.has("announces") && p.boolean("announces");
         d.fallback = p.has("fallback") && p.boolean("fallback");
+        d.not_preceded_by = p.has("not_preceded_by") ? p.string("not_preceded_by") : "";
+        d.not_followed_by = p.has("not_followed_by") ? p.string("not_followed_by") : "";
         d.file = r.file();
         const Reader examples = p.array("examples");
         if (examples.node().empty()) {

@@ -236,6 +236,11 @@ struct DynamicFieldPattern {
     std::vector<std::string> counter_examples; // text that must not match: prose, code, paths
     bool announces = false; // introduces a value ("Today is"), reported only without one
     bool fallback = false;  // a catch-all, reported only where no other value pattern matches
+    // RE2 patterns for the text around a value that make it something else:
+    // a duration ("02:00:00 per job"), a quantity ("1700000000 rows"), a
+    // date in a company's history ("founded on 2019-03-01"). Empty: none.
+    std::string not_preceded_by; // must match at the end of the text before the value
+    std::string not_followed_by; // must match at the start of the text after it
     std::string file;
 };
 

@@ -50,6 +50,14 @@ count_noun(std::uint64_t n, std::string_view singular, std::string_view plural)
 }
 
 std::string
+with_article(std::string_view noun)
+{
+    const bool vowel =
+        !noun.empty() && std::string_view("aeioAEIO").find(noun[0]) != std::string_view::npos;
+    return fmt::format("{} {}", vowel ? "an" : "a", noun);
+}
+
+std::string
 format_percent(double fraction)
 {
     return fmt::format("{:.1f}%", 100.0 * fraction);

@@ -20,6 +20,10 @@ std::string group_count(std::uint64_t n);
 std::string count_noun(std::uint64_t n, std::string_view singular, std::string_view plural = {});
 
 // 0.7079 -> "70.8%": every report's percentages
+// "a date", "an epoch": the indefinite article a noun takes (by its first
+// letter; a "uuid" is said with a consonant).
+std::string with_article(std::string_view noun);
+
 std::string format_percent(double fraction);
 
 // 0.1838961 -> "0.183896": every report's dollar amounts, in USD with 6

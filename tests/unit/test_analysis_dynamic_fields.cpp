@@ -170,6 +170,54 @@ TEST_SUITE("analysis::dynamic_fields")
         CHECK(kinds(m.find("time = 14:03")) == std::vector<std::string>{"timestamp"});
     }
 
+    TEST_CASE("the words around a value can make it a duration, a quantity or history")
+    {
+        const DynamicFieldMatcher m(test::rules().dynamic_fields);
+        for (const std::string text : {
+                 "Each batch job is limited to 02:00:00 per job.",
+                 "Requests time out after a timeout of 00:30:00.",
+                 "The events table holds 1700000000 rows.",
+                 "It served 1700000000000 unique visitors.",
+                 "Acme was founded on 2019-03-01 in Oslo.",
+                 "The company was incorporated on March 1, 2019.",
+             }) {
+            CHECK_MESSAGE(kinds(m.find(text)).empty(), text);
+        }
+        // The same values in other words are still found.
+        CHECK(kinds(m.find("The job started at 02:00:00 today.")) ==
+              std::vector<std::string>{"time"});
+        CHECK(kinds(m.find("ts=1700000000, seq=5")) == std::vector<std::string>{"epoch"});
+        CHECK(kinds(m.find("Acme, 2019-03-01: daily report")) == std::vector<std::string>{"date"});
+    }
+
+    TEST_CASE("a user pattern's context is proved by its examples and counter-examples")
+    {
+        auto rules = test::rules().dynamic_fields;
+        test::TempFile good(
+            R"({"schema_version":1,"patterns":[{"name":"build","kind":"build-id","pattern":"\\bB\\d{5}\\b","not_followed_by":"^ builds\\b","examples":["B12345"],"counter_examples":["B12345 builds ago"]}]})",
+            "context.json");
+        ruleset::add_dynamic_fields(rules, good.path());
+        const DynamicFieldMatcher m(rules);
+        CHECK(kinds(m.find("see B00042 and B00043 builds")) ==
+              std::vector<std::string>{"build-id"});
+
+        auto again = test::rules().dynamic_fields;
+        test::TempFile loose(
+            R"({"schema_version":1,"patterns":[{"name":"build","kind":"build-id","pattern":"\\bB\\d{5}\\b","not_followed_by":"^ builds\\b","examples":["B12345"],"counter_examples":["B12345 ago"]}]})",
+            "loose.json");
+        ruleset::add_dynamic_fields(again, loose.path());
+        CHECK_THROWS_WITH_AS(DynamicFieldMatcher{again},
+                             doctest::Contains("pattern build: counter_examples[0]: found in its "
+                                               "context"),
+                             Error);
+        test::TempFile broken(
+            R"({"schema_version":1,"patterns":[{"name":"x","kind":"k","pattern":"x","not_preceded_by":"(","examples":["x"]}]})",
+            "broken-context.json");
+        CHECK_THROWS_WITH_AS(ruleset::add_dynamic_fields(again, broken.path()),
+                             doctest::Contains("patterns[0].not_preceded_by: invalid RE2 pattern"),
+                             Error);
+    }
+
     TEST_CASE("a catch-all pattern yields to a specific one on the same value")
     {
         const DynamicFieldMatcher m(test::rules().dynamic_fields);

@@ -32,6 +32,15 @@ TEST_SUITE("util::format")
               "18,446,744,073,709,551,615 bytes");
     }
 
+    TEST_CASE("a noun takes the article its first letter asks for")
+    {
+        CHECK(with_article("epoch") == "an epoch");
+        CHECK(with_article("date") == "a date");
+        CHECK(with_article("uuid") == "a uuid");
+        CHECK(with_article("hex-id") == "a hex-id");
+        CHECK(with_article("") == "a ");
+    }
+
     TEST_CASE("dollars have six decimals and percentages one")
     {
         CHECK(format_usd(0.1838961) == "0.183896");
