@@ -271,6 +271,9 @@ private:
             return;
         }
         std::optional<std::size_t> byte = m_map->string_offset(text_path(s), offset);
+        if (!byte && offset > 0) {
+            byte = inner_string_offset(s, offset);
+        }
         if (!byte) {
             if (const auto* span = m_map->find(s.path.str())) {
                 byte = span->begin;
@@ -281,6 +284,32 @@ private:
             f.line = lc.line;
             f.column = lc.column;
         }
+    }
+
+    // A segment that is a JSON object (a tool definition) shows its
+    // canonical rendering: the string value that holds its character
+    // `offset` there is found by path in the document, and the same
+    // character of it.
+    std::optional<std::size_t> inner_string_offset(const Segment& s, std::size_t offset) const
+    {
+        const auto rendered = m_texts->get(s.content);
+        if (!rendered) {
+            return std::nullopt;
+        }
+        const std::string text = model::display_text(*rendered, s.kind);
+        const auto inner = SourceMap::build(text, s.path.str());
+        if (!inner) {
+            return std::nullopt;
+        }
+        std::size_t byte = 0;
+        for (std::size_t chars = 0; chars < offset && byte < text.size(); ++chars) {
+            do {
+                ++byte;
+            } while (byte < text.size() && (static_cast<unsigned char>(text[byte]) & 0xC0) == 0x80);
+        }
+        const std::string path = inner->path_at(byte);
+        const auto chars = inner->string_chars_before(path, byte);
+        return chars ? m_map->string_offset(path, *chars) : std::nullopt;
     }
 
     void emit(std::vector<Finding>& out, Finding f)

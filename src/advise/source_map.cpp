@@ -231,22 +231,43 @@ SourceMap::string_offset(const std::string& path, std::size_t char_offset) const
         chars = m_string_cursor.chars;
     }
     while (pos < span->end - 1 && chars < char_offset) {
-        if (m_text[pos] == '\\') {
-            const bool unicode = pos + 1 < m_text.size() && m_text[pos + 1] == 'u';
-            // A surrogate pair decodes to one character.
-            pos += !unicode ? 2 : is_surrogate_pair(m_text, pos) ? 12 : 6;
-            ++chars;
-            continue;
-        }
-        // One UTF-8 character: its lead byte and continuation bytes.
-        ++pos;
-        while (pos < span->end - 1 && (static_cast<unsigned char>(m_text[pos]) & 0xC0) == 0x80) {
-            ++pos;
-        }
+        pos = next_char(pos, span->end - 1);
         ++chars;
     }
     m_string_cursor = StringCursor{span->begin, chars, pos};
     return pos;
+}
+
+std::size_t
+SourceMap::next_char(std::size_t pos, std::size_t end) const
+{
+    if (m_text[pos] == '\\') {
+        const bool unicode = pos + 1 < m_text.size() && m_text[pos + 1] == 'u';
+        // A surrogate pair decodes to one character.
+        return pos + (!unicode ? 2 : is_surrogate_pair(m_text, pos) ? 12 : 6);
+    }
+    // One UTF-8 character: its lead byte and continuation bytes.
+    ++pos;
+    while (pos < end && (static_cast<unsigned char>(m_text[pos]) & 0xC0) == 0x80) {
+        ++pos;
+    }
+    return pos;
+}
+
+std::optional<std::size_t>
+SourceMap::string_chars_before(const std::string& path, std::size_t byte_offset) const
+{
+    const Span* span = find(path);
+    if (span == nullptr || m_text[span->begin] != '"' || byte_offset <= span->begin ||
+        byte_offset >= span->end) {
+        return std::nullopt;
+    }
+    std::size_t chars = 0;
+    for (std::size_t pos = span->begin + 1; pos < byte_offset;
+         pos = next_char(pos, span->end - 1)) {
+        ++chars;
+    }
+    return chars;
 }
 
 SourceMap::LineColumn

@@ -36,6 +36,11 @@ public:
     [[nodiscard]] std::optional<std::size_t> string_offset(const std::string& path,
                                                            std::size_t char_offset) const;
 
+    // The inverse: how many characters the string value at `path` decodes
+    // to before byte `byte_offset` of the document (inside the string).
+    [[nodiscard]] std::optional<std::size_t> string_chars_before(const std::string& path,
+                                                                 std::size_t byte_offset) const;
+
     struct LineColumn {
         std::size_t line = 1;   // 1-based
         std::size_t column = 1; // 1-based, in characters
@@ -45,6 +50,9 @@ public:
     [[nodiscard]] std::string_view text() const { return m_text; }
 
 private:
+    // The byte after the character (or escape) of a string at `pos`.
+    [[nodiscard]] std::size_t next_char(std::size_t pos, std::size_t end) const;
+
     std::string_view m_text;
     std::unordered_map<std::string, Span> m_spans;
     // Where the last walks stopped (questions come in document order).

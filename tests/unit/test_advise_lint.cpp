@@ -64,6 +64,29 @@ TEST_SUITE("advise::lint")
         CHECK(f->excerpt->now.find("«{{name}}»") != std::string::npos);
     }
 
+    TEST_CASE("CW010 in a tool definition points at the value, whatever the key order")
+    {
+        // The tool is pretty-printed, its schema before its description, and
+        // an escape and an accent come before the value: the finding's column
+        // is the timestamp's, not the tool object's.
+        const std::string text =
+            "{\"model\": \"claude-sonnet-4-5\",\n \"tools\": [{\n  \"input_schema\": "
+            "{\"type\": \"object\"},\n  \"name\": \"search\",\n  \"description\": "
+            "\"R\\u00e9sum\u00e9 index\\n rebuilt at 2026-12-07T09:14:22Z for all lookups\"\n }],\n "
+            "\"system\": [{\"type\": \"text\", \"text\": \"" +
+            words(300) +
+            "\", \"cache_control\": {\"type\": \"ephemeral\"}}],\n \"messages\": "
+            "[{\"role\": \"user\", \"content\": \"hi\"}]}\n";
+        const auto findings = lint_text(text);
+        const auto* f = find(findings, "CW010");
+        REQUIRE(f != nullptr);
+        CHECK(f->location.path == "tools[0]");
+        CHECK(f->line == 5);
+        const std::string line5 = "  \"description\": \"R\\u00e9sum\u00e9 index\\n rebuilt at ";
+        // Columns count characters: the accent is one.
+        CHECK(f->column == line5.size());
+    }
+
     TEST_CASE("CW011: no breakpoint on a prompt whose stable prefix reaches the minimum")
     {
         const std::string text = R"({"model":"claude-sonnet-4-5","system":")" + words(300) +
