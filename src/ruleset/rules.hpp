@@ -239,8 +239,8 @@ struct DynamicFieldPattern {
     // RE2 patterns for the text around a value that make it something else:
     // a duration ("02:00:00 per job"), a quantity ("1700000000 rows"), a
     // date in a company's history ("founded on 2019-03-01"). Empty: none.
-    std::string not_preceded_by; // must match at the end of the text before the value
-    std::string not_followed_by; // must match at the start of the text after it
+    std::string not_preceded_by; // excludes a value when it matches just before it
+    std::string not_followed_by; // excludes a value when it matches just after it
     std::string file;
 };
 
