@@ -15,8 +15,9 @@ expected_basis(const AuditResult& result)
     if (!result.policy.empty()) {
         basis.kind = ExpectedBasis::Kind::forced_policy;
         basis.forced = result.policy;
-    } else if (result.policies.empty() ||
-               (result.policies.size() == 1 && documented_cache(result.policies.front()))) {
+    } else if (result.policies.empty()) {
+        basis.kind = ExpectedBasis::Kind::none;
+    } else if (result.policies.size() == 1 && documented_cache(result.policies.front())) {
         basis.kind = ExpectedBasis::Kind::anthropic;
     } else {
         basis.kind = ExpectedBasis::Kind::each_provider;

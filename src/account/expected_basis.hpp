@@ -8,10 +8,12 @@
 namespace cachewise::account {
 
 // What an audit's expected split rests on, said beside it: one forced
-// cache (`audit --policy`), Anthropic's documented cache alone, or each
-// provider's cache; and which of those caches are estimates.
+// cache (`audit --policy`), Anthropic's documented cache alone, each
+// provider's cache, or none (no request's prompt was logged, so nothing was
+// simulated and the reported usage stands in); and which of those caches
+// are estimates.
 struct ExpectedBasis {
-    enum class Kind { forced_policy, anthropic, each_provider };
+    enum class Kind { forced_policy, anthropic, each_provider, none };
     Kind kind = Kind::anthropic;
     std::string forced;                 // with forced_policy
     std::vector<std::string> policies;  // with each_provider: the caches simulated

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -149,6 +150,22 @@ write_rewrites(const SuggestCliOptions& options, const advise::Suggestion& sugge
     }
 }
 
+// Placement works on prompts: a log of responses alone (a saved stream) has
+// nothing to place, which must not read as "no advice".
+void
+require_prompts(const std::vector<model::Request>& requests, const std::vector<std::string>& inputs)
+{
+    if (std::any_of(requests.begin(), requests.end(),
+                    [](const model::Request& r) { return r.prompt_logged; })) {
+        return;
+    }
+    throw Error(fmt::format("{}: no prompt is logged in {} (a stream or a response log holds "
+                            "only the responses and their usage); suggest places breakpoints "
+                            "from the prompts",
+                            safe_text(fmt::format("{}", fmt::join(inputs, ", "))),
+                            count_noun(requests.size(), "request")));
+}
+
 } // namespace
 
 void
@@ -192,6 +209,7 @@ run_suggest(const Settings& global, const SuggestCliOptions& options)
     if (status != 0) {
         return status < 0 ? 0 : status;
     }
+    require_prompts(requests, options.inputs);
     // One request without usage is a template: place by its stable prefix.
     const bool single = requests.size() == 1 && !requests.front().usage;
     const bool templates =

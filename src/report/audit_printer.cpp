@@ -108,8 +108,9 @@ void
 cost_rows(const AuditResult& r, std::ostream& out, bool markdown)
 {
     const Totals& t = r.totals;
-    const std::string expected = r.policy.empty() ? std::string("expected (documented cache)")
-                                                  : fmt::format("expected ({}'s cache)", r.policy);
+    const std::string expected = !r.policy.empty() ? fmt::format("expected ({}'s cache)", r.policy)
+                                 : r.policies.empty() ? std::string("expected (as reported)")
+                                                      : std::string("expected (documented cache)");
     // Amounts of $10,000 and more widen their column rather than shift the row.
     TextTable table("<27 >12 >11 >11 >11 >11 >11");
     const auto row = [&](std::string_view name, const Money& m) {
@@ -161,6 +162,9 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
         break;
     case account::ExpectedBasis::Kind::each_provider:
         what = fmt::format("each provider's documented cache: {}", fmt::join(basis.policies, ", "));
+        break;
+    case account::ExpectedBasis::Kind::none:
+        what = "nothing simulated: no request's prompt is logged, so the reported usage stands in";
         break;
     }
     fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected), what);
