@@ -10,7 +10,9 @@ namespace cachewise::report {
 // call-0003.json:1"): a text table of them is mostly the folder they share.
 // Text and markdown reports print the ids without that folder and name it
 // once, in a key next to the table; the HTML page does not name it (it holds
-// no path of the run); JSON, CSV and SARIF keep the full ids.
+// no path of the run); JSON, CSV and SARIF keep the full ids. Absolute and
+// relative ids (inputs given both ways) each lose their own shared folder,
+// so that no absolute path is left to the HTML page.
 class IdKey {
 public:
     IdKey() = default;
@@ -25,10 +27,11 @@ public:
     // "ids relative to /work/logs/run-7/", or "" when the ids share no folder.
     std::string note() const;
 
-    const std::string& folder() const { return m_folder; }
-
 private:
-    std::string m_folder; // ends in '/', or empty
+    // The folder shared by the ids that start with `absolute` ('/' or not).
+    static std::string shared_folder(const std::vector<std::string_view>& ids, bool absolute);
+
+    std::vector<std::string> m_folders; // each ends in '/'; at most one absolute
 };
 
 } // namespace cachewise::report

@@ -143,4 +143,19 @@ grep -qx 'Requests (read/write 5m/write 1h/fresh; ids relative to tests/cli/data
 grep -q '^  support-chat.yaml:40         2026-11-20T14:04:02.000Z extends ' \
   "$work/details.txt" || { echo "FAIL: audit --details: id not relative or columns not aligned"; failed=1; }
 
+# The HTML page names no path of the run: inputs given by an absolute path
+# outside the current folder and by a relative one each lose their folder,
+# and the page is the same from another folder naming the same files.
+mkdir -p "$work/other"
+case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
+cp samples/agent-session.jsonl "$work/other/session.jsonl"
+(cd "$work" && "$bin" audit "$OLDPWD/tests/cli/data/inputs/vcr" other --format html \
+  >"$work/a.html" 2>/dev/null)
+check "html of an absolute and a relative input" 0 $?
+grep -q "$PWD" "$work/a.html" && { echo "FAIL: html: the page names $PWD"; failed=1; }
+grep -q "$work" "$work/a.html" && { echo "FAIL: html: the page names $work"; failed=1; }
+(cd "$work/other" && "$bin" audit "$OLDPWD/tests/cli/data/inputs/vcr" . --format html \
+  >"$work/b.html" 2>/dev/null)
+grep -q "$PWD" "$work/b.html" && { echo "FAIL: html from another folder names $PWD"; failed=1; }
+
 exit $failed
