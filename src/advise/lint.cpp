@@ -763,14 +763,12 @@ template_matcher(const ruleset::Rules& rules, const std::vector<std::string>& pl
             throw Error(
                 fmt::format("placeholder pattern \"{}\": {}", placeholders[i], check.error()));
         }
-        fields.patterns.push_back(ruleset::DynamicFieldPattern{fmt::format("placeholder-{}", i + 1),
-                                                               "placeholder",
-                                                               placeholders[i],
-                                                               {},
-                                                               {},
-                                                               false,
-                                                               false,
-                                                               "(placeholders)"});
+        ruleset::DynamicFieldPattern p;
+        p.name = fmt::format("placeholder-{}", i + 1);
+        p.kind = "placeholder";
+        p.pattern = placeholders[i];
+        p.file = "(placeholders)";
+        fields.patterns.push_back(std::move(p));
     }
     return std::make_unique<analysis::DynamicFieldMatcher>(fields);
 }
