@@ -367,9 +367,9 @@ private:
         check_not_allowed(x, out);
         check_minimum(x, out);
         check_lookback(x, out);
-        const auto stable_end = check_dynamic(x, out);
+        const auto stable_ends = check_dynamic(x, out);
         check_secrets(x, out);
-        check_no_breakpoint(x, stable_end, out);
+        check_no_breakpoint(x, stable_ends, out);
     }
 
     // CW013, CW014: the API would reject the request.
@@ -615,11 +615,35 @@ private:
         return "if it differs between requests (a template cannot tell how often), each writes";
     }
 
+    // Where a template's stable prefix ends, for CW011: surely at its first
+    // placeholder (filled per request), and, if the value changes with each
+    // request as one of its kind usually does, at the first such literal (a
+    // time, a timestamp, an id, a counter), which a template alone cannot
+    // show to change.
+    struct StableEnds {
+        std::optional<std::size_t> certain;
+        std::optional<std::size_t> literal;
+        std::string literal_kind;
+        std::string literal_path;
+        void see(std::size_t k, const std::string& kind, std::string path)
+        {
+            if (!analysis::changes_every_request(kind)) {
+                return;
+            }
+            if (kind == "placeholder") {
+                certain = certain.value_or(k);
+            } else if (!literal) {
+                literal = k;
+                literal_kind = kind;
+                literal_path = std::move(path);
+            }
+        }
+    };
+
     // CW010 and CW017: dynamic values (and placeholders) in the cached part.
-    // Returns the segment of the first value that changes with every
-    // request, where the stable prefix ends for CW011: a date changes daily,
-    // and what surrounds it is read within the day.
-    std::optional<std::size_t> check_dynamic(const Subject& x, std::vector<Finding>& out)
+    // Returns where the stable prefix ends for CW011 (a date changes daily,
+    // and what surrounds it is read within the day: it ends nothing).
+    StableEnds check_dynamic(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
         const auto& minimum = x.minimum;
@@ -628,7 +652,7 @@ private:
                                                   &m_options.count_exact};
         const auto dynamic = analysis::scan_dynamic_fields(r, context, true);
         std::optional<std::size_t> first_dynamic;
-        std::optional<std::size_t> first_volatile;
+        StableEnds ends;
         std::unordered_map<std::string, std::size_t> index_of; // path -> segment
         for (std::size_t i = 0; i < r.segments.size(); ++i) {
             index_of.try_emplace(r.segments[i].path.str(), i);
@@ -641,6 +665,7 @@ private:
                 continue;
             }
             const Segment& s = r.segments[*k];
+            ends.see(*k, d.kind, s.path.str());
             // Tokens after the value itself (it may open a long block).
             const std::int64_t stable_after =
                 (last ? r.segments[*last].cumulative_tokens : r.prompt_tokens()) -
@@ -664,9 +689,6 @@ private:
             if (!first_dynamic) {
                 first_dynamic = *k;
             }
-            if (!first_volatile && analysis::changes_every_request(d.kind)) {
-                first_volatile = *k;
-            }
             emit(out, std::move(f));
         }
         if (first_dynamic) {
@@ -683,7 +705,7 @@ private:
             }
         }
 
-        return first_volatile;
+        return ends;
     }
 
     // CW040: a credential in the template is sent with every request.
@@ -706,39 +728,54 @@ private:
     }
 
     // CW011: a cacheable stable prefix and no breakpoint at all (OpenAI:
-    // explicit mode without one; implicit mode marks the end itself).
-    void check_no_breakpoint(const Subject& x, std::optional<std::size_t> stable_end,
-                             std::vector<Finding>& out)
+    // explicit mode without one; implicit mode marks the end itself). Where
+    // only a literal that may be static stands between a short prefix and a
+    // long one, the finding says both and what each asks for.
+    void check_no_breakpoint(const Subject& x, const StableEnds& ends, std::vector<Finding>& out)
     {
         const Request& r = x.r;
-        const auto& minimum = x.minimum;
-        const std::string doubt =
-            ruleset::minimum_doubt(minimum.certain(), minimum.known_model, r.provider);
-        const double band = x.band;
-        const bool anthropic = x.anthropic;
-        if (x.bps.empty() && (anthropic || (x.openai_breakpoints && r.explicit_mode))) {
-            const std::int64_t stable = stable_end ? r.segments[*stable_end].cumulative_tokens -
-                                                         r.segments[*stable_end].tokens
-                                                   : r.prompt_tokens();
-            if (static_cast<double>(stable) * (1 - band) >= static_cast<double>(minimum.tokens)) {
-                Finding f = make(analysis::rule::k_no_breakpoint, r, nullptr, std::nullopt);
-                f.location.path = anthropic ? "cache_control" : "prompt_cache_options";
-                f.tokens_lost = stable;
-                f.message =
-                    anthropic
-                        ? fmt::format("no cache_control, but the stable prefix is about {} "
-                                      "tokens, above the {} minimum of {}: add a breakpoint at "
-                                      "its end",
-                                      group_digits(stable), r.model, group_digits(minimum.tokens))
-                        : fmt::format("explicit cache mode without a prompt_cache_breakpoint "
-                                      "caches nothing, but the stable prefix is {}{} tokens, "
-                                      "above the {} minimum of {}: mark its end, or use implicit "
-                                      "mode",
-                                      x.exact ? "" : "about ", group_digits(stable), r.model,
-                                      group_digits(minimum.tokens));
-                emit(out, std::move(f));
-            }
+        if (!x.bps.empty() || !(x.anthropic || (x.openai_breakpoints && r.explicit_mode))) {
+            return;
         }
+        const auto before = [&](std::optional<std::size_t> k) {
+            return k ? r.segments[*k].cumulative_tokens - r.segments[*k].tokens : r.prompt_tokens();
+        };
+        const auto reaches = [&](std::int64_t tokens) {
+            return static_cast<double>(tokens) * (1 - x.band) >=
+                   static_cast<double>(x.minimum.tokens);
+        };
+        const std::int64_t surely = before(ends.certain);
+        const bool literal_first = ends.literal && (!ends.certain || *ends.literal < *ends.certain);
+        const std::int64_t stable = literal_first ? before(ends.literal) : surely;
+        const bool hedged = !reaches(stable) && literal_first && reaches(surely);
+        if (!reaches(stable) && !hedged) {
+            return;
+        }
+        Finding f = make(analysis::rule::k_no_breakpoint, r, nullptr, std::nullopt);
+        f.location.path = x.anthropic ? "cache_control" : "prompt_cache_options";
+        f.tokens_lost = hedged ? surely : stable;
+        const std::string size =
+            fmt::format("{}{} tokens", x.exact ? "" : "about ", group_digits(f.tokens_lost));
+        const std::string above =
+            fmt::format("above the {} minimum of {}", r.model, group_digits(x.minimum.tokens));
+        if (hedged) {
+            f.message = fmt::format(
+                "no {}, and the prompt is stable for {}, {}, if {} value in {} is a literal (a "
+                "template cannot show whether it changes): then mark the end of those tokens; if "
+                "it changes with each request, move it after them first (CW010)",
+                x.anthropic ? "cache_control" : "prompt_cache_breakpoint", size, above,
+                with_article(ends.literal_kind), ends.literal_path);
+        } else if (x.anthropic) {
+            f.message = fmt::format("no cache_control, but the stable prefix is {}, {}: add a "
+                                    "breakpoint at its end",
+                                    size, above);
+        } else {
+            f.message = fmt::format("explicit cache mode without a prompt_cache_breakpoint caches "
+                                    "nothing, but the stable prefix is {}, {}: mark its end, or "
+                                    "use implicit mode",
+                                    size, above);
+        }
+        emit(out, std::move(f));
     }
 
     const ruleset::Rules& m_rules;

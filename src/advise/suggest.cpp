@@ -351,9 +351,12 @@ dynamic_value_advice(const Request& request, std::size_t k, std::optional<std::i
         return std::nullopt;
     }
     if (analysis::changes_every_request(kind)) {
-        return fmt::format("{} value in {} keeps the {} tokens after it out of the cache: move "
+        // A placeholder is filled per request; a literal only reads like a
+        // value that is (lint's CW011 says what to do if it is not).
+        const std::string hedge = kind == "placeholder" ? "" : ", if it changes with each request,";
+        return fmt::format("{} value in {}{} keeps the {} tokens after it out of the cache: move "
                            "it after the stable content (e.g. into the last user turn) and {}",
-                           with_article(kind), s.path.str(), group_digits(after),
+                           with_article(kind), s.path.str(), hedge, group_digits(after),
                            breakpoints ? "a breakpoint at the end of that content would cache them"
                                        : "the cache would read them");
     }

@@ -8,6 +8,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <cmath>
 
@@ -133,7 +134,23 @@ DynamicFieldMatcher::~DynamicFieldMatcher() = default;
 
 namespace {
 
-// A `{i}` inside code is syntax, not a template placeholder.
+// "/v2/files/{file_id}/restore": a single-brace name that is a segment of a
+// path is a route's parameter (OpenAPI, RFC 6570), written the same in
+// every request, not a template's placeholder.
+bool
+path_parameter(std::string_view text, const DynamicMatch& m)
+{
+    if (m.begin == 0 || text[m.begin - 1] != '/' || m.end - m.begin < 3 ||
+        text.substr(m.begin, 2) == "{{") {
+        return false;
+    }
+    const char after = m.end < text.size() ? text[m.end] : ' ';
+    return after == '/' || after == '?' || after == ')' || after == '.' || after == ',' ||
+           after == '`' || after == '"' || std::isspace(static_cast<unsigned char>(after)) != 0;
+}
+
+// A `{i}` inside code is syntax, and a route's parameter is part of its
+// path: neither is a template placeholder.
 void
 drop_placeholders_in_code(std::string_view text, std::vector<DynamicMatch>& matches)
 {
@@ -144,7 +161,7 @@ drop_placeholders_in_code(std::string_view text, std::vector<DynamicMatch>& matc
     }
     const auto code = code_regions(text);
     std::erase_if(matches, [&](const DynamicMatch& m) {
-        return m.kind == "placeholder" && inside(code, m.begin, m.end);
+        return m.kind == "placeholder" && (inside(code, m.begin, m.end) || path_parameter(text, m));
     });
 }
 

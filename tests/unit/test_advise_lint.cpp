@@ -87,6 +87,38 @@ TEST_SUITE("advise::lint")
         CHECK(f->column == line5.size());
     }
 
+    TEST_CASE("CW011 behind a literal that may be static says both what it is and what to do")
+    {
+        // A short head, a schedule time that reads like a clock value, then
+        // a long stable text: the prefix before the time is below the
+        // minimum, the whole prompt above it.
+        const std::string text = R"({"model":"claude-sonnet-4-5","system":"Acme support. The )"
+                                 R"(nightly maintenance window starts at 11:30 PM UTC. )" +
+                                 words(300) + R"(","messages":[{"role":"user","content":"hi"}]})";
+        const auto findings = lint_text(text);
+        const auto* f = find(findings, "CW011");
+        REQUIRE(f != nullptr);
+        CHECK(f->message.find("if a time value in system is a literal") != std::string::npos);
+        CHECK(f->message.find("move it after them first") != std::string::npos);
+        CHECK(f->tokens_lost > 1024);
+    }
+
+    TEST_CASE("CW011: a placeholder in the last message ends the stable prefix before it")
+    {
+        const std::string stable = R"({"model":"claude-sonnet-4-5","system":")" + words(300) +
+                                   R"(","messages":[{"role":"user","content":"hi"}]})";
+        const std::string filled = R"({"model":"claude-sonnet-4-5","system":")" + words(300) +
+                                   R"(","messages":[{"role":"user","content":"{{question}}"}]})";
+        const auto without = lint_text(stable);
+        const auto* whole = find(without, "CW011");
+        const auto with_placeholder = lint_text(filled);
+        const auto* before = find(with_placeholder, "CW011");
+        REQUIRE(whole != nullptr);
+        REQUIRE(before != nullptr);
+        CHECK(before->tokens_lost < whole->tokens_lost);
+        CHECK(before->message.find("add a breakpoint at its end") != std::string::npos);
+    }
+
     TEST_CASE("CW011: no breakpoint on a prompt whose stable prefix reaches the minimum")
     {
         const std::string text = R"({"model":"claude-sonnet-4-5","system":")" + words(300) +
