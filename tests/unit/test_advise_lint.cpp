@@ -103,6 +103,24 @@ TEST_SUITE("advise::lint")
         CHECK(f->tokens_lost > 1024);
     }
 
+    TEST_CASE("a route's parameter in a path is not a placeholder; a name in braces is")
+    {
+        const auto placeholders = [&](const std::string& sentence) {
+            const std::string text = R"({"model":"claude-sonnet-4-5","system":")" + sentence +
+                                     " " + words(300) +
+                                     R"(","messages":[{"role":"user","content":"hi"}]})";
+            std::size_t n = 0;
+            for (const auto& f : lint_text(text)) {
+                n += f.rule == "CW010" && f.kind == "placeholder" ? 1 : 0;
+            }
+            return n;
+        };
+        CHECK(placeholders("Restore with POST /v2/files/{file_id}/restore or GET "
+                           "/v2/files/{file_id}.") == 0);
+        CHECK(placeholders("Greet {customer} by name.") == 1);
+        CHECK(placeholders("Open https://example.com/{{tenant}}/home first.") == 1);
+    }
+
     TEST_CASE("CW011: a placeholder in the last message ends the stable prefix before it")
     {
         const std::string stable = R"({"model":"claude-sonnet-4-5","system":")" + words(300) +
