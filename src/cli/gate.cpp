@@ -48,10 +48,13 @@ baseline_findings(const nlohmann::json& baseline, const std::string& file)
 {
     std::vector<Finding> out;
     const auto list = baseline.find("findings");
-    if (list == baseline.end()) {
-        return out;
-    }
     const std::string where = fmt::format("--baseline {}: findings", file);
+    if (list == baseline.end()) {
+        // Every result has the list: without it each finding would count as new.
+        throw Error(fmt::format("{}: missing (every cachewise --format json result has the "
+                                "list, empty or not)",
+                                where));
+    }
     if (!list->is_array()) {
         throw Error(fmt::format("{}: expected an array, found {}", where, list->type_name()));
     }

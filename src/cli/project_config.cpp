@@ -7,12 +7,40 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <string_view>
+
 namespace cachewise::cli {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// The file's JSON, or an error at its line and column. nlohmann quotes the
+// text it last read: not printed (it may be long, or hold a key).
+json
+parse_config(const std::string& name, const std::string& text)
+{
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        const std::string_view before =
+            std::string_view(text).substr(0, std::min(text.size(), e.byte));
+        const auto line_start = before.rfind('\n');
+        const std::size_t line =
+            static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+        const std::size_t column =
+            before.size() - (line_start == std::string_view::npos ? 0 : line_start + 1);
+        std::string reason = e.what();
+        if (const auto at = reason.find("parse error at "); at != std::string::npos) {
+            reason = reason.substr(at + 15);
+        }
+        reason = reason.substr(0, reason.find("; last read:"));
+        reason = reason.substr(reason.find(": ") == std::string::npos ? 0 : reason.find(": ") + 2);
+        throw Error(fmt::format("{}:{}:{}: not valid JSON: {}", name, line, column, reason));
+    }
+}
 
 // A JSON value in the shape its key takes, or the error naming what was found.
 RawValue
@@ -89,9 +117,10 @@ read_project_config(Settings& settings, const fs::path& start)
         return;
     }
     const std::string name = settings.config_file->string();
-    const json j = json::parse(value_or_throw(read_file(name), ""), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        throw Error(fmt::format("{}: not a JSON object", name));
+    const json j = parse_config(name, value_or_throw(read_file(name), ""));
+    if (!j.is_object()) {
+        throw Error(
+            fmt::format("{}: expected a JSON object of settings, found {}", name, j.type_name()));
     }
     for (const auto& [key, value] : j.items()) {
         if (key == "$schema" || key == "about") {

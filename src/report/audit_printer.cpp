@@ -553,7 +553,7 @@ void
 json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOptions& o,
      std::ostream& out)
 {
-    Json j = json_document("audit", 2); // 2: "cold" became "new_or_expired"
+    Json j = json_document("audit", json_schema_version("audit"));
     j["policy"] = or_null(r.policy);
     j["policies"] = r.policies;
     j["totals"] = totals_json(r.totals);

@@ -2,6 +2,7 @@
 
 #include "report/html_escape.hpp"
 #include "report/html_page.hpp"
+#include "report/request_json.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
@@ -34,10 +35,11 @@ print_empty_window(const ingest::LoadSummary& s, std::string_view command,
         const auto bound = [](std::optional<Timestamp> t) {
             return t ? nlohmann::ordered_json(format_rfc3339(*t)) : nlohmann::ordered_json();
         };
-        // A nightly job's baseline for the next night: no findings.
-        const nlohmann::ordered_json doc{{"schema_version", 1},
+        // A nightly job's baseline for the next night: no findings, and
+        // the command's own schema (its requests an empty list).
+        const nlohmann::ordered_json doc{{"schema_version", json_schema_version(command)},
                                          {"command", command},
-                                         {"requests", 0},
+                                         {"requests", nlohmann::ordered_json::array()},
                                          {"since", bound(since)},
                                          {"until", bound(until)},
                                          {"message", message},

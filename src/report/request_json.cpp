@@ -124,6 +124,12 @@ error_to_json(const ingest::InputError& e)
     return j;
 }
 
+int
+json_schema_version(std::string_view command)
+{
+    return command == "audit" ? 2 : 1;
+}
+
 Json
 json_document(std::string_view command, int schema_version)
 {

@@ -55,6 +55,9 @@ void dump_with_rows(const Json& document, std::size_t count,
 
 // A command's JSON document, opened with its schema_version and command.
 Json json_document(std::string_view command, int schema_version = 1);
+// The schema version of a command's JSON result (audit 2: "cold" became
+// "new_or_expired"; the others 1).
+int json_schema_version(std::string_view command);
 // Adds "errors" (the broken records) and "load" (the summary) to a command's
 // JSON document.
 void add_load_json(Json& document, const ingest::LoadSummary& summary);

@@ -108,6 +108,11 @@ printf '{"window": "0s"}' >.cachewise.json
 expect "$work/.cachewise.json: window:" analyze IN
 printf '{"disabled_rules": ["CW999"]}' >.cachewise.json
 expect "$work/.cachewise.json: disabled_rules:" lint IN
+# A file that is not JSON is named at its line and column.
+printf '{\n  "window": "1h",\n}\n' >.cachewise.json
+expect "$work/.cachewise.json:3:1: not valid JSON: " analyze IN
+printf '["window"]' >.cachewise.json
+expect "$work/.cachewise.json: expected a JSON object of settings, found array" analyze IN
 rm .cachewise.json
 
 [ "$failed" = 0 ] && echo "all bad values refused before the input was read"
