@@ -134,6 +134,16 @@ rule_info(std::string_view id)
     throw std::out_of_range("unknown rule id " + std::string(id));
 }
 
+std::string
+canonical_rule_id(std::string id)
+{
+    if (id.size() > 2 && (id[0] == 'c' || id[0] == 'C') && (id[1] == 'w' || id[1] == 'W')) {
+        id[0] = 'C';
+        id[1] = 'W';
+    }
+    return id;
+}
+
 Finding
 make_finding(std::string_view id)
 {

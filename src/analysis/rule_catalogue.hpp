@@ -4,6 +4,7 @@
 #include "model/request.hpp"
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct RuleInfo {
 };
 
 std::span<const RuleInfo> rule_catalogue();
+
+// A rule id as the catalogue writes it, from any case ("cw010" is CW010);
+// other text is returned as it is.
+std::string canonical_rule_id(std::string id);
 
 // The entry for `id`; throws std::out_of_range for an unknown id (a bug).
 const RuleInfo& rule_info(std::string_view id);

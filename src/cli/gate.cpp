@@ -110,13 +110,8 @@ split(const std::string& text)
         if (begin == std::string::npos) {
             continue;
         }
-        item = item.substr(begin, item.find_last_not_of(" \t") - begin + 1);
-        if (item.size() > 2 && (item[0] == 'c' || item[0] == 'C') &&
-            (item[1] == 'w' || item[1] == 'W')) {
-            item[0] = 'C';
-            item[1] = 'W';
-        }
-        out.push_back(item);
+        out.push_back(analysis::canonical_rule_id(
+            item.substr(begin, item.find_last_not_of(" \t") - begin + 1)));
     }
     return out;
 }

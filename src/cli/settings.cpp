@@ -226,7 +226,8 @@ std::string
 check_disabled_rules(Settings& s, const RawValue& value, Origin origin)
 {
     auto ids = list_of(value);
-    for (const auto& id : ids) {
+    for (auto& id : ids) {
+        id = analysis::canonical_rule_id(std::move(id)); // as --fail-on takes them
         try {
             analysis::rule_info(id);
         } catch (const std::out_of_range&) {
