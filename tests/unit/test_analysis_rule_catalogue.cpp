@@ -122,11 +122,11 @@ TEST_SUITE("analysis::rule_catalogue")
 
     TEST_CASE("a rule id in any case is written as the catalogue writes it")
     {
-        CHECK(canonical_rule_id("cw010") == "CW010");
-        CHECK(canonical_rule_id("Cw020") == "CW020");
-        CHECK(canonical_rule_id("CW011") == "CW011");
-        CHECK(canonical_rule_id("warning") == "warning");
-        CHECK(canonical_rule_id("cw") == "cw");
+        CHECK(analysis::canonical_rule_id("cw010") == "CW010");
+        CHECK(analysis::canonical_rule_id("Cw020") == "CW020");
+        CHECK(analysis::canonical_rule_id("CW011") == "CW011");
+        CHECK(analysis::canonical_rule_id("warning") == "warning");
+        CHECK(analysis::canonical_rule_id("cw") == "cw");
     }
 
     TEST_CASE("the man page documents exactly the catalogue's rules, with name and severity")
