@@ -388,6 +388,26 @@ markdown_by(const AuditResult& r, const std::string& by, std::ostream& out)
     fmt::print(out, "\n");
 }
 
+// What the figures rest on, as the text summary says it.
+void
+markdown_caveats(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out)
+{
+    const auto& estimated = o.basis.estimated;
+    if (!estimated.empty()) {
+        fmt::print(out,
+                   "- estimated: the {} cache{} rest{} on best-effort behaviour or uncertain "
+                   "facts (man cachewise, PROVIDERS AND CACHES)\n",
+                   fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
+                   estimated.size() == 1 ? "s" : "");
+    }
+    for (const auto& note : r.notes) {
+        fmt::print(out, "- note: {}\n", markdown_cell(note));
+    }
+    if (!estimated.empty() || !r.notes.empty()) {
+        fmt::print(out, "\n");
+    }
+}
+
 void
 markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptions& o,
          std::ostream& out)
@@ -411,6 +431,7 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
         cost_rows(r, out, true);
         fmt::print(out, "\n");
     }
+    markdown_caveats(r, o, out);
     if (o.by) {
         markdown_by(r, *o.by, out);
     }

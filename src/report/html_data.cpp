@@ -1,11 +1,13 @@
 #include "report/html_data.hpp"
 
+#include "account/expected_basis.hpp"
 #include "analysis/rule_catalogue.hpp"
 #include "report/id_key.hpp"
 #include "util/format.hpp"
 #include "util/time.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -678,6 +680,14 @@ html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLim
                                       fmt::join(r.unpriced_models, ", "));
     }
     audit_cards(report, r);
+    if (const auto estimated = account::expected_basis(r).estimated; !estimated.empty()) {
+        report.caveats.push_back(fmt::format(
+            "estimated: the {} cache{} rest{} on best-effort behaviour or uncertain facts (man "
+            "cachewise, PROVIDERS AND CACHES)",
+            fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
+            estimated.size() == 1 ? "s" : ""));
+    }
+    report.caveats.insert(report.caveats.end(), r.notes.begin(), r.notes.end());
     audit_waterfall(report, r, placement);
     if (by) {
         audit_groups(report, r, *by, limits.groups);
@@ -730,6 +740,9 @@ html_from_analysis(const AnalysisResult& r, const HtmlLimits& limits)
         r.outcomes, [](const analysis::RequestOutcome& o) -> std::string_view { return o.id; });
     report.findings = top_findings(findings, "f", limits.findings, ids);
     report.findings_total = findings.size();
+    for (auto& b : report.findings) {
+        b.at_risk = std::stoul(b.anchor.substr(2)) >= r.findings.size(); // "f-N"
+    }
     for (const auto& c : r.causes) {
         CauseRow row{c, "", rule_fix(c.rule)};
         for (const auto& b : report.findings) {

@@ -98,6 +98,8 @@ struct BreakView {
     std::string fix;
     std::optional<analysis::Excerpt> excerpt;
     std::size_t occurrences = 1;
+    // analyze's dynamic values: what a change would spoil, nothing lost yet.
+    bool at_risk = false;
 };
 
 // What suggest's placement would change, replayed by the command on the
@@ -150,6 +152,9 @@ struct HtmlReport {
     std::size_t findings_total = 0;
     std::vector<analysis::HotPrefix> prefixes;
     std::vector<std::string> aggregated; // what was summed or cut, in words
+    // What the figures rest on, as the text report says it: estimated caches,
+    // second-hand prices, replay notes.
+    std::vector<std::string> caveats;
 };
 
 // `rules` gives each provider's TTL for the idle gaps; without it no gap is marked.

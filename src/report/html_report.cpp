@@ -532,9 +532,12 @@ finding_article(std::ostream& out, const BreakView& b)
                b.partner.empty() ? "" : ", partner " + esc(b.partner));
     fmt::print(out, "<p>{}{}</p>\n", esc(b.message),
                b.occurrences > 1 ? " [×" + group_count(b.occurrences) + "]" : "");
-    fmt::print(out, "<p class=\"muted\">at <code>{}</code>{} · {} tokens lost · {} USD</p>\n",
+    const std::string lost =
+        b.at_risk ? fmt::format("a change would spoil {} tokens", tokens(b.tokens_lost))
+                  : fmt::format("{} tokens lost", tokens(b.tokens_lost));
+    fmt::print(out, "<p class=\"muted\">at <code>{}</code>{} · {} · {} USD</p>\n",
                esc(b.path.empty() ? "–" : b.path),
-               b.token ? fmt::format(", token ≈{}", tokens(*b.token)) : "", tokens(b.tokens_lost),
+               b.token ? fmt::format(", token ≈{}", tokens(*b.token)) : "", lost,
                usd_or_dash(b.usd));
     if (b.excerpt && !b.excerpt->was.empty()) {
         fmt::print(out, "<p class=\"muted\">was</p><pre class=\"was\">{}</pre>\n",
@@ -610,11 +613,12 @@ breaks_view(std::ostream& out, const HtmlReport& r)
                         "<th>request</th><th>at</th><th class=\"n\">tokens lost</th><th "
                         "class=\"n\">USD</th></tr></thead><tbody>\n");
         for (const auto& b : r.findings) {
-            fmt::print(out,
-                       "<tr><td><a href=\"#{}\">{}</a> {}</td><td>{}</td><td>{}</td>{}{}</tr>\n",
-                       esc(b.anchor), esc(b.rule), esc(b.name), esc(b.request), esc(b.path),
-                       number_cell(tokens(b.tokens_lost), static_cast<double>(b.tokens_lost)),
-                       number_cell(usd_or_dash(b.usd), b.usd.value_or(0)));
+            fmt::print(
+                out, "<tr><td><a href=\"#{}\">{}</a> {}</td><td>{}</td><td>{}</td>{}{}</tr>\n",
+                esc(b.anchor), esc(b.rule), esc(b.name), esc(b.request), esc(b.path),
+                number_cell(b.at_risk ? tokens(b.tokens_lost) + " at risk" : tokens(b.tokens_lost),
+                            static_cast<double>(b.tokens_lost)),
+                number_cell(usd_or_dash(b.usd), b.usd.value_or(0)));
         }
         fmt::print(out, "</tbody></table>\n");
         for (const auto& b : r.findings) {
@@ -623,6 +627,19 @@ breaks_view(std::ostream& out, const HtmlReport& r)
     }
     prefixes_view(out, r);
     fmt::print(out, "</section>\n");
+}
+
+void
+caveats_view(std::ostream& out, const HtmlReport& r)
+{
+    if (r.caveats.empty()) {
+        return;
+    }
+    fmt::print(out, "<section id=\"caveats\">\n<h2>What the figures rest on</h2>\n<ul>\n");
+    for (const auto& line : r.caveats) {
+        fmt::print(out, "<li>{}</li>\n", esc(line));
+    }
+    fmt::print(out, "</ul>\n</section>\n");
 }
 
 void
@@ -662,6 +679,7 @@ print_html(const HtmlReport& report, std::ostream& out)
     hit_view(out, report);
     causes_view(out, report);
     breaks_view(out, report);
+    caveats_view(out, report);
     out << "</main>\n";
     aggregation_note(out, report);
     html_page_end(out);
