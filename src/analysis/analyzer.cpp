@@ -224,6 +224,7 @@ struct Analyzer::Impl {
     // Dynamic fields already found, by path, offset and excerpt: a lookup,
     // not a search, so thousands of values stay linear.
     std::unordered_map<std::string, std::size_t> dynamic_index;
+    std::set<std::size_t> dynamic_across_streams; // found the same in another stream too
     // The last requests analysed, in their final form (what the store gives
     // back for them): a request's partner is nearly always among them, read
     // here rather than rebuilt segment by segment from the store.
@@ -316,6 +317,7 @@ struct Analyzer::Impl {
                                RequestOutcome& outcome, AnalysisResult& result);
     void remember(const Request& r, std::size_t index, const Hash128& ns_hash);
     void mark_changing_places(AnalysisResult& result) const;
+    void drop_repeated_values(AnalysisResult& result);
     void summarise_causes(AnalysisResult& result) const;
     void find_hot_prefixes(AnalysisResult& result);
 };
@@ -383,11 +385,28 @@ Analyzer::Impl::run()
             analyse(index, ahead.next(), result);
         }
     }
+    drop_repeated_values(result);
     mark_changing_places(result);
     summarise_causes(result);
     find_hot_prefixes(result);
     release_scratch();
     return result;
+}
+
+// A value that reads like one changing with every request (a time, a
+// timestamp, an id, a counter) but that starts conversations of two streams
+// unchanged at the same place is not one: the log's evidence wins over its
+// look. One stream that keeps a value does not show it (a session's start
+// time stays for the session and changes with the next); dates and hashes,
+// which may stay a while, are kept.
+void
+Analyzer::Impl::drop_repeated_values(AnalysisResult& result)
+{
+    std::size_t k = 0;
+    std::erase_if(result.dynamic_fields, [&](const Finding& f) {
+        return dynamic_across_streams.contains(k++) && changes_every_request(f.kind);
+    });
+    dynamic_across_streams = {};
 }
 
 // After the analysis only the requests are read (the audit replays them), so
@@ -602,7 +621,11 @@ Analyzer::Impl::start_conversation(Request& r, const Request* p, std::size_t lo,
             f.location.offset ? static_cast<std::int64_t>(*f.location.offset) : -1, f.excerpt->now);
         const auto [it, fresh] = dynamic_index.try_emplace(place, result.dynamic_fields.size());
         if (!fresh) {
-            ++result.dynamic_fields[it->second].occurrences;
+            auto& first = result.dynamic_fields[it->second];
+            ++first.occurrences;
+            if (first.stream != r.stream) {
+                dynamic_across_streams.insert(it->second);
+            }
         } else {
             result.dynamic_fields.push_back(std::move(f));
         }

@@ -195,6 +195,27 @@ TEST_SUITE("analysis::analyzer")
         CHECK(h.tokens > 0);
     }
 
+    TEST_CASE("a time that starts conversations of two streams unchanged is not a changing value")
+    {
+        const std::string system =
+            R"("Support bot. The nightly maintenance window starts at 11:30 PM UTC. )" +
+            std::string(400, 'x') + R"(")";
+        const auto lines = [&](const std::string& second_session) {
+            return std::vector<std::string>{
+                record("a1", "A", 0, body(system, turns(1))),
+                record("b1", second_session, 50, body(system, turns(1)))};
+        };
+        analysis::AnalyzeOptions options;
+        options.window_seconds = 30; // each request starts a conversation of its own
+        const auto two_streams = analyse(lines("B"), options);
+        CHECK(two_streams.result.dynamic_fields.empty());
+        // One stream that keeps it does not show it: a session's start time
+        // stays for the session.
+        const auto one_stream = analyse(lines("A"), options);
+        REQUIRE(one_stream.result.dynamic_fields.size() == 1);
+        CHECK(one_stream.result.dynamic_fields[0].kind == "time");
+    }
+
     TEST_CASE("hot prefixes: each template family's head, beside another family")
     {
         // Two families (their first segments, the tools, differ). The first
