@@ -788,9 +788,43 @@ reads_any_prefix(const Request& partner, const ruleset::Rules& rules)
            !it->second.uses_breakpoints(partner.model);
 }
 
+namespace {
+
+// OpenAI rule "prompt_cache_key joins the prefix hash in routing" (rules
+// §2.2, sim/openai_cache.cpp): under another key a request reads nothing its
+// partner cached, however much of the prompt they share.
+std::optional<Finding>
+cache_key_changed(const Request& request, const Request& partner, const DivergenceContext& context)
+{
+    if (request.provider != "openai" || partner.provider != "openai" ||
+        request.cache_key == partner.cache_key || partner.segments.empty()) {
+        return std::nullopt;
+    }
+    Finding f = make_finding(rule::k_scope_changed, request);
+    f.partner = partner.id;
+    f.kind = "prompt_cache_key";
+    f.location.path = request.segments.front().path.str();
+    f.location.offset = 0;
+    f.location.token = 0;
+    f.excerpt = Excerpt{};
+    const auto key = [](const std::string& k) { return k.empty() ? std::string("(unset)") : k; };
+    f.message = fmt::format("prompt_cache_key {} → {}: each key routes to a cache of its own, so "
+                            "nothing the earlier request cached is read",
+                            key(partner.cache_key), key(request.cache_key));
+    f.tokens_lost = tokens_lost(partner, 0, 0, context.rules);
+    reconcile_with_usage(f, request, partner, 0, 0, context);
+    f.cost_usd = cost_of(request, partner, f.tokens_lost, context.rules);
+    return f;
+}
+
+} // namespace
+
 std::optional<Finding>
 find_divergence(const Request& request, const Request& partner, const DivergenceContext& context)
 {
+    if (auto f = cache_key_changed(request, partner, context)) {
+        return f;
+    }
     const std::size_t k = model::shared_prefix(request, partner);
     if (k >= partner.segments.size() || k >= request.segments.size()) {
         return std::nullopt; // one prompt is a prefix of the other
