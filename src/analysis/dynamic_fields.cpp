@@ -8,8 +8,8 @@
 #include <re2/set.h>
 
 #include <algorithm>
-#include <cctype>
 #include <array>
+#include <cctype>
 #include <cmath>
 
 namespace cachewise::analysis {
@@ -140,8 +140,9 @@ namespace {
 bool
 path_parameter(std::string_view text, const DynamicMatch& m)
 {
-    if (m.begin == 0 || text[m.begin - 1] != '/' || m.end - m.begin < 3 ||
-        text.substr(m.begin, 2) == "{{") {
+    // Only `{name}`: `{{name}}` and `${name}` are a template engine's.
+    if (m.begin == 0 || text[m.begin - 1] != '/' || m.end - m.begin < 3 || text[m.begin] != '{' ||
+        text[m.begin + 1] == '{') {
         return false;
     }
     const char after = m.end < text.size() ? text[m.end] : ' ';

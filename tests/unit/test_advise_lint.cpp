@@ -119,6 +119,7 @@ TEST_SUITE("advise::lint")
                            "/v2/files/{file_id}.") == 0);
         CHECK(placeholders("Greet {customer} by name.") == 1);
         CHECK(placeholders("Open https://example.com/{{tenant}}/home first.") == 1);
+        CHECK(placeholders("Open https://example.com/${tenant}/home first.") == 1);
     }
 
     TEST_CASE("CW011: a placeholder in the last message ends the stable prefix before it")
