@@ -32,12 +32,13 @@ parse_config(const std::string& name, const std::string& text)
             static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
         const std::size_t column =
             before.size() - (line_start == std::string_view::npos ? 0 : line_start + 1);
+        // "[json.exception.parse_error.101] parse error at line 3, column 1:
+        // syntax error …; last read: …": the words after the place.
         std::string reason = e.what();
-        if (const auto at = reason.find("parse error at "); at != std::string::npos) {
-            reason = reason.substr(at + 15);
-        }
         reason = reason.substr(0, reason.find("; last read:"));
-        reason = reason.substr(reason.find(": ") == std::string::npos ? 0 : reason.find(": ") + 2);
+        if (const auto colon = reason.find(": "); colon != std::string::npos) {
+            reason = reason.substr(colon + 2);
+        }
         throw Error(fmt::format("{}:{}:{}: not valid JSON: {}", name, line, column, reason));
     }
 }
