@@ -387,6 +387,9 @@ BodyParser::continuation(std::string_view message_json)
     if (out.empty()) {
         return;
     }
+    if (r.format == model::ApiFormat::openai_responses) {
+        r.response_output = out;
+    }
     Hash128 chain = r.segments.back().chain;
     double tokens = 0;
     for (const auto& s : out) {

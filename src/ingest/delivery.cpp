@@ -1,11 +1,15 @@
 #include "ingest/delivery.hpp"
 
+#include "ingest/openai_responses_request.hpp"
 #include "ingest/printable.hpp"
 #include "model/chain.hpp"
 #include "model/tokens.hpp"
 #include "util/format.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
 
 namespace cachewise::ingest {
 
@@ -50,6 +54,14 @@ Delivery::take(model::Request&& request)
     if (seen_before(request)) {
         ++counts.duplicates;
         return;
+    }
+    if (request.format == model::ApiFormat::openai_responses) {
+        // Counted again whole (exact counts), as a load on one thread
+        // counts it after delivery: the same output whatever the threads.
+        if (continue_stored_response(request) && m_options.on_parsed) {
+            m_options.on_parsed(request);
+        }
+        store_response(request);
     }
     if (request.cached_content.empty()) {
         deliver(std::move(request));
@@ -172,6 +184,74 @@ Delivery::inline_cached_content(model::Request& request)
     model::assign_lookback_positions(request, false);
     model::assign_tokens(request);
     model::compute_chain(request, m_rules.provider(request.provider).render_order);
+}
+
+// An OpenAI Responses call that names the response of a call earlier in
+// the log (previous_response_id): the API puts that call's input and output
+// before this call's input, so they replace the unlogged stand-in, and the
+// chain continues theirs (the instructions and tools are this call's own).
+bool
+Delivery::continue_stored_response(model::Request& request)
+{
+    auto& segments = request.segments;
+    const auto stand_in =
+        std::find_if(segments.begin(), segments.end(), [](const model::Segment& s) {
+            return s.kind == model::SegmentKind::unlogged && s.path.root == model::PathRoot::input;
+        });
+    if (stand_in == segments.end()) {
+        return false;
+    }
+    const auto stored = m_stored_responses.find(stand_in->content);
+    if (stored == m_stored_responses.end()) {
+        return false;
+    }
+    std::vector<model::Segment> joined(segments.begin(), stand_in);
+    joined.insert(joined.end(), stored->second.begin(), stored->second.end());
+    joined.insert(joined.end(), stand_in + 1, segments.end());
+    segments = std::move(joined);
+    for (auto& note : request.notes) {
+        if (const auto cut = note.find(": its conversation is not in the log");
+            note.rfind("continues stored response", 0) == 0 && cut != std::string::npos) {
+            note = note.substr(0, cut) + ", made earlier in the log";
+        }
+    }
+    model::assign_lookback_positions(request, false);
+    model::assign_tokens(request);
+    model::compute_chain(request, m_rules.provider(request.provider).render_order);
+    return true;
+}
+
+// What a later call that names this call's response continues from: its
+// input (with what it continued itself) and its output, marked as content
+// that call does not hold.
+void
+Delivery::store_response(model::Request& request)
+{
+    // Taken out: nothing after the delivery reads them.
+    const std::string id = std::exchange(request.response_id, {});
+    const auto output = std::exchange(request.response_output, {});
+    if (id.empty()) {
+        return;
+    }
+    std::vector<model::Segment> conversation;
+    for (const auto& s : request.segments) {
+        if (s.path.root == model::PathRoot::input) {
+            conversation.push_back(s);
+        }
+    }
+    conversation.insert(conversation.end(), output.begin(), output.end());
+    for (auto& s : conversation) {
+        s.path.cached = true;
+        s.cache_control_allowed = false;
+    }
+    const Hash128 key = stored_response_key(id);
+    if (m_stored_responses.insert_or_assign(key, std::move(conversation)).second) {
+        m_stored_order.push_back(key);
+    }
+    if (m_stored_order.size() > k_stored_responses) {
+        m_stored_responses.erase(m_stored_order.front());
+        m_stored_order.pop_front();
+    }
 }
 
 } // namespace cachewise::ingest

@@ -4,8 +4,10 @@
 #include "ingest/record_sink.hpp"
 #include "util/hash.hpp"
 
+#include <deque>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -44,6 +46,8 @@ private:
     void deliver(model::Request&& request);
     bool seen_before(const model::Request& request);
     void inline_cached_content(model::Request& request);
+    bool continue_stored_response(model::Request& request);
+    void store_response(model::Request& request);
 
     const ruleset::Rules& m_rules;
     const LoadOptions& m_options;
@@ -52,6 +56,12 @@ private:
     LoadSummary& m_summary;
     // Gemini explicit caches created by records delivered so far, by name.
     std::map<std::string, std::vector<model::Segment>> m_created_caches;
+    // OpenAI Responses conversations of the latest responses, by the hash
+    // the stand-in of a call that continues one carries; the oldest go
+    // first, so memory stays flat on any log.
+    static constexpr std::size_t k_stored_responses = 256;
+    std::unordered_map<Hash128, std::vector<model::Segment>, Hash128Hasher> m_stored_responses;
+    std::deque<Hash128> m_stored_order;
     std::unordered_set<std::string> m_seen_request_ids;
     std::unordered_set<Hash128, Hash128Hasher> m_seen_records; // id, start and prompt
     std::vector<ClaudeCodeReader::ProgressCall> m_progress_calls;

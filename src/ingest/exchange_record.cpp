@@ -437,6 +437,9 @@ RecordReader::after_finish(const ResponseInfo& response, BodyParser& reader,
             }
         }
     }
+    if (response.responses_api) {
+        request.response_id = response.message_id;
+    }
     if (!response.message_json.empty()) {
         try {
             reader.continuation(response.message_json);

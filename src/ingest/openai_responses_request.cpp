@@ -175,6 +175,12 @@ OpenAIResponsesParser::read_continuation(od::value output, std::vector<Segment>&
     });
 }
 
+Hash128
+stored_response_key(std::string_view id)
+{
+    return hash_bytes("previous_response_id:" + std::string(id));
+}
+
 void
 OpenAIResponsesParser::finish_body()
 {
@@ -185,7 +191,7 @@ OpenAIResponsesParser::finish_body()
         Segment hidden;
         hidden.kind = SegmentKind::unlogged;
         hidden.path = SegmentPath{Level::messages, -1, 0, true, PathRoot::input, PathPart::none};
-        hidden.content = hash_bytes("previous_response_id:" + m_previous_response);
+        hidden.content = stored_response_key(m_previous_response);
         hidden.cache_control_allowed = false;
         put_first(Level::messages, hidden);
         r.notes.push_back(fmt::format("continues stored response {}: its conversation is not in "

@@ -13,7 +13,9 @@ namespace cachewise::ingest {
 // input item (function_call, function_call_output, reasoning, ...) as a
 // whole, without its server-side "id" and "status". A request that continues
 // a stored response (previous_response_id) starts with an unlogged segment
-// standing for the stored conversation; its tokens are inferred from usage.
+// standing for the stored conversation; its tokens are inferred from usage,
+// unless the log holds that response (ingest::Delivery puts its
+// conversation in the stand-in's place).
 class OpenAIResponsesParser : public BodyParser {
 public:
     OpenAIResponsesParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator);
@@ -33,5 +35,8 @@ private:
     Param m_text_format;
     Param m_reasoning;
 };
+
+// The content of the stand-in for the stored conversation of response `id`.
+Hash128 stored_response_key(std::string_view id);
 
 } // namespace cachewise::ingest

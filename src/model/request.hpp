@@ -77,6 +77,11 @@ struct Request {
     std::optional<Usage> usage;
     std::optional<PartialShare> partial_share;
     std::optional<Continuation> continuation;
+    // OpenAI Responses: the response's id and its output as the next call's
+    // input items. A later call that names it (previous_response_id)
+    // continues from this call's input and output (ingest::Delivery).
+    std::string response_id;
+    std::vector<Segment> response_output;
     // Anthropic's own diagnosis of this request's cache (response
     // diagnostics.cache_miss_reason): "" when it reported no miss, nothing
     // when the response carried no diagnostics.

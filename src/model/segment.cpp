@@ -52,7 +52,7 @@ SegmentPath::str() const
     if (cached) {
         SegmentPath inner = *this;
         inner.cached = false;
-        return "cachedContent:" + inner.str();
+        return (root == PathRoot::input ? "previous_response:" : "cachedContent:") + inner.str();
     }
     if (root == PathRoot::by_level) {
         switch (level) {

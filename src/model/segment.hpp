@@ -83,7 +83,10 @@ struct SegmentPath {
     bool whole_content = false; // a string `content` (rendered as one text block)
     PathRoot root = PathRoot::by_level;
     PathPart part = PathPart::content;
-    bool cached = false; // in a Gemini explicit cache's content, not in this body
+    // Content the body refers to and does not hold: a Gemini explicit
+    // cache's ("cachedContent:…"), or a stored OpenAI response's
+    // conversation ("previous_response:input[…]").
+    bool cached = false;
 
     [[nodiscard]] std::string str() const;
     friend bool operator==(const SegmentPath&, const SegmentPath&) = default;

@@ -175,7 +175,9 @@ TEST_SUITE("analysis::RequestHeads")
 #if defined(__GLIBCXX__) && defined(__x86_64__)
         // A field added to model::Request must be kept by RequestHeads
         // (compact and get) and checked here; then update this size.
-        CHECK(sizeof(Request) == 944);
+        // (response_id and response_output are not: ingest::Delivery takes
+        // them out before a request is delivered.)
+        CHECK(sizeof(Request) == 1000);
         // The same for model::Usage, which RequestHeads packs field by field.
         CHECK(sizeof(model::Usage) == 232);
 #endif
