@@ -243,6 +243,7 @@ Delivery::store_response(model::Request& request)
     for (auto& s : conversation) {
         s.path.cached = true;
         s.cache_control_allowed = false;
+        s.cache_control.reset(); // a marker is the call's own, not its conversation's
     }
     const Hash128 key = stored_response_key(id);
     if (m_stored_responses.insert_or_assign(key, std::move(conversation)).second) {
