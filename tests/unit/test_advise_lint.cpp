@@ -72,7 +72,8 @@ TEST_SUITE("advise::lint")
         const std::string text =
             "{\"model\": \"claude-sonnet-4-5\",\n \"tools\": [{\n  \"input_schema\": "
             "{\"type\": \"object\"},\n  \"name\": \"search\",\n  \"description\": "
-            "\"R\\u00e9sum\u00e9 index\\n rebuilt at 2026-12-07T09:14:22Z for all lookups\"\n }],\n "
+            "\"R\\u00e9sum\u00e9 index\\n rebuilt at 2026-12-07T09:14:22Z for all lookups\"\n "
+            "}],\n "
             "\"system\": [{\"type\": \"text\", \"text\": \"" +
             words(300) +
             "\", \"cache_control\": {\"type\": \"ephemeral\"}}],\n \"messages\": "
@@ -106,8 +107,8 @@ TEST_SUITE("advise::lint")
     TEST_CASE("a route's parameter in a path is not a placeholder; a name in braces is")
     {
         const auto placeholders = [&](const std::string& sentence) {
-            const std::string text = R"({"model":"claude-sonnet-4-5","system":")" + sentence +
-                                     " " + words(300) +
+            const std::string text = R"({"model":"claude-sonnet-4-5","system":")" + sentence + " " +
+                                     words(300) +
                                      R"(","messages":[{"role":"user","content":"hi"}]})";
             std::size_t n = 0;
             for (const auto& f : lint_text(text)) {
