@@ -2,6 +2,7 @@
 
 #include "analysis/rule_catalogue.hpp"
 #include "report/findings_printer.hpp"
+#include "report/request_json.hpp"
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
@@ -195,10 +196,23 @@ read_baseline(const std::string& path, std::string_view command)
                                 "`cachewise {} --format json`",
                                 path, b.command, command, command));
     }
+    // A result of a later cachewise may mean other things by the same names.
+    if (const auto version = j.find("schema_version");
+        version != j.end() && (!version->is_number_integer() || *version < 1 ||
+                               *version > report::json_schema_version(b.command))) {
+        throw Error(fmt::format("--baseline {}: schema_version {}: this cachewise reads 1 to {}",
+                                path, version->dump(), report::json_schema_version(b.command)));
+    }
     b.findings = baseline_findings(j, path);
-    if (j.contains("totals") && j["totals"].is_object() && j["totals"].contains("hit_rate") &&
-        j["totals"]["hit_rate"].is_number()) {
-        b.hit_rate = j["totals"]["hit_rate"].get<double>();
+    if (j.contains("totals") && j["totals"].is_object() && j["totals"].contains("hit_rate")) {
+        const auto& rate = j["totals"]["hit_rate"];
+        if (!rate.is_number() && !rate.is_null()) {
+            throw Error(fmt::format("--baseline {}: totals.hit_rate: expected a number, found {}",
+                                    path, rate.type_name()));
+        }
+        if (rate.is_number()) {
+            b.hit_rate = rate.get<double>();
+        }
     }
     return b;
 }
