@@ -1,5 +1,8 @@
 #include "account/expected_basis.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace cachewise::account {
 
 bool
@@ -29,6 +32,19 @@ expected_basis(const AuditResult& result)
         }
     }
     return basis;
+}
+
+std::string
+estimated_caveat(const ExpectedBasis& basis)
+{
+    const auto& estimated = basis.estimated;
+    if (estimated.empty()) {
+        return {};
+    }
+    return fmt::format("estimated: the {} cache{} rest{} on best-effort behaviour or uncertain "
+                       "facts (man cachewise, PROVIDERS AND CACHES)",
+                       fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
+                       estimated.size() == 1 ? "s" : "");
 }
 
 } // namespace cachewise::account

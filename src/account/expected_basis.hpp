@@ -29,4 +29,9 @@ bool documented_cache(std::string_view policy);
 
 ExpectedBasis expected_basis(const AuditResult& result);
 
+// "estimated: the openai cache rests on best-effort behaviour …", or "" when
+// every cache simulated is documented: said beside the expected split in
+// every format.
+std::string estimated_caveat(const ExpectedBasis& basis);
+
 } // namespace cachewise::account

@@ -158,6 +158,16 @@ Delivery::deliver(model::Request&& request)
     m_on_request(std::move(request));
 }
 
+// Positions, tokens and the chain again, after content earlier in the log
+// took an unlogged stand-in's place.
+void
+Delivery::rechain(model::Request& request) const
+{
+    model::assign_lookback_positions(request, false);
+    model::assign_tokens(request);
+    model::compute_chain(request, m_rules.provider(request.provider).render_order);
+}
+
 // A request that reads a Gemini explicit cache made earlier in the log: the
 // cache's content replaces the unlogged stand-in, so that the request's
 // prefix is known block by block and its chain continues the content's.
@@ -181,9 +191,7 @@ Delivery::inline_cached_content(model::Request& request)
                                request.cached_content);
         }
     }
-    model::assign_lookback_positions(request, false);
-    model::assign_tokens(request);
-    model::compute_chain(request, m_rules.provider(request.provider).render_order);
+    rechain(request);
 }
 
 // An OpenAI Responses call that names the response of a call earlier in
@@ -215,9 +223,7 @@ Delivery::continue_stored_response(model::Request& request)
             note = note.substr(0, cut) + ", made earlier in the log";
         }
     }
-    model::assign_lookback_positions(request, false);
-    model::assign_tokens(request);
-    model::compute_chain(request, m_rules.provider(request.provider).render_order);
+    rechain(request);
     return true;
 }
 

@@ -46,6 +46,7 @@ private:
     void deliver(model::Request&& request);
     bool seen_before(const model::Request& request);
     void inline_cached_content(model::Request& request);
+    void rechain(model::Request& request) const;
     bool continue_stored_response(model::Request& request);
     void store_response(model::Request& request);
 

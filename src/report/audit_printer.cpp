@@ -168,13 +168,8 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
         break;
     }
     fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected), what);
-    const auto& estimated = basis.estimated;
-    if (!estimated.empty()) {
-        fmt::print(out,
-                   "  estimated: the {} cache{} rest{} on best-effort behaviour or uncertain facts "
-                   "(man cachewise, PROVIDERS AND CACHES)\n",
-                   fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
-                   estimated.size() == 1 ? "s" : "");
+    if (const auto caveat = account::estimated_caveat(basis); !caveat.empty()) {
+        fmt::print(out, "  {}\n", caveat);
     }
 }
 
@@ -392,18 +387,14 @@ markdown_by(const AuditResult& r, const std::string& by, std::ostream& out)
 void
 markdown_caveats(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out)
 {
-    const auto& estimated = o.basis.estimated;
-    if (!estimated.empty()) {
-        fmt::print(out,
-                   "- estimated: the {} cache{} rest{} on best-effort behaviour or uncertain "
-                   "facts (man cachewise, PROVIDERS AND CACHES)\n",
-                   fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
-                   estimated.size() == 1 ? "s" : "");
+    const auto caveat = account::estimated_caveat(o.basis);
+    if (!caveat.empty()) {
+        fmt::print(out, "- {}\n", caveat);
     }
     for (const auto& note : r.notes) {
         fmt::print(out, "- note: {}\n", markdown_cell(note));
     }
-    if (!estimated.empty() || !r.notes.empty()) {
+    if (!caveat.empty() || !r.notes.empty()) {
         fmt::print(out, "\n");
     }
 }

@@ -680,12 +680,8 @@ html_from_audit(const AuditResult& r, const ruleset::Rules* rules, const HtmlLim
                                       fmt::join(r.unpriced_models, ", "));
     }
     audit_cards(report, r);
-    if (const auto estimated = account::expected_basis(r).estimated; !estimated.empty()) {
-        report.caveats.push_back(fmt::format(
-            "estimated: the {} cache{} rest{} on best-effort behaviour or uncertain facts (man "
-            "cachewise, PROVIDERS AND CACHES)",
-            fmt::join(estimated, ", "), estimated.size() == 1 ? "" : "s",
-            estimated.size() == 1 ? "s" : ""));
+    if (auto caveat = account::estimated_caveat(account::expected_basis(r)); !caveat.empty()) {
+        report.caveats.push_back(std::move(caveat));
     }
     report.caveats.insert(report.caveats.end(), r.notes.begin(), r.notes.end());
     audit_waterfall(report, r, placement);
