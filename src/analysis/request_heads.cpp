@@ -155,6 +155,7 @@ RequestHeads::compact(const Request& r)
     h.prompt_logged = r.prompt_logged;
     h.breakpoints_logged = r.breakpoints_logged;
     h.explicit_mode = r.explicit_mode;
+    h.counted_with_residual = r.counted_with_residual;
     h.auto_cache_control = r.auto_cache_control;
     h.started_at = r.started_at;
     h.first_token_at = r.first_token_at;
@@ -217,6 +218,7 @@ RequestHeads::get(std::size_t i) const
         r.cache_create = h.rare->cache_create;
     }
     r.explicit_mode = h.explicit_mode;
+    r.counted_with_residual = h.counted_with_residual;
     r.prompt_logged = h.prompt_logged;
     r.breakpoints_logged = h.breakpoints_logged;
     r.notes = m_notes.lists[h.notes];

@@ -92,6 +92,7 @@ private:
         bool prompt_logged = true;
         bool breakpoints_logged = true;
         bool explicit_mode = false;
+        bool counted_with_residual = false;
         std::optional<model::CacheControl> auto_cache_control;
         std::optional<Timestamp> started_at;
         std::optional<Timestamp> first_token_at;

@@ -98,6 +98,9 @@ struct Request {
     bool prompt_logged = true;      // false: only a response was logged
     bool breakpoints_logged = true; // false: the log drops cache_control (Claude Code)
     bool id_given = false;          // the id is the record's own (not made of its place)
+    // Every logged segment was counted by the model's tokenizer, and what the
+    // reported total leaves above them was booked to some (assign_tokens).
+    bool counted_with_residual = false;
     std::vector<std::string> notes;
     // Reported input ÷ the estimate of the logged text, when the estimates
     // were scaled to the usage (1: not scaled). Orders of magnitude off

@@ -356,12 +356,45 @@ estimate_of(const Segment& s)
     return s.estimate;
 }
 
+// What a reported total leaves above the exact counts is what the log cannot
+// show: OpenAI's hidden system tokens, or a provider's own rendering of the
+// tool definitions (tokenizers manifest, templates: the residual is a few
+// tokens without tools and hundreds with them, on DeepSeek's recorded logs).
+// It goes to the tool definitions among `indices`, in proportion to their
+// counts, else to the first of them (hidden tokens precede the prompt). The
+// segments that take it count as calibrated. Returns what they were told.
+std::string
+book_residual(std::vector<Segment>& segs, const std::vector<std::size_t>& indices,
+              std::int64_t residual)
+{
+    thread_local std::vector<std::size_t> tools;
+    tools.clear();
+    for (const auto i : indices) {
+        if (segs[i].kind == SegmentKind::tool) {
+            tools.push_back(i);
+        }
+    }
+    if (tools.empty() || residual < 0) {
+        auto& first = segs[indices.front()];
+        first.tokens = std::max<std::int64_t>(0, first.tokens + residual);
+        first.token_source = TokenSource::calibrated;
+        return "booked to the first segment";
+    }
+    std::int64_t counted = 0;
+    for (const auto i : tools) {
+        counted += segs[i].tokens;
+    }
+    distribute(segs, tools, counted + residual, estimate_of);
+    return "booked to the " +
+           (tools.size() == 1 ? std::string("tool definition")
+                              : std::to_string(tools.size()) + " tool definitions") +
+           ", which the provider renders in its own format";
+}
+
 // Counts from the model's tokenizer (token_source exact on every logged
-// segment) are kept as they are. A reported total they do not reach is
-// what the log cannot show (OpenAI's hidden system tokens, a provider's
-// own rendering of tools): it goes to the unlogged segment when there is
-// one, else to the first segment (hidden tokens precede the prompt), which
-// then counts as calibrated, and a note gives the difference.
+// segment) are kept as they are. A reported total they do not reach goes to
+// the unlogged segment when there is one, else as book_residual says, and a
+// note gives the difference.
 bool
 assign_exact(Request& request, const std::vector<std::size_t>& logged, std::size_t unlogged,
              std::optional<std::int64_t> total)
@@ -377,17 +410,17 @@ assign_exact(Request& request, const std::vector<std::size_t>& logged, std::size
         segs[i].tokens = round_estimate(segs[i].estimate);
         sum += segs[i].tokens;
     }
+    request.counted_with_residual = false;
     if (unlogged < segs.size()) {
         segs[unlogged].tokens = total ? std::max<std::int64_t>(0, *total - sum) : 0;
         segs[unlogged].token_source = total ? TokenSource::inferred : TokenSource::estimated;
     } else if (total && *total != sum) {
         const std::int64_t residual = *total - sum;
+        const std::string where = book_residual(segs, logged, residual);
         request.notes.push_back("exact count " + std::to_string(sum) + " vs reported " +
                                 std::to_string(*total) + ": " + std::to_string(residual) +
-                                " tokens the log does not show");
-        auto& first = segs[logged.front()];
-        first.tokens = std::max<std::int64_t>(0, first.tokens + residual);
-        first.token_source = TokenSource::calibrated;
+                                " tokens the log does not show, " + where);
+        request.counted_with_residual = true;
     }
     accumulate(segs);
     return true;
@@ -478,6 +511,63 @@ counted_exactly(const Request& request)
     return any;
 }
 
+namespace {
+
+// The residual note of assign_exact, told where the residual went after all.
+void
+rewrite_residual_note(Request& request, const std::string& where)
+{
+    for (auto& note : request.notes) {
+        if (note.starts_with("exact count ")) {
+            note = note.substr(0, note.find(" tokens the log does not show")) +
+                   " tokens the log does not show, " + where;
+        }
+    }
+}
+
+// calibrate_from_prefix for a request counted exactly but for a residual:
+// after the pinned prefix, the exact counts stay and what the total leaves
+// goes to the tool definitions among the rest (book_residual). False, and
+// nothing changed, where that does not fit.
+bool
+rebook_after_prefix(Request& request, const Request& source, std::size_t shared,
+                    std::int64_t total)
+{
+    auto& segs = request.segments;
+    std::vector<std::size_t> rest;
+    std::int64_t counted = 0;
+    for (std::size_t i = shared; i < segs.size(); ++i) {
+        rest.push_back(i);
+        counted += round_estimate(segs[i].estimate);
+    }
+    const std::int64_t residual = total - source.segments[shared - 1].cumulative_tokens - counted;
+    const bool tools = std::any_of(rest.begin(), rest.end(), [&](std::size_t i) {
+        return segs[i].kind == SegmentKind::tool;
+    });
+    // Without a tool definition after the prefix, nothing says where the
+    // residual sits (the first segment after a prefix is not the prompt's
+    // start): the rest is scaled, as for estimates.
+    if (residual < 0 || (residual > 0 && !tools)) {
+        return false;
+    }
+    for (std::size_t i = 0; i < shared; ++i) {
+        segs[i].tokens = source.segments[i].tokens;
+        segs[i].token_source = source.segments[i].token_source;
+    }
+    for (const auto i : rest) {
+        segs[i].tokens = round_estimate(segs[i].estimate);
+        segs[i].token_source = TokenSource::exact;
+    }
+    rewrite_residual_note(request, residual > 0 ? "after the prefix shared with an earlier request, " +
+                                                      book_residual(segs, rest, residual)
+                                                : "all of them inside the prefix shared with an "
+                                                  "earlier request");
+    accumulate(segs);
+    return true;
+}
+
+} // namespace
+
 bool
 calibrate_from_prefix(Request& request, const Request& source, std::size_t shared)
 {
@@ -508,6 +598,14 @@ calibrate_from_prefix(Request& request, const Request& source, std::size_t share
     }
     if (rest < 0 || (rest > 0 && shared == segs.size()) || (rest > 0 && estimate <= 0)) {
         return false;
+    }
+    if (request.counted_with_residual) {
+        if (rebook_after_prefix(request, source, shared, total)) {
+            return true;
+        }
+        rewrite_residual_note(request, "the prefix shared with an earlier request keeps that "
+                                       "request's counts and the segments after it are scaled "
+                                       "to the reported total");
     }
     for (std::size_t i = 0; i < shared; ++i) {
         segs[i].tokens = source.segments[i].tokens;

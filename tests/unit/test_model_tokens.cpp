@@ -270,6 +270,78 @@ TEST_SUITE("model::tokens")
         CHECK(r.segments[1].token_source == TokenSource::calibrated);
     }
 
+    TEST_CASE("a residual above exact counts goes to the tool definitions, in proportion")
+    {
+        // system 45, two tools 89 and 175, user 7: counted 316, reported 539.
+        auto r = request_with_estimates({45, 89, 175, 7}, 539);
+        r.segments[1].kind = r.segments[2].kind = SegmentKind::tool;
+        for (auto& s : r.segments) {
+            s.token_source = TokenSource::exact;
+        }
+        assign_tokens(r);
+        CHECK(sum(r) == 539);
+        CHECK(r.segments[0].tokens == 45);
+        CHECK(r.segments[0].token_source == TokenSource::exact);
+        CHECK(r.segments[3].tokens == 7);
+        CHECK(r.segments[1].tokens + r.segments[2].tokens == 89 + 175 + 223);
+        CHECK(r.segments[1].tokens == 164); // 89 × 487 / 264, rounded down
+        CHECK(r.segments[1].token_source == TokenSource::calibrated);
+        CHECK(r.counted_with_residual);
+        REQUIRE(r.notes.size() == 1);
+        CHECK(r.notes[0].find("223 tokens the log does not show, booked to the 2 tool "
+                              "definitions") != std::string::npos);
+    }
+
+    TEST_CASE("without tool definitions the residual goes to the first segment")
+    {
+        auto r = request_with_estimates({10, 20}, 40);
+        for (auto& s : r.segments) {
+            s.token_source = TokenSource::exact;
+        }
+        assign_tokens(r);
+        CHECK(r.segments[0].tokens == 20);
+        CHECK(r.segments[1].tokens == 20);
+        CHECK(r.segments[1].token_source == TokenSource::exact);
+        CHECK(r.notes.at(0).find("booked to the first segment") != std::string::npos);
+    }
+
+    TEST_CASE("after a partner's prefix, exact counts stay and the residual is booked again")
+    {
+        auto first = request_with_estimates({45, 89, 7}, 400);
+        first.segments[1].kind = SegmentKind::tool;
+        auto second = request_with_estimates({45, 89, 43, 11}, 470);
+        second.segments[1].kind = second.segments[2].kind = SegmentKind::tool;
+        for (auto* r : {&first, &second}) {
+            for (auto& s : r->segments) {
+                s.token_source = TokenSource::exact;
+            }
+            assign_tokens(*r);
+        }
+        // first: the tool takes 259, the prefix of two segments is 348 tokens.
+        REQUIRE(first.segments[1].tokens == 89 + 259);
+        REQUIRE(calibrate_from_prefix(second, first, 2));
+        CHECK(second.segments[1].tokens == first.segments[1].tokens);
+        CHECK(second.segments[3].tokens == 11);
+        CHECK(second.segments[3].token_source == TokenSource::exact);
+        CHECK(second.segments[2].tokens == 470 - 45 - 348 - 11);
+        CHECK(second.segments[2].token_source == TokenSource::calibrated);
+        CHECK(second.notes.at(0).find("after the prefix shared with an earlier request, booked "
+                                      "to the tool definition") != std::string::npos);
+
+        // A reported total that leaves no room for the partner's prefix and
+        // the exact rest: the rest is scaled, and the note says so.
+        auto third = request_with_estimates({45, 89, 43, 11}, 420);
+        third.segments[1].kind = third.segments[2].kind = SegmentKind::tool;
+        for (auto& s : third.segments) {
+            s.token_source = TokenSource::exact;
+        }
+        assign_tokens(third);
+        REQUIRE(calibrate_from_prefix(third, first, 2));
+        CHECK(sum(third) == 420);
+        CHECK(third.segments[3].token_source == TokenSource::calibrated);
+        CHECK(third.notes.at(0).find("scaled to the reported total") != std::string::npos);
+    }
+
     TEST_CASE("the model multiplier applies to newer tokenizers")
     {
         const auto& t = test::rules().tokens;
