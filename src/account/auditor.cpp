@@ -40,6 +40,8 @@ Totals::add(const RequestAudit& r)
     }
     if (r.priced && r.reported) {
         ++priced;
+        write_premium += r.write_premium;
+        read_savings += r.read_savings;
         actual += r.actual;
         no_cache += r.no_cache;
         expected_cost += r.expected_cost;
@@ -437,6 +439,11 @@ private:
                 a.ideal = a.actual; // a --prices file that reads dearer than it inputs
             }
             m_prices[index] = *prices;
+            const auto& u = *a.reported;
+            a.write_premium = (static_cast<double>(u.write_5m) * (prices->write_5m - prices->input) +
+                               static_cast<double>(u.write_1h) * (prices->write_1h - prices->input)) /
+                              1e6;
+            a.read_savings = static_cast<double>(u.read) * (prices->input - prices->read) / 1e6;
             if (r.usage && r.usage->cost_usd) {
                 // The log's own cost of a call priced here: a check of the prices.
                 ++m_logged_costs.requests;
@@ -1309,16 +1316,6 @@ private:
             }
             if (a.ttft_seconds && grouped) {
                 (a.new_or_expired ? ttft_new_or_expired : ttft_warm).push_back(*a.ttft_seconds);
-            }
-            if (a.priced && a.reported) {
-                const auto& p = m_prices.at(i);
-                const auto& s = *a.reported;
-                m_result.totals.write_premium +=
-                    (static_cast<double>(s.write_5m) * (p.write_5m - p.input) +
-                     static_cast<double>(s.write_1h) * (p.write_1h - p.input)) /
-                    1e6;
-                m_result.totals.read_savings +=
-                    static_cast<double>(s.read) * (p.input - p.read) / 1e6;
             }
         }
         m_result.hit_ratio = distribution(std::move(ratios));

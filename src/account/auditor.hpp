@@ -82,6 +82,8 @@ struct RequestAudit {
     Money no_cache;      // every input token at the base price
     Money expected_cost; // the simulation with the request's own breakpoints
     Money ideal;         // all shared (or read) tokens read, no write: a lower bound
+    double write_premium = 0; // reported writes above the base input price
+    double read_savings = 0;  // reported reads below it
     std::optional<double> ttft_seconds;
     std::vector<std::size_t> findings; // indices into AuditResult::findings
 };

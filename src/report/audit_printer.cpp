@@ -280,6 +280,28 @@ text_findings(const AuditResult& r, const IdKey& ids, std::ostream& out)
     table.print(out);
 }
 
+// A group's actual cost: at the rules' prices, plus the cost the log reports
+// for its requests the rules do not price, marked "*" (group_footnote).
+// An unpriced group is "unpriced", never 0.000000.
+std::string
+group_actual(const Totals& g)
+{
+    if (g.with_reported_cost > 0) {
+        return usd(g.actual.total() + g.reported_cost) + " *";
+    }
+    return g.priced > 0 ? usd(g.actual.total()) : "unpriced";
+}
+
+std::string
+group_footnote(const std::map<std::string, Totals>& groups)
+{
+    const bool any = std::any_of(groups.begin(), groups.end(),
+                                 [](const auto& kv) { return kv.second.with_reported_cost > 0; });
+    return any ? "* with the cost the log reports for requests rules/pricing.json does not price "
+                 "(reported, not computed); no-cache and saved cover the priced ones only"
+               : "";
+}
+
 // --by: a table of totals by day, stream or model.
 void
 text_by(const AuditResult& r, const std::string& by, std::ostream& out)
@@ -287,14 +309,17 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
     fmt::print(out, "\nBy {}\n", by);
     TextTable table("<40 >8 >9 >12 >12 >12");
     table.add_row({by, "requests", "hit rate", "actual USD", "no-cache USD", "saved USD"});
-    for (const auto& [key, g] : r.by(by)) {
-        // An unpriced group is "unpriced", never 0.000000.
+    const auto groups = r.by(by);
+    for (const auto& [key, g] : groups) {
         const bool priced = g.priced > 0; // clang 14 captures no structured binding
         const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
-        table.add_row({key, group_count(g.requests), reported_rate(g), money(g.actual.total()),
+        table.add_row({key, group_count(g.requests), reported_rate(g), group_actual(g),
                        money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total())});
     }
     table.print(out);
+    if (const auto note = group_footnote(groups); !note.empty()) {
+        fmt::print(out, "  {}\n", note);
+    }
 }
 
 // The analysis status, except that a "cold" request the provider reports
@@ -373,14 +398,18 @@ markdown_by(const AuditResult& r, const std::string& by, std::ostream& out)
 {
     fmt::print(out, "| {} | requests | hit rate | actual USD | no-cache USD | saved USD |\n", by);
     fmt::print(out, "|---|---:|---:|---:|---:|---:|\n");
-    for (const auto& [key, g] : r.by(by)) {
+    const auto groups = r.by(by);
+    for (const auto& [key, g] : groups) {
         const bool priced = g.priced > 0;
         const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
         fmt::print(out, "| {} | {} | {} | {} | {} | {} |\n", markdown_cell(key),
-                   group_count(g.requests), reported_rate(g), money(g.actual.total()),
+                   group_count(g.requests), reported_rate(g), markdown_cell(group_actual(g)),
                    money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total()));
     }
     fmt::print(out, "\n");
+    if (const auto note = group_footnote(groups); !note.empty()) {
+        fmt::print(out, "{}\n\n", markdown_cell(note));
+    }
 }
 
 // What the figures rest on, as the text summary says it.
@@ -452,14 +481,18 @@ csv_quote(const std::string& s)
 void
 csv_by(const AuditResult& r, const std::string& by, std::ostream& out)
 {
-    fmt::print(out, "{},requests,with_usage,hit_rate,actual_usd,no_cache_usd,saved_usd\n", by);
+    fmt::print(out,
+               "{},requests,with_usage,hit_rate,actual_usd,no_cache_usd,saved_usd,"
+               "reported_cost_usd\n",
+               by);
     for (const auto& [key, g] : r.by(by)) {
         const bool priced = g.priced > 0;
         const auto money = [priced](double v) { return priced ? usd(v) : std::string(); };
         const auto rate = g.hit_rate();
-        fmt::print(out, "{},{},{},{},{},{},{}\n", csv_quote(key), g.requests, g.with_usage,
+        fmt::print(out, "{},{},{},{},{},{},{},{}\n", csv_quote(key), g.requests, g.with_usage,
                    rate ? fmt::format("{:.4f}", *rate) : std::string(), money(g.actual.total()),
-                   money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total()));
+                   money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total()),
+                   g.with_reported_cost > 0 ? usd(g.reported_cost) : std::string());
     }
 }
 
