@@ -198,11 +198,13 @@ text_hit_rates(const AuditResult& r, std::ostream& out)
         fmt::print(out, "  per-request hit ratio p50 {} · p95 {}", pct(r.hit_ratio.p50),
                    pct(r.hit_ratio.p95));
         if (r.ttft_warm.count > 0 || r.ttft_new_or_expired.count > 0) {
-            fmt::print(out,
-                       " · time to first token p50/p95 warm {:.2f}/{:.2f} s, new or expired "
-                       "{:.2f}/{:.2f} s",
-                       r.ttft_warm.p50, r.ttft_warm.p95, r.ttft_new_or_expired.p50,
-                       r.ttft_new_or_expired.p95);
+            // A group without a logged first token is n/a, not 0.00 s.
+            const auto seconds = [](const account::Distribution& d) {
+                return d.count > 0 ? fmt::format("{:.2f}/{:.2f} s", d.p50, d.p95)
+                                   : std::string("n/a");
+            };
+            fmt::print(out, " · time to first token p50/p95 warm {}, new or expired {}",
+                       seconds(r.ttft_warm), seconds(r.ttft_new_or_expired));
         }
         fmt::print(out, "\n");
     }

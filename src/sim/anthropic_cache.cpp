@@ -222,7 +222,7 @@ SimResult
 AnthropicCache::simulate(const Request& r, std::size_t index)
 {
     SimResult out;
-    const Probe p{r, hash_bytes(scope_of(r)), start_of(r, m_last_start)};
+    const Probe p{r, hash_bytes(scope_of(r)), m_clock.start(r, m_options)};
     out.breakpoints = effective_breakpoints(r, out.breakpoints_assumed);
     auto& bps = out.breakpoints;
     std::stable_sort(bps.begin(), bps.end(), [](const Breakpoint& a, const Breakpoint& b) {
@@ -286,7 +286,7 @@ const std::vector<WriteReport>&
 AnthropicCache::writes()
 {
     m_entries.for_each([&](const Hash128&, const Entry& e) {
-        if (static_cast<double>(m_last_start - e.touched_at) > ttl_seconds(e.ttl) * 1e6) {
+        if (static_cast<double>(m_clock.last_start - e.touched_at) > ttl_seconds(e.ttl) * 1e6) {
             m_writes[e.write].dead = true;
         }
     });

@@ -69,7 +69,7 @@ private:
     // string hash each (a 128-bit collision is not a practical concern).
     FlatMap<Hash128, Entry, Hash128Hasher> m_entries;
     std::vector<WriteReport> m_writes;
-    std::int64_t m_last_start = 0;
+    ReplayClock m_clock;
 };
 
 } // namespace cachewise::sim

@@ -126,7 +126,7 @@ SimResult
 DeepSeekCache::simulate(const model::Request& r, std::size_t index)
 {
     SimResult out;
-    const std::int64_t now = start_of(r, m_last_start);
+    const std::int64_t now = m_clock.start(r, m_options);
     const std::string scope = scope_of(r);
     const std::int64_t unit = m_options.block_size.value_or(m_rules.integer("unit_tokens"));
     const auto minimum = m_rules.minimum_tokens(r.billed_model());

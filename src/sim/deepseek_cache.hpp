@@ -49,7 +49,7 @@ private:
 
     std::unordered_map<EntryKey, Unit, EntryKeyHash> m_units;
     std::unordered_map<EntryKey, Seen, EntryKeyHash> m_seen; // every prefix of earlier prompts
-    std::int64_t m_last_start = 0;
+    ReplayClock m_clock;
 };
 
 } // namespace cachewise::sim

@@ -72,7 +72,7 @@ SimResult
 GeminiCache::simulate(const model::Request& r, std::size_t index)
 {
     SimResult out;
-    const std::int64_t now = start_of(r, m_last_start);
+    const std::int64_t now = m_clock.start(r, m_options);
     const std::string scope = scope_of(r);
     const std::int64_t total = r.prompt_tokens();
     const auto minimum = m_rules.minimum_tokens(r.billed_model());

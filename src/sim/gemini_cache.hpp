@@ -38,7 +38,7 @@ private:
 
     PrefixStore m_implicit;
     std::map<std::string, Explicit> m_explicit; // by cache name
-    std::int64_t m_last_start = 0;
+    ReplayClock m_clock;
 };
 
 } // namespace cachewise::sim

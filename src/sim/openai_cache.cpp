@@ -11,7 +11,7 @@ using model::Breakpoint;
 SimResult
 OpenAICache::simulate(const model::Request& r, std::size_t index)
 {
-    const std::int64_t now = start_of(r, m_last_start);
+    const std::int64_t now = m_clock.start(r, m_options);
     // prompt_cache_key "is combined with the prefix hash" for routing.
     const std::string scope = scope_of(r) + '\x1e' + r.cache_key;
     if (m_rules.uses_breakpoints(r.billed_model())) {
@@ -188,7 +188,7 @@ OpenAICache::writes()
 {
     const double ttl = m_rules.ttl_seconds("30m");
     for (const auto& [key, e] : m_entries) {
-        if (static_cast<double>(m_last_start - e.touched_at) > ttl * 1e6) {
+        if (static_cast<double>(m_clock.last_start - e.touched_at) > ttl * 1e6) {
             m_writes[e.write].dead = true;
         }
     }

@@ -57,7 +57,7 @@ private:
     std::unordered_map<EntryKey, Entry, EntryKeyHash> m_entries;
     std::map<std::string, std::uint64_t> m_sequence; // breakpoints written per scope
     std::vector<WriteReport> m_writes;
-    std::int64_t m_last_start = 0;
+    ReplayClock m_clock;
 };
 
 } // namespace cachewise::sim

@@ -140,20 +140,31 @@ std::unique_ptr<CacheSimulator> make_simulator(std::string_view policy, const ru
 // gateway routed it to (OpenRouter's providers keep separate caches).
 std::string scope_of(const model::Request& request);
 
-// A request's start (micros) for the simulation clock; a request without one
-// is taken to start with the latest one seen, which `latest` keeps.
-inline std::int64_t
-start_of(const model::Request& request, std::int64_t& latest)
-{
-    const std::int64_t t = request.started_at ? request.started_at->micros : latest;
-    latest = std::max(latest, t);
-    return t;
-}
-
 // When a request's writes become readable: its first token, or its start
 // plus the assumed latency; without a logged time, at once (the next request
 // in log order sees them).
 std::int64_t visible_at(const model::Request& request, std::int64_t start,
                         const SimOptions& options);
+
+// The simulation clock. A request without a logged start is replayed in log
+// order: it comes after the requests before it, at the latest start and no
+// earlier than their writes became readable, so it is never judged
+// concurrent with them (CW021) nor, at the latest start, expired (CW020).
+struct ReplayClock {
+    std::int64_t last_start = 0;   // the latest logged start (micros)
+    std::int64_t last_visible = 0; // the latest time a logged request's writes became readable
+
+    // A request's start (micros) for the simulation.
+    std::int64_t start(const model::Request& request, const SimOptions& options)
+    {
+        if (!request.started_at) {
+            return std::max(last_start, last_visible);
+        }
+        const std::int64_t t = request.started_at->micros;
+        last_start = std::max(last_start, t);
+        last_visible = std::max(last_visible, visible_at(request, t, options));
+        return t;
+    }
+};
 
 } // namespace cachewise::sim
