@@ -30,8 +30,10 @@ Totals::add(const RequestAudit& r)
         ++with_usage;
         with_read += r.reported->read > 0 ? 1 : 0;
         reported += *r.reported;
+        expected += r.expected;
+    } else {
+        expected_without_usage += r.expected;
     }
-    expected += r.expected;
     lost_to_granularity += r.lost_to_granularity;
     lost_to_eviction += r.lost_to_eviction;
     if (r.reported_cost_usd) {
@@ -602,11 +604,20 @@ private:
             }
             if (m.reason == sim::MissReason::expired) {
                 m_expired_now = true;
+                // An error answer (a named cache gone: Gemini's 403) processed
+                // and billed nothing: the expiry cost the call, not tokens.
+                const auto error = model::response_error(r);
+                if (!error.empty() && !r.usage) {
+                    f.tokens_lost = 0;
+                }
                 f.message = fmt::format(
-                    "the entry at {} was last used {:.0f} s before, beyond its {:.0f} s TTL: "
-                    "{} tokens {}",
-                    f.location.path, m.gap_seconds, m.ttl_seconds, group_digits(f.tokens_lost),
-                    s.uses_breakpoints ? "written again" : "processed again");
+                    "the entry at {} was last used {:.0f} s before, beyond its {:.0f} s TTL: {}",
+                    f.location.path, m.gap_seconds, m.ttl_seconds,
+                    f.tokens_lost == 0 ? fmt::format("the provider answered with an error ({})",
+                                                     error)
+                                       : fmt::format("{} tokens {}", group_digits(f.tokens_lost),
+                                                     s.uses_breakpoints ? "written again"
+                                                                        : "processed again"));
             } else if (m.reason == sim::MissReason::concurrent) {
                 f.message = fmt::format(
                     "started before the response of {} began, so its entry at {} was not "

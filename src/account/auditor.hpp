@@ -96,7 +96,11 @@ struct Totals {
     std::size_t with_reported_cost = 0; // unpriced requests whose log gives their cost
     double reported_cost = 0;
     Split reported;
+    // The simulation of the requests that report usage, the side to compare
+    // with `reported`, and of those that do not (an error answer, a response
+    // cut off): shown() is the former, or the latter when no request reports.
     Split expected;
+    Split expected_without_usage;
     Money actual;
     Money no_cache;
     Money expected_cost;
@@ -115,11 +119,14 @@ struct Totals {
         }
         return static_cast<double>(reported.read) / static_cast<double>(reported.input());
     }
+    [[nodiscard]] const Split& expected_shown() const
+    {
+        return with_usage > 0 ? expected : expected_without_usage;
+    }
     [[nodiscard]] double expected_hit_rate() const
     {
-        return expected.input() > 0
-                   ? static_cast<double>(expected.read) / static_cast<double>(expected.input())
-                   : 0.0;
+        const Split& e = expected_shown();
+        return e.input() > 0 ? static_cast<double>(e.read) / static_cast<double>(e.input()) : 0.0;
     }
     void add(const RequestAudit& r);
 };

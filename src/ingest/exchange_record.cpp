@@ -388,7 +388,7 @@ RecordReader::apply_response(const ResponseInfo& response, std::optional<double>
                              std::string& provider, model::Request& request)
 {
     if (!response.error.empty()) {
-        request.notes.push_back(fmt::format("the response was an error: {}", response.error));
+        request.notes.push_back(std::string(model::k_error_response_note) + response.error);
     }
     request.usage = response.usage;
     if (request.usage && cost && !request.usage->cost_usd) {

@@ -212,7 +212,7 @@ RecordReader::sse_file(LineReader& reader, const std::string& file)
     request.notes.emplace_back(
         "only the response (an SSE stream) was logged; the prompt is unknown");
     if (!info.error.empty()) {
-        request.notes.push_back(fmt::format("the response was an error: {}", info.error));
+        request.notes.push_back(std::string(model::k_error_response_note) + info.error);
     }
     deliver(std::move(request));
 }

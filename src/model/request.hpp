@@ -127,4 +127,20 @@ struct Request {
     }
 };
 
+// The note a reader adds when the logged response is an error, not a
+// completion: the provider processed and billed nothing for the call.
+inline constexpr std::string_view k_error_response_note = "the response was an error: ";
+
+// The error the logged response carries, "" when it carries none.
+inline std::string_view
+response_error(const Request& request)
+{
+    for (const auto& note : request.notes) {
+        if (note.starts_with(k_error_response_note)) {
+            return std::string_view(note).substr(k_error_response_note.size());
+        }
+    }
+    return {};
+}
+
 } // namespace cachewise::model

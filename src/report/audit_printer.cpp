@@ -94,7 +94,10 @@ totals_json(const Totals& t)
         {"reported_cost_usd", t.with_reported_cost > 0 ? Json(t.reported_cost) : Json(nullptr)},
         {"hit_rate", t.hit_rate() ? Json(*t.hit_rate()) : Json(nullptr)},
         {"reported", split_json(t.reported)},
-        {"expected", split_json(t.expected)},
+        {"expected", split_json(t.expected_shown())},
+        {"expected_without_usage", t.with_usage > 0 && t.requests > t.with_usage
+                                       ? split_json(t.expected_without_usage)
+                                       : Json(nullptr)},
         {"cost_usd", cost},
         {"expected_hit_rate", t.expected_hit_rate()},
         {"lost_to_granularity", t.lost_to_granularity},
@@ -167,7 +170,15 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
         what = "nothing simulated: no request's prompt is logged, so the reported usage stands in";
         break;
     }
-    fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected), what);
+    fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected_shown()), what);
+    if (t.with_usage > 0 && t.requests > t.with_usage) {
+        // The two sides cover the same requests: those that report usage.
+        fmt::print(out,
+                   "            not compared: {} without reported usage (an error answer, a "
+                   "response not logged), whose simulation gives {}\n",
+                   count_noun(t.requests - t.with_usage, "request"),
+                   split_text(t.expected_without_usage));
+    }
     if (const auto caveat = account::estimated_caveat(basis); !caveat.empty()) {
         fmt::print(out, "  {}\n", caveat);
     }
@@ -282,6 +293,14 @@ text_findings(const AuditResult& r, const IdKey& ids, std::ostream& out)
     table.print(out);
 }
 
+// A money cell of a group without a price: none of its requests reports
+// usage (nothing to price), or its models are not in rules/pricing.json.
+std::string
+unpriced_cell(const Totals& g)
+{
+    return g.with_usage == 0 ? "no usage" : "unpriced";
+}
+
 // A group's actual cost: at the rules' prices, plus the cost the log reports
 // for its requests the rules do not price, marked "*" (group_footnote).
 // An unpriced group is "unpriced", never 0.000000.
@@ -291,7 +310,7 @@ group_actual(const Totals& g)
     if (g.with_reported_cost > 0) {
         return usd(g.actual.total() + g.reported_cost) + " *";
     }
-    return g.priced > 0 ? usd(g.actual.total()) : "unpriced";
+    return g.priced > 0 ? usd(g.actual.total()) : unpriced_cell(g);
 }
 
 std::string
@@ -313,8 +332,10 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
     table.add_row({by, "requests", "hit rate", "actual USD", "no-cache USD", "saved USD"});
     const auto groups = r.by(by);
     for (const auto& [key, g] : groups) {
-        const bool priced = g.priced > 0; // clang 14 captures no structured binding
-        const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
+        const Totals& group = g; // clang 14 captures no structured binding
+        const auto money = [&group](double v) {
+            return group.priced > 0 ? usd(v) : unpriced_cell(group);
+        };
         table.add_row({key, group_count(g.requests), reported_rate(g), group_actual(g),
                        money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total())});
     }
@@ -402,8 +423,10 @@ markdown_by(const AuditResult& r, const std::string& by, std::ostream& out)
     fmt::print(out, "|---|---:|---:|---:|---:|---:|\n");
     const auto groups = r.by(by);
     for (const auto& [key, g] : groups) {
-        const bool priced = g.priced > 0;
-        const auto money = [priced](double v) { return priced ? usd(v) : "unpriced"; };
+        const Totals& group = g; // clang 14 captures no structured binding
+        const auto money = [&group](double v) {
+            return group.priced > 0 ? usd(v) : unpriced_cell(group);
+        };
         fmt::print(out, "| {} | {} | {} | {} | {} | {} |\n", markdown_cell(key),
                    group_count(g.requests), reported_rate(g), markdown_cell(group_actual(g)),
                    money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total()));
