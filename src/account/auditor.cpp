@@ -940,7 +940,7 @@ private:
         if (!period->provenance.certain) {
             ++m_second_hand[r.billed_model()];
         }
-        if (!r.started_at && (period->effective_from || !period->peak_hours_utc.empty())) {
+        if (!r.started_at && (period->effective_from || !period->peak_minutes_utc.empty())) {
             ++m_untimed_priced[r.billed_model()];
         }
     }
@@ -962,8 +962,11 @@ private:
             c.requests == 1 ? "its" : "their", c.logged, c.computed,
             apart <= 0.005 ? "they agree within 0.5%"
                            : fmt::format("{:.1f}% apart: the log's figures may hold fees or "
-                                         "discounts these prices do not",
-                                         100 * apart)));
+                                         "discounts these prices do not, or miss {}",
+                                         100 * apart,
+                                         c.logged > c.computed
+                                             ? "a discount or time-of-day price they model"
+                                             : "a surcharge they model")));
     }
 
     // A difference the estimated token positions account for: no CW031, and

@@ -18,10 +18,10 @@ prices_for(const ruleset::Pricing& pricing, std::string_view model,
     if (period->long_prompt_above && prompt_tokens > *period->long_prompt_above) {
         return period->long_prompt_prices;
     }
-    if (at && !period->peak_hours_utc.empty()) {
-        const int hour = std::stoi(stamp.substr(11, 2));
-        for (const auto& [from, to] : period->peak_hours_utc) {
-            if (hour >= from && hour < to) {
+    if (at && !period->peak_minutes_utc.empty()) {
+        const int minute = std::stoi(stamp.substr(11, 2)) * 60 + std::stoi(stamp.substr(14, 2));
+        for (const auto& [from, to] : period->peak_minutes_utc) {
+            if (minute >= from && minute < to) {
                 return period->peak_prices;
             }
         }

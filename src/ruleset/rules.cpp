@@ -11,6 +11,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -704,13 +705,20 @@ parse_pricing(const Reader& r)
                 const Reader hours = peak.array("hours_utc");
                 for (std::size_t h = 0; h < hours.node().size(); ++h) {
                     const auto& range = hours.node()[h];
-                    if (!range.is_array() || range.size() != 2 || !range[0].is_number_integer() ||
-                        !range[1].is_number_integer() || range[0].get<int>() < 0 ||
-                        range[1].get<int>() > 24 || range[0].get<int>() >= range[1].get<int>()) {
+                    // Hours, whole or in minutes (DeepSeek's 2025 window ran
+                    // 00:30-16:30): kept as minutes of the day.
+                    const auto minutes = [&range](std::size_t end) {
+                        const double total = range[end].get<double>() * 60;
+                        return total == std::floor(total) ? static_cast<int>(total) : -1;
+                    };
+                    if (!range.is_array() || range.size() != 2 || !range[0].is_number() ||
+                        !range[1].is_number() || minutes(0) < 0 || minutes(1) > 24 * 60 ||
+                        minutes(0) >= minutes(1)) {
                         hours.fail(fmt::format("[{}]", h),
-                                   "expected [from, to) hours with 0 <= from < to <= 24");
+                                   "expected [from, to) hours with 0 <= from < to <= 24, in "
+                                   "whole minutes (0.5 is 00:30)");
                     }
-                    period.peak_hours_utc.emplace_back(range[0].get<int>(), range[1].get<int>());
+                    period.peak_minutes_utc.emplace_back(minutes(0), minutes(1));
                 }
                 period.peak_prices = parse_prices(peak);
             }

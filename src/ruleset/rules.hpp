@@ -168,8 +168,9 @@ struct PricePeriod {
     // A second price set that applies when the prompt exceeds a size.
     std::optional<std::int64_t> long_prompt_above;
     PriceSet long_prompt_prices;
-    // A price set for peak hours (UTC, [from, to) pairs), as DeepSeek bills.
-    std::vector<std::pair<int, int>> peak_hours_utc;
+    // A price set for peak hours (UTC minutes of the day, [from, to) pairs),
+    // as DeepSeek bills.
+    std::vector<std::pair<int, int>> peak_minutes_utc;
     PriceSet peak_prices;
     Provenance provenance;
 };

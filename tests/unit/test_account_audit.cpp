@@ -135,6 +135,18 @@ TEST_SUITE("account::audit")
         REQUIRE(calm);
         CHECK(peak->read == doctest::Approx(0.006));
         CHECK(calm->read == doctest::Approx(0.003));
+        // From 2025-02-26 to 2025-09-05 deepseek-chat cost half at night, UTC
+        // 16:30-00:30: a window on half hours.
+        const auto at = [](const char* stamp) {
+            return prices_for(test::rules().pricing, "deepseek-chat", *parse_rfc3339(stamp), 10)
+                ->input;
+        };
+        CHECK(at("2025-09-04T19:44:00Z") == doctest::Approx(0.135));
+        CHECK(at("2025-09-04T00:29:59Z") == doctest::Approx(0.135));
+        CHECK(at("2025-09-04T00:30:00Z") == doctest::Approx(0.27));
+        CHECK(at("2025-09-04T16:29:00Z") == doctest::Approx(0.27));
+        CHECK(at("2025-09-04T16:30:00Z") == doctest::Approx(0.135));
+        CHECK(at("2025-02-20T19:44:00Z") == doctest::Approx(0.27)); // before the discount
     }
 
     TEST_CASE(

@@ -114,7 +114,7 @@ TEST_SUITE("ruleset::rules")
         REQUIRE(p);
         CHECK(p->prices.read == doctest::Approx(0.003));
         CHECK(p->peak_prices.read == doctest::Approx(0.006));
-        CHECK(p->peak_hours_utc.size() == 2);
+        CHECK(p->peak_minutes_utc.size() == 2);
         // Before the D-price: the launch rates, then the cache-hit cut
         // (provider-rules.md, DeepSeek prices); v4-pro has no earlier price.
         const auto* launch = test::rules().pricing.find("deepseek-v4-flash", "2026-04-25");
@@ -124,7 +124,7 @@ TEST_SUITE("ruleset::rules")
         REQUIRE(before);
         CHECK(before->prices.read == doctest::Approx(0.0028));
         CHECK(before->prices.input == doctest::Approx(0.14));
-        CHECK(before->peak_hours_utc.empty());
+        CHECK(before->peak_minutes_utc.empty());
         CHECK(test::rules().pricing.find("deepseek-v4-flash", "2026-04-23") == nullptr);
         CHECK(test::rules().pricing.find("deepseek-v4-pro", "2026-06-10") == nullptr);
     }
