@@ -301,6 +301,93 @@ http_date_to_rfc3339(std::string_view date)
                        date.substr(5, 2), date.substr(17, 8));
 }
 
+namespace {
+
+// One interaction, at `line` of the file.
+void
+read_interaction(const YAML::Node& interaction, std::uint64_t line,
+                 const CassetteReader::RecordCallback& on_record,
+                 const CassetteReader::SkipCallback& on_skip,
+                 const CassetteReader::ErrorCallback& on_error)
+{
+    try {
+        const auto record = record_of(interaction);
+        if (!record) {
+            on_skip();
+            return;
+        }
+        on_record(record->dump(-1, ' ', false, Json::error_handler_t::replace), line);
+    } catch (const std::exception& e) {
+        on_error(line, e.what());
+    }
+}
+
+std::size_t
+indent_of(std::string_view line)
+{
+    const auto n = line.find_first_not_of(' ');
+    return n == std::string_view::npos ? line.size() : n;
+}
+
+// A cassette whose YAML is broken somewhere: the items of its top-level
+// `interactions:` list are cut apart by their "- " lines and parsed one by
+// one, so a broken interaction costs itself only. False when the text has
+// no such list.
+bool
+read_items_apart(const std::string& text, const CassetteReader::RecordCallback& on_record,
+                 const CassetteReader::SkipCallback& on_skip,
+                 const CassetteReader::ErrorCallback& on_error)
+{
+    std::vector<std::string_view> lines;
+    for (std::size_t at = 0; at <= text.size();) {
+        const auto end = std::min(text.find('\n', at), text.size());
+        lines.emplace_back(text.data() + at, end - at);
+        at = end + 1;
+    }
+    std::size_t i = 0;
+    while (i < lines.size() && lines[i].substr(0, 13) != "interactions:") {
+        ++i;
+    }
+    if (++i >= lines.size()) {
+        return false;
+    }
+    const std::size_t indent = indent_of(lines[i]);
+    const auto is_item = [&](std::string_view l) {
+        return indent_of(l) == indent && l.substr(indent, 2) == "- ";
+    };
+    const auto ends_list = [&](std::string_view l) {
+        const auto n = indent_of(l);
+        return n < l.size() && l[n] != '#' && (n < indent || (n == indent && !is_item(l)));
+    };
+    if (!is_item(lines[i])) {
+        return false;
+    }
+    while (i < lines.size() && is_item(lines[i])) {
+        const std::size_t first = i;
+        std::string chunk;
+        do {
+            chunk.append(lines[i].substr(std::min(indent, indent_of(lines[i])))).append("\n");
+            ++i;
+        } while (i < lines.size() && !is_item(lines[i]) && !ends_list(lines[i]));
+        try {
+            const YAML::Node items = YAML::Load(chunk);
+            if (items.IsSequence() && items.size() == 1) {
+                read_interaction(items[0], first + 1, on_record, on_skip, on_error);
+            } else {
+                on_error(first + 1, "not an interaction of the cassette");
+            }
+        } catch (const YAML::Exception& e) {
+            on_error(first + 1 + static_cast<std::uint64_t>(std::max(0, e.mark.line)),
+                     fmt::format("not valid YAML: {} (the interaction is skipped, the others "
+                                 "are read)",
+                                 e.msg));
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 std::string
 CassetteReader::read(const std::string& text, const RecordCallback& on_record,
                      const SkipCallback& on_skip, const ErrorCallback& on_error)
@@ -309,6 +396,9 @@ CassetteReader::read(const std::string& text, const RecordCallback& on_record,
     try {
         root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
+        if (read_items_apart(text, on_record, on_skip, on_error)) {
+            return "";
+        }
         return fmt::format("not a VCR cassette: YAML error at line {}: {}", e.mark.line + 1, e.msg);
     }
     const auto interactions = root.IsMap() ? root["interactions"] : YAML::Node();
@@ -316,17 +406,8 @@ CassetteReader::read(const std::string& text, const RecordCallback& on_record,
         return "not a VCR cassette: no `interactions` list";
     }
     for (const auto& interaction : interactions) {
-        const std::uint64_t line = static_cast<std::uint64_t>(interaction.Mark().line) + 1;
-        try {
-            const auto record = record_of(interaction);
-            if (!record) {
-                on_skip();
-                continue;
-            }
-            on_record(record->dump(-1, ' ', false, Json::error_handler_t::replace), line);
-        } catch (const std::exception& e) {
-            on_error(line, e.what());
-        }
+        read_interaction(interaction, static_cast<std::uint64_t>(interaction.Mark().line) + 1,
+                         on_record, on_skip, on_error);
     }
     return "";
 }

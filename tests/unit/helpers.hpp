@@ -31,6 +31,9 @@ public:
         static int counter = 0;
         m_dir = std::filesystem::temp_directory_path() /
                 ("cachewise-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+        // A run killed before its destructors left this folder under a pid
+        // the system now reuses: its files would join this test's.
+        std::filesystem::remove_all(m_dir);
         std::filesystem::create_directories(m_dir);
         m_path = (m_dir / name).string();
         write(m_path, content);

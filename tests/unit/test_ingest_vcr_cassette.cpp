@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 using namespace cachewise;
 
 namespace {
@@ -60,6 +63,38 @@ version: 1
         REQUIRE(loaded.summary.errors.size() == 1);
         CHECK(loaded.summary.errors[0].line == 0);
         CHECK(loaded.summary.errors[0].reason == "not a VCR cassette: no `interactions` list");
+    }
+
+    TEST_CASE("a YAML error inside one interaction costs that interaction only")
+    {
+        std::ifstream in(k_cassette);
+        std::stringstream buffer;
+        buffer << in.rdbuf();
+        const std::string whole = buffer.str();
+        // The third interaction (line 40) gets an unclosed flow sequence; the
+        // first (line 2), a gzip'd one in the good copy, still loads.
+        std::string broken = whole;
+        const auto at = broken.rfind("    method: POST");
+        REQUIRE(at != std::string::npos);
+        broken.replace(at, 16, "    method: [POST");
+        auto loaded = test::load_text(broken, ingest::InputFormat::auto_detect, "chat.yaml");
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line >= 40);
+        CHECK(loaded.summary.errors[0].reason.find("not valid YAML") != std::string::npos);
+        REQUIRE(loaded.requests.size() == 1);
+        CHECK(loaded.requests[0].usage->cache_write == 1843);
+        CHECK(loaded.summary.skipped == 1);
+
+        // The first broken instead: the third still loads, at its own line.
+        broken = whole;
+        broken.replace(broken.find("    method: POST"), 16, "    method: [POST");
+        loaded = test::load_text(broken, ingest::InputFormat::auto_detect, "chat.yaml");
+        REQUIRE(loaded.summary.errors.size() == 1);
+        CHECK(loaded.summary.errors[0].line >= 2);
+        CHECK(loaded.summary.errors[0].line < 30);
+        REQUIRE(loaded.requests.size() == 1);
+        CHECK(loaded.requests[0].line == 40);
+        CHECK(loaded.requests[0].usage->cache_read == 1843);
     }
 
     TEST_CASE("a broken gzip body is an error of its interaction")
