@@ -1,5 +1,6 @@
 #include "account/auditor.hpp"
 #include "account/expected_basis.hpp"
+#include "analysis/rule_catalogue.hpp"
 #include "advise/suggest.hpp"
 #include "cli/disabled_rules.hpp"
 #include "cli/options.hpp"
@@ -37,6 +38,23 @@ parse_bound(const std::string& text, const char* option)
         return value_or_throw(parse_rfc3339(text + "T00:00:00Z"), option);
     }
     return value_or_throw(parse_rfc3339(text), option);
+}
+
+// --since and --until, checked: the window is [since, until).
+void
+set_window(const AuditOptions& options, ingest::LoadOptions& load_options)
+{
+    if (options.since) {
+        load_options.since = parse_bound(*options.since, "--since");
+    }
+    if (options.until) {
+        load_options.until = parse_bound(*options.until, "--until");
+    }
+    if (load_options.since && load_options.until && !(*load_options.since < *load_options.until)) {
+        throw Error(fmt::format("--since {} is not before --until {}: no request could be in "
+                                "[since, until)",
+                                *options.since, *options.until));
+    }
 }
 
 // The HTML report's "suggested placement" step: suggest's replay of the
@@ -143,6 +161,30 @@ note_unused_engine_options(const AuditOptions& options, const std::vector<std::s
     }
 }
 
+// A read the log does not explain (CW025) after a record the load skipped in
+// the same file: that record may be the writer, so the finding says so.
+void
+note_skipped_writers(std::vector<analysis::Finding>& findings, const ingest::LoadSummary& load)
+{
+    for (auto& f : findings) {
+        if (f.kind != analysis::rule::k_warmed_elsewhere || f.file.empty()) {
+            continue;
+        }
+        const ingest::InputError* skipped = nullptr;
+        for (const auto& e : load.errors) {
+            if (e.file == f.file && e.line > 0 && e.line < f.line &&
+                (skipped == nullptr || e.line > skipped->line)) {
+                skipped = &e;
+            }
+        }
+        if (skipped != nullptr) {
+            f.message += fmt::format("; the broken record skipped at line {} of this file may "
+                                     "have written it",
+                                     skipped->line);
+        }
+    }
+}
+
 } // namespace
 
 void
@@ -217,17 +259,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     model::TextStore texts;
     ingest::LoadOptions load_options;
     load_options.text_store = &texts;
-    if (options.since) {
-        load_options.since = parse_bound(*options.since, "--since");
-    }
-    if (options.until) {
-        load_options.until = parse_bound(*options.until, "--until");
-    }
-    if (load_options.since && load_options.until && !(*load_options.since < *load_options.until)) {
-        throw Error(fmt::format("--since {} is not before --until {}: no request could be in "
-                                "[since, until)",
-                                *options.since, *options.until));
-    }
+    set_window(options, load_options);
     audit_options.windowed = load_options.since || load_options.until;
     audit_options.threads = global.threads();
     WatchedAnalysis run(global, *rules, audit_options.analyze, texts);
@@ -249,6 +281,7 @@ run_audit(const Settings& global, const AuditOptions& options)
     auto result = account::audit(analyzer, *rules, audit_options);
     analyzer.release_requests();
     note_unused_engine_options(options, result.policies);
+    note_skipped_writers(result.findings, load);
     result.findings.insert(result.findings.end(), watch.secrets.findings().begin(),
                            watch.secrets.findings().end());
     const std::set<std::string> off(global.disabled_rules.value.begin(),

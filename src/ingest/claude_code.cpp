@@ -144,20 +144,25 @@ ClaudeCodeReader::line(od::parser& parser, std::string_view text, std::uint64_t 
     if (!contains(text, "\"parentUuid\"")) {
         return LineKind::bookkeeping;
     }
-    od::document doc =
-        get(iterate_twice_room(parser, text.data(), text.size(), text.size() + 64), "JSON");
-    od::object object;
-    if (const auto error = doc.get_object().get(object); error) {
-        throw FieldError("",
-                         fmt::format("expected a JSON object: {}", simdjson::error_message(error)));
+    try {
+        od::document doc =
+            get(iterate_twice_room(parser, text.data(), text.size(), text.size() + 64), "JSON");
+        od::object object;
+        if (const auto error = doc.get_object().get(object); error) {
+            throw FieldError(
+                "", fmt::format("expected a JSON object: {}", simdjson::error_message(error)));
+        }
+        Entry e;
+        e.line = number;
+        LineFacts facts;
+        for (auto field : object) {
+            entry_member(key_of(field), get(field.value(), "a value"), e, facts);
+        }
+        return keep_line(std::move(e), std::move(facts));
+    } catch (...) {
+        m_broken_lines.push_back(number); // the loader reports it; finish() bridges it
+        throw;
     }
-    Entry e;
-    e.line = number;
-    LineFacts facts;
-    for (auto field : object) {
-        entry_member(key_of(field), get(field.value(), "a value"), e, facts);
-    }
-    return keep_line(std::move(e), std::move(facts));
 }
 
 // One member of a transcript line.
@@ -406,6 +411,12 @@ ClaudeCodeReader::history(std::size_t at, model::Request& request) const
                             m_entries[at].parent));
             break;
         }
+        if (const auto bridge = m_bridged.find(at); bridge != m_bridged.end()) {
+            request.notes.push_back(fmt::format(
+                "history assumed to go on across line {}, which did not parse: its content is "
+                "missing from this prompt",
+                bridge->second));
+        }
         chain.push_back(parent);
         at = parent;
     }
@@ -537,6 +548,31 @@ ClaudeCodeReader::add_messages(const std::vector<std::size_t>& chain, model::Req
     return images;
 }
 
+// Claude Code chains each line to the one before it. A line that did not
+// parse leaves the next one without its parent: that line's history is taken
+// to go on from the entry before the broken line (same side chain), and its
+// requests say so, rather than starting over as if warmed elsewhere.
+void
+ClaudeCodeReader::bridge_broken_lines()
+{
+    std::size_t next = 0; // the first entry after the broken line
+    for (const auto broken : m_broken_lines) {
+        while (next < m_entries.size() && m_entries[next].line < broken) {
+            ++next;
+        }
+        if (next == 0 || next == m_entries.size()) {
+            continue;
+        }
+        Entry& orphan = m_entries[next];
+        const Entry& before = m_entries[next - 1];
+        if (orphan.parent_index == k_unresolved && before.sidechain == orphan.sidechain &&
+            before.session == orphan.session) {
+            orphan.parent_index = next - 1;
+            m_bridged.emplace(next, broken);
+        }
+    }
+}
+
 void
 ClaudeCodeReader::finish(const std::function<void(model::Request&&)>& emit,
                          std::unordered_set<std::string>& seen, std::uint64_t& duplicates)
@@ -549,6 +585,7 @@ ClaudeCodeReader::finish(const std::function<void(model::Request&&)>& emit,
             e.parent_index = it == m_by_uuid.end() ? k_unresolved : it->second;
         }
     }
+    bridge_broken_lines();
     for (const auto& response : m_requests) {
         if (!seen.insert(response.id).second) {
             ++duplicates;

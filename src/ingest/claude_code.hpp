@@ -88,6 +88,7 @@ private:
     std::optional<model::Usage> usage_of(const Response& response) const;
     model::Segment hidden_head(const Entry& first) const;
     bool add_messages(const std::vector<std::size_t>& chain, model::Request& request) const;
+    void bridge_broken_lines();
 
     AnthropicRequestParser* m_parser;
     const ruleset::Rules* m_rules;
@@ -101,6 +102,10 @@ private:
     std::array<std::uint32_t, static_cast<std::size_t>(Interned::count)> m_last_value{};
     std::vector<ProgressCall> m_progress;
     std::unordered_map<std::string, std::size_t> m_progress_of_request;
+    // Lines of the chain that did not parse, and the entries whose history
+    // is taken across one of them (entry → the broken line).
+    std::vector<std::uint64_t> m_broken_lines;
+    std::unordered_map<std::size_t, std::uint64_t> m_bridged;
 };
 
 // True when a JSON object line looks like a Claude Code transcript line.

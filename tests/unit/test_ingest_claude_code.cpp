@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 using namespace cachewise;
 
 namespace {
@@ -143,6 +145,28 @@ TEST_SUITE("ingest::claude_code")
         CHECK(loaded.summary.errors[0].field == "message.content");
         CHECK(loaded.summary.errors[0].line == 7);
         CHECK(loaded.requests.size() == 2);
+    }
+
+    TEST_CASE("a line cut in the middle of a conversation: the history goes on across it")
+    {
+        std::string text = transcript();
+        const std::string cut = user_line("u5", "u4", k_res1);
+        text.replace(text.find(cut), cut.size(), cut.substr(0, cut.size() / 2));
+        const auto loaded = test::load_text(text, ingest::InputFormat::auto_detect, "sess-1.jsonl");
+        REQUIRE(loaded.summary.error_count == 1);
+        CHECK(loaded.summary.errors[0].line == 7);
+        REQUIRE(loaded.requests.size() == 2);
+        // req_B still extends req_A: its history starts at the first prompt,
+        // less the tool result of the broken line, and it says so.
+        const auto& a = loaded.requests[0];
+        const auto& b = loaded.requests[1];
+        REQUIRE(b.segments.size() == 6);
+        CHECK(b.segments[1].chain == a.segments[1].chain);
+        CHECK(b.segments[5].kind == model::SegmentKind::tool_result);
+        const auto note = std::find_if(b.notes.begin(), b.notes.end(), [](const std::string& n) {
+            return n.find("across line 7, which did not parse") != std::string::npos;
+        });
+        CHECK(note != b.notes.end());
     }
 
     TEST_CASE("synthetic API-error messages are neither requests nor history")
