@@ -26,11 +26,29 @@ is_walked(const std::string& ext)
     return std::find(k_walked.begin(), k_walked.end(), ext) != k_walked.end();
 }
 
+// What a folder walk found: the logs, and what it leaves aside.
+struct Walked {
+    std::vector<std::string> found;
+    std::size_t others = 0;
+    std::vector<std::string> compressed; // logs gzip'd or otherwise compressed: named
+    std::vector<std::string> empty;      // logs of 0 bytes: named
+};
+
+// A log's name with a compression suffix (x.jsonl.gz): read only once
+// decompressed, so the walk names it rather than counting it as any file.
+bool
+is_compressed_log(const fs::path& file)
+{
+    static constexpr std::array<std::string_view, 4> k_compressed = {".gz", ".zst", ".xz", ".bz2"};
+    const auto ext = file.extension().string();
+    return std::find(k_compressed.begin(), k_compressed.end(), ext) != k_compressed.end() &&
+           is_walked(file.stem().extension().string());
+}
+
 // Walks `dir` for log files; a folder that cannot be listed is reported,
 // not skipped in silence. Symbolic links to folders are not followed.
 void
-walk(const fs::path& dir, std::vector<std::string>& found, std::size_t& others,
-     std::vector<InputError>* unreadable)
+walk(const fs::path& dir, Walked& walked, std::vector<InputError>* unreadable)
 {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
@@ -43,10 +61,17 @@ walk(const fs::path& dir, std::vector<std::string>& found, std::size_t& others,
         if (fs::is_directory(status)) {
             folders.push_back(it->path());
         } else if (it->is_regular_file(ec)) {
-            if (is_walked(it->path().extension().string())) {
-                found.push_back(it->path().string());
+            std::error_code size_error;
+            if (!is_walked(it->path().extension().string())) {
+                if (is_compressed_log(it->path())) {
+                    walked.compressed.push_back(it->path().string());
+                } else {
+                    ++walked.others;
+                }
+            } else if (it->file_size(size_error) == 0 && !size_error) {
+                walked.empty.push_back(it->path().string());
             } else {
-                ++others;
+                walked.found.push_back(it->path().string());
             }
         }
     }
@@ -58,8 +83,27 @@ walk(const fs::path& dir, std::vector<std::string>& found, std::size_t& others,
         unreadable->push_back(InputError{safe_text(dir.string()), 0, "", reason});
     }
     for (const auto& folder : folders) {
-        walk(folder, found, others, unreadable);
+        walk(folder, walked, unreadable);
     }
+}
+
+// "N compressed logs left aside (...): a, b, c and 2 more", or "".
+std::string
+named_aside(std::vector<std::string> names, std::string_view what, std::string_view why)
+{
+    if (names.empty()) {
+        return "";
+    }
+    std::sort(names.begin(), names.end());
+    std::string list;
+    for (std::size_t i = 0; i < std::min<std::size_t>(names.size(), 3); ++i) {
+        list += (i > 0 ? ", " : "") + safe_text(names[i]);
+    }
+    if (names.size() > 3) {
+        list += fmt::format(" and {} more", names.size() - 3);
+    }
+    return fmt::format("; {} left aside{}: {}", count_noun(names.size(), std::string(what)), why,
+                       list);
 }
 
 } // namespace
@@ -128,10 +172,11 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
             add(input);
             continue;
         }
-        std::vector<std::string> found;
-        std::size_t others = 0;
+        Walked walked;
         const std::size_t unlisted = unreadable != nullptr ? unreadable->size() : 0;
-        walk(input, found, others, unreadable);
+        walk(input, walked, unreadable);
+        auto& found = walked.found;
+        const std::size_t others = walked.others;
         if (found.empty() && unreadable != nullptr && unreadable->size() > unlisted) {
             // Nothing found because a folder could not be listed: say so,
             // not that the folder holds no log.
@@ -142,16 +187,21 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
                                         ? fmt::format(" (and {} more)", count_noun(more, "folder"))
                                         : std::string()));
         }
+        const std::string aside =
+            named_aside(walked.compressed, "compressed log", " (decompress first)") +
+            named_aside(walked.empty, "empty file", "");
         if (found.empty()) {
             throw Error(fmt::format("{}: no file to read in this folder ({}; a folder is read for "
-                                    "{})",
-                                    input, count_noun(others, "other file"), walked_extensions()));
+                                    "{}){}",
+                                    input, count_noun(others, "other file"), walked_extensions(),
+                                    aside));
         }
         if (notes != nullptr) {
             notes->push_back(fmt::format(
-                "{}: {} matched ({}){}", safe_text(input), count_noun(found.size(), "file"),
+                "{}: {} matched ({}){}{}", safe_text(input), count_noun(found.size(), "file"),
                 walked_extensions(),
-                others > 0 ? fmt::format(", {} left aside", count_noun(others, "other")) : ""));
+                others > 0 ? fmt::format(", {} left aside", count_noun(others, "other")) : "",
+                aside));
         }
         std::sort(found.begin(), found.end());
         for (const auto& file : found) {

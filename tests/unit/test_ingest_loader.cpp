@@ -222,6 +222,22 @@ TEST_SUITE("ingest::loader")
         CHECK(test::load_paths({a.path(), a.path()}).requests.size() == 1);
     }
 
+    TEST_CASE("a folder walk names the compressed and the empty logs it leaves aside")
+    {
+        test::TempFile a(k_good + "\n", "b.jsonl");
+        test::TempFile::write(a.dir() + "/old.jsonl.gz", "\x1f\x8b");
+        test::TempFile::write(a.dir() + "/empty.json", "");
+        test::TempFile::write(a.dir() + "/notes.txt.gz", "\x1f\x8b");
+        std::vector<std::string> notes;
+        const auto files = ingest::expand_inputs({a.dir()}, &notes);
+        REQUIRE(files.size() == 1);
+        REQUIRE(notes.size() == 1);
+        CHECK(notes[0].find(", 1 other left aside; 1 compressed log left aside (decompress "
+                            "first): ") != std::string::npos);
+        CHECK(notes[0].find("old.jsonl.gz; 1 empty file left aside: ") != std::string::npos);
+        CHECK(notes[0].find("empty.json") != std::string::npos);
+    }
+
     TEST_CASE("a path that does not exist is a usage error")
     {
         CHECK_THROWS_WITH_AS(ingest::expand_inputs({"/nonexistent/x.jsonl"}),
