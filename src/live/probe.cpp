@@ -231,10 +231,10 @@ fill_plan(const Prepared& p, const ProbeOptions& options, const ruleset::Rules& 
     r.output_priced = options.keep_max_tokens ? max_output(p.body) : 1;
     double cost = 0;
     for (const auto& a : estimate.requests) {
-        r.predicted.push_back(a.expected);
         account::Split split = a.expected;
-        split.output = r.output_priced.value_or(0);
+        split.output = r.output_priced.value_or(0); // as priced, so the two agree
         cost += prices ? account::cost_of(split, *prices).total() : 0;
+        r.predicted.push_back(split);
     }
     if (prices) {
         r.estimated_cost_usd = cost;
@@ -344,13 +344,30 @@ send_call(const Prepared& p, const ProbeOptions& options, HttpClient& client,
 std::string
 send_calls(const Prepared& p, const ProbeOptions& options, HttpClient& client, ProbeResult& r)
 {
+    // Opened before the first call, so an unwritable path costs no call; a
+    // file this run created and wrote nothing to is removed when it fails.
     std::optional<std::ofstream> record;
+    bool created = false;
     if (options.record) {
+        std::error_code ec;
+        created = !std::filesystem::exists(*options.record, ec);
         record.emplace(*options.record, std::ios::binary | std::ios::app);
         if (!*record) {
             throw Error(fmt::format("--record {}: cannot open for appending", *options.record));
         }
     }
+    struct RemoveIfUnused {
+        const std::optional<std::string>& path;
+        const bool& created;
+        const std::vector<ProbeCall>& calls;
+        ~RemoveIfUnused()
+        {
+            std::error_code ec;
+            if (path && created && calls.empty()) {
+                std::filesystem::remove(*path, ec);
+            }
+        }
+    } cleanup{options.record, created, r.calls};
     const std::string session =
         fmt::format("probe-{}", std::chrono::duration_cast<std::chrono::seconds>(
                                     std::chrono::system_clock::now().time_since_epoch())

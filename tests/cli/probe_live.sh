@@ -97,6 +97,11 @@ grep -q "exact counts: 3 prefixes" "$work/suggest.err" || fail "suggest --exact-
   >/dev/null 2>"$work/suggest-log.err"
 [ $? -eq 2 ] || fail "suggest --exact-tokens on a log: expected status 2"
 
+# A call that fails leaves no --record file behind that this run created.
+"$binary" probe samples/request-template.json --base-url "http://127.0.0.1:$(( port + 2 ))" \
+  --yes --times 1 --record "$work/failed.jsonl" >/dev/null 2>&1
+[ -e "$work/failed.jsonl" ] && fail "a failed probe left its empty --record file"
+
 # Retries: 429 with retry-after, then success.
 start_server 429:1
 "$binary" probe samples/request-template.json --base-url "$base" --yes --times 1 \

@@ -105,6 +105,7 @@ TEST_SUITE("live::probe")
         REQUIRE(r.predicted.size() == 2);
         CHECK(r.predicted[0].write_5m == 4956);
         CHECK(r.predicted[1].read == 4956);
+        CHECK(r.predicted[1].output == 1); // the output priced: max_tokens set to 1
         REQUIRE(r.estimated_cost_usd.has_value());
         CHECK(*r.estimated_cost_usd > 0);
         CHECK(r.unfilled.size() == 8);
