@@ -1,6 +1,6 @@
 #include "advise/lint.hpp"
 
-#include "advise/source_map.hpp"
+#include "util/source_map.hpp"
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/rule_catalogue.hpp"

@@ -1,6 +1,6 @@
 #include "advise/rewrite.hpp"
 
-#include "advise/source_map.hpp"
+#include "util/source_map.hpp"
 #include "util/format.hpp"
 #include "util/redact.hpp"
 

@@ -4,7 +4,7 @@
 #include "account/usage_split.hpp"
 #include "advise/lint.hpp"
 #include "advise/rewrite.hpp"
-#include "advise/source_map.hpp"
+#include "util/source_map.hpp"
 #include "analysis/analyzer.hpp"
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"

@@ -1,6 +1,6 @@
 #include "advise/lint.hpp"
 #include "advise/rewrite.hpp"
-#include "advise/source_map.hpp"
+#include "util/source_map.hpp"
 #include "advise/suggest.hpp"
 #include "cli/options.hpp"
 #include "cli/setting_options.hpp"

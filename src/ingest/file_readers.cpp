@@ -6,6 +6,7 @@
 #include "ingest/record_reader.hpp"
 #include "ingest/vcr_cassette.hpp"
 #include "util/format.hpp"
+#include "util/source_map.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -134,6 +135,29 @@ syntax_error(std::string_view text)
     }
 }
 
+// The line of a document (a template, one request body) where the value at
+// `field` sits, or the object that lacks it: a type error is named where the
+// user has to fix it, not at the document's first line.
+std::optional<std::uint64_t>
+line_of(std::string_view document, std::string_view field)
+{
+    const auto map = SourceMap::build(document);
+    if (!map || field.empty()) {
+        return std::nullopt;
+    }
+    std::string path(field);
+    while (true) {
+        if (const auto* span = map->find(path)) {
+            return map->line_column(span->begin).line;
+        }
+        const auto cut = path.find_last_of(".[");
+        if (cut == std::string::npos || cut == 0) {
+            return std::nullopt;
+        }
+        path.resize(cut);
+    }
+}
+
 } // namespace
 
 void
@@ -173,7 +197,8 @@ RecordReader::parse_error(const std::string& file, std::uint64_t line, std::stri
         error(file, broken->line, "", broken->reason);
         return;
     }
-    error(file, line, field, reason);
+    error(file, m_document.empty() ? line : line_of(m_document, field).value_or(line), field,
+          reason);
 }
 
 // Only a response was logged: the request is known by its usage alone.

@@ -1,6 +1,6 @@
 // libFuzzer harness for the template source map: any text either maps or
 // does not, and every question on a map stays inside the text.
-#include "advise/source_map.hpp"
+#include "util/source_map.hpp"
 
 #include <cstdint>
 #include <string>
@@ -8,7 +8,7 @@
 extern "C" int
 LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    using namespace cachewise::advise;
+    using namespace cachewise;
     const std::string text(reinterpret_cast<const char*>(data), size);
     const auto map = SourceMap::build(text);
     if (!map) {

@@ -1,6 +1,6 @@
 #include "advise/lint.hpp"
 #include "advise/rewrite.hpp"
-#include "advise/source_map.hpp"
+#include "util/source_map.hpp"
 #include "advise/suggest.hpp"
 #include "cli/lint_inputs.hpp"
 #include "helpers.hpp"
@@ -82,7 +82,7 @@ TEST_SUITE("advise::rewrite")
 {
     TEST_CASE("source map: paths, string offsets, lines and columns")
     {
-        const auto map = advise::SourceMap::build(k_template);
+        const auto map = SourceMap::build(k_template);
         REQUIRE(map);
         REQUIRE(map->find("system[1].text"));
         REQUIRE(map->find("messages[0].content"));
@@ -91,12 +91,12 @@ TEST_SUITE("advise::rewrite")
         CHECK(std::string_view(k_template).substr(*offset, 6) == "caf\\u0");
         const auto lc = map->line_column(*offset);
         CHECK(lc.line == 7);
-        CHECK(!advise::SourceMap::build("{\"a\": 1} trailing"));
+        CHECK(!SourceMap::build("{\"a\": 1} trailing"));
 
         // An escaped character beyond the BMP (a surrogate pair, as Python's
         // json.dumps writes an emoji) is one character, not two.
         const std::string escaped = R"({"text": "\ud83c\udf89\ud83c\udf89 Now: 2026"})";
-        const auto emoji = advise::SourceMap::build(escaped);
+        const auto emoji = SourceMap::build(escaped);
         REQUIRE(emoji);
         const auto at = emoji->string_offset("text", 8); // after two emoji and " Now: "
         REQUIRE(at);

@@ -1,11 +1,11 @@
-#include "advise/source_map.hpp"
+#include "util/source_map.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <optional>
 
-namespace cachewise::advise {
+namespace cachewise {
 
 namespace {
 
@@ -291,4 +291,4 @@ SourceMap::line_column(std::size_t byte_offset) const
     return lc;
 }
 
-} // namespace cachewise::advise
+} // namespace cachewise

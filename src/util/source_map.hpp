@@ -7,7 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace cachewise::advise {
+namespace cachewise {
 
 // Where each value of a JSON document sits in its text, by path
 // ("system[0].text", "messages[2].content[1]"), so findings can point at a
@@ -69,4 +69,4 @@ private:
     mutable LineCursor m_line_cursor;
 };
 
-} // namespace cachewise::advise
+} // namespace cachewise
