@@ -104,6 +104,9 @@ struct SyntaxError {
 // Nothing when the document is valid JSON (the failure was another), or
 // when only text after a complete value is wrong (json_line says what
 // follows it).
+// How syntax_error's reason starts for a document of one line.
+constexpr std::string_view k_line_one = "not valid JSON at line 1, ";
+
 std::optional<SyntaxError>
 syntax_error(std::string_view text)
 {
@@ -193,12 +196,17 @@ void
 RecordReader::parse_error(const std::string& file, std::uint64_t line, std::string_view field,
                           std::string_view reason)
 {
+    // `line` is where the document (or the line) starts in the file.
     if (const auto broken = m_document.empty() ? std::nullopt : syntax_error(m_document)) {
-        error(file, broken->line, "", broken->reason);
+        std::string where = broken->reason;
+        if (m_document.find('\n') == std::string_view::npos && where.starts_with(k_line_one)) {
+            where = "not valid JSON at " + where.substr(k_line_one.size()); // one line: its column
+        }
+        error(file, line + broken->line - 1, "", where);
         return;
     }
-    error(file, m_document.empty() ? line : line_of(m_document, field).value_or(line), field,
-          reason);
+    error(file, m_document.empty() ? line : line + line_of(m_document, field).value_or(1) - 1,
+          field, reason);
 }
 
 // Only a response was logged: the request is known by its usage alone.

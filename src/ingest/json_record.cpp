@@ -29,6 +29,20 @@ void
 RecordReader::json_line(std::string_view text, const std::string& file, std::uint64_t line)
 {
     ++m_sink->counts.records;
+    // A line's parse error is located in the line itself (parse_error).
+    struct Scope {
+        std::string_view& document;
+        bool own;
+        ~Scope()
+        {
+            if (own) {
+                document = {};
+            }
+        }
+    } scope{m_document, m_document.empty()};
+    if (scope.own) {
+        m_document = text;
+    }
     guarded(file, line, [&] {
         // At most twice: once with the file's kept format, once looking afresh.
         for (bool keep : {true, false}) {
