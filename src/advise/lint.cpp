@@ -379,13 +379,28 @@ private:
         const auto& bps = x.bps;
         const auto& provider = x.provider;
         const bool anthropic = x.anthropic;
-        if (anthropic && static_cast<int>(bps.size()) > provider.integer("max_breakpoints")) {
+        const auto max = anthropic ? provider.integer("max_breakpoints") : 0;
+        // Automatic caching (rules §1.4): "If 4 explicit block-level
+        // breakpoints already exist, the API returns a 400 error", even where
+        // the automatic one would fall on a marked block (a no-op otherwise).
+        const auto explicit_markers = std::count_if(
+            r.segments.begin(), r.segments.end(),
+            [](const model::Segment& s) { return s.cache_control.has_value(); });
+        const bool automatic_over = anthropic && r.auto_cache_control && explicit_markers >= max;
+        if (anthropic && (static_cast<int>(bps.size()) > max || automatic_over)) {
             Finding f = make(analysis::rule::k_too_many_breakpoints, r,
                              &r.segments[bps.back().segment], std::nullopt);
             f.message =
-                fmt::format("{} cache breakpoints{}; the API allows {} and rejects the request",
-                            bps.size(), r.auto_cache_control ? " (the automatic one included)" : "",
-                            provider.integer("max_breakpoints"));
+                automatic_over && static_cast<int>(bps.size()) <= max
+                    ? fmt::format("{} explicit cache breakpoints and a top-level cache_control: "
+                                  "with {} block-level breakpoints already set, the API rejects "
+                                  "the request (400)",
+                                  explicit_markers, max)
+                    : fmt::format("{} cache breakpoints{}; the API allows {} and rejects the "
+                                  "request",
+                                  bps.size(),
+                                  r.auto_cache_control ? " (the automatic one included)" : "",
+                                  max);
             emit(out, std::move(f));
         }
         for (std::size_t i = 0; anthropic && i < bps.size(); ++i) {
