@@ -72,6 +72,7 @@ baseline_findings(const nlohmann::json& baseline, const std::string& file)
         f.stream =
             string_at(j, "stream", path, true); // a log's finding: its file is not its identity
         f.kind = string_at(j, "kind", path, true);
+        f.partner = string_at(j, "partner", path, true); // a change, or a value at risk
         if (const auto n = j.find("occurrences"); n != j.end()) {
             if (!n->is_number_unsigned() || n->get<std::uint64_t>() == 0) {
                 throw Error(fmt::format("{}.occurrences: expected a count of 1 or more", path));
@@ -235,16 +236,37 @@ new_findings(const std::vector<Finding>& findings, const Gate& gate)
     if (gate.baseline == nullptr) {
         return findings;
     }
-    // A folded finding ([×N]) that holds more requests than the baseline's
-    // grew: new requests repeat it, so it counts as new.
-    std::map<std::string, std::size_t> known; // fingerprint -> occurrences
+    // Each finding uses up the baseline's occurrences of its fingerprint: a
+    // folded finding ([×N]) that holds more requests than the baseline's, or
+    // one more finding alike (a dynamic field that changed once more), grew:
+    // new requests repeat it, so it counts as new. Findings of the very same
+    // value use theirs up first, so the new one is the one with a new value.
+    std::map<std::string, std::size_t> known;       // fingerprint -> occurrences left
+    std::map<std::string, std::size_t> known_value; // value_fingerprint -> occurrences left
     for (const auto& f : gate.baseline->findings) {
         known[report::fingerprint(f)] += f.occurrences;
+        known_value[report::value_fingerprint(f)] += f.occurrences;
+    }
+    const auto use = [](std::map<std::string, std::size_t>& left, const std::string& key,
+                        std::size_t n) {
+        const auto it = left.find(key);
+        if (it == left.end() || n > it->second) {
+            return false;
+        }
+        it->second -= n;
+        return true;
+    };
+    std::vector<bool> matched(findings.size(), false);
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        const auto& f = findings[i];
+        if (use(known_value, report::value_fingerprint(f), f.occurrences)) {
+            matched[i] = use(known, report::fingerprint(f), f.occurrences);
+        }
     }
     std::vector<Finding> out;
-    for (const auto& f : findings) {
-        const auto it = known.find(report::fingerprint(f));
-        if (it == known.end() || f.occurrences > it->second) {
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        const auto& f = findings[i];
+        if (!matched[i] && !use(known, report::fingerprint(f), f.occurrences)) {
             out.push_back(f);
         }
     }

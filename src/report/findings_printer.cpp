@@ -71,8 +71,10 @@ escape(std::string_view text, bool property)
 
 } // namespace
 
+namespace {
+
 std::string
-fingerprint(const Finding& f)
+fingerprint_of(const Finding& f, bool by_value)
 {
     // The marked part of an excerpt (the value, the change), not the text
     // around it: a placeholder added beside {{locale}} is not a new finding
@@ -82,14 +84,35 @@ fingerprint(const Finding& f)
         const auto close = open == std::string::npos ? open : s.find("\u00bb", open);
         return close == std::string::npos ? s : s.substr(open, close - open);
     };
-    const std::string excerpt =
-        f.excerpt ? marked(f.excerpt->was) + "\x1f" + marked(f.excerpt->now) : "";
+    // Without its value, a dynamic field is a change between two requests
+    // (it has a partner) or a value that stands at risk.
+    const std::string excerpt = !f.excerpt ? ""
+                                : by_value ? marked(f.excerpt->was) + "\x1f" + marked(f.excerpt->now)
+                                : f.partner.empty() ? "standing"
+                                                    : "changed";
     // A template's findings are its own; a log's (they have a stream) are the
     // same in tomorrow's rotated or renamed log.
     const std::string_view file = f.stream.empty() ? std::string_view(f.file) : "";
     return hash_bytes(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", f.rule, file, f.location.path,
                                   f.kind, excerpt))
         .short_hex(16);
+}
+
+} // namespace
+
+std::string
+fingerprint(const Finding& f)
+{
+    // A dynamic field's (CW010) marked part in a log is its value, new on
+    // every run by nature: its path and kind (timestamp, date, ...) name it.
+    // A template's is its placeholder or literal, which names it.
+    return fingerprint_of(f, f.rule != analysis::rule::k_dynamic_field || f.stream.empty());
+}
+
+std::string
+value_fingerprint(const Finding& f)
+{
+    return fingerprint_of(f, true);
 }
 
 namespace {

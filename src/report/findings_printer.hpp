@@ -22,9 +22,13 @@ void print_github(const std::vector<analysis::Finding>& findings, std::ostream& 
                   const std::string& base = "", std::size_t known = 0);
 
 // A stable identity for a finding, independent of request ids and line
-// numbers that shift between runs: rule, path, kind, the changed text and,
-// for a template's finding (no stream), its file; a log's is the same in a
+// numbers that shift between runs: rule, path, kind, the changed text (not
+// the value of a log's dynamic field, new on every run) and, for a
+// template's finding (no stream), its file; a log's is the same in a
 // rotated or renamed log. Baselines compare these.
 std::string fingerprint(const analysis::Finding& finding);
+// The same with the marked value always in: a finding of the very same value
+// (matched first against a baseline, so a value that repeats stays known).
+std::string value_fingerprint(const analysis::Finding& finding);
 
 } // namespace cachewise::report
