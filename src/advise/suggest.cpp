@@ -404,6 +404,33 @@ scan_template(const Request& request, const analysis::DivergenceContext& context
     return v;
 }
 
+// One template holds no timing to choose a TTL by: each mark takes the TTL
+// of the request's own first breakpoint at or after it (a marker, or the
+// automatic one), 5m past the last. The user's 1h stays 1h. Then a mark
+// before a 1h one, or before a 1h automatic breakpoint (which --write keeps,
+// on the last block), is 1h too: 1h comes before 5m (rules §1.5), and the
+// automatic TTL equals the marker on its block (§1.4).
+void
+keep_own_ttls(std::vector<model::Breakpoint>& marks, const std::vector<model::Breakpoint>& own)
+{
+    using model::Ttl;
+    for (auto& m : marks) {
+        const auto next = std::find_if(own.begin(), own.end(), [&](const model::Breakpoint& b) {
+            return b.segment >= m.segment;
+        });
+        m.cache_control.ttl = next != own.end() ? next->cache_control.ttl : Ttl::five_minutes;
+    }
+    bool hour_after = std::any_of(own.begin(), own.end(), [](const model::Breakpoint& b) {
+        return b.automatic && b.cache_control.ttl == Ttl::one_hour;
+    });
+    for (auto m = marks.rbegin(); m != marks.rend(); ++m) {
+        if (hour_after) {
+            m->cache_control.ttl = Ttl::one_hour;
+        }
+        hour_after = hour_after || m->cache_control.ttl == Ttl::one_hour;
+    }
+}
+
 } // namespace
 
 Suggestion
@@ -431,11 +458,12 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
                                    [&](const auto& b) { return b.segment >= stable_end; }),
                     marks.end());
     }
+    const auto own = model::breakpoints(request);
+    keep_own_ttls(marks, own);
     // Nothing placed: the breakpoints the request has stay. Advice must not
     // cost more than what the user has, and a value read as changing with
     // every request may be static text ("Office hours 9:30 AM"): dropping a
     // working breakpoint would turn every read (0.1x) into fresh input.
-    const auto own = model::breakpoints(request);
     const bool keeps_own = marks.empty() && !own.empty();
     if (keeps_own) {
         std::copy_if(own.begin(), own.end(), std::back_inserter(marks),
