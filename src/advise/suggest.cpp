@@ -544,6 +544,11 @@ by_hand(const Request& r, const std::vector<model::Breakpoint>* placed)
 std::string
 rewrite_input(const std::string& path, const std::string& text, const Suggestion& s, bool single)
 {
+    // A UTF-8 byte order mark, which the loader skips, is kept as it is.
+    constexpr std::string_view k_bom = "\xEF\xBB\xBF";
+    if (text.starts_with(k_bom)) {
+        return std::string(k_bom) + rewrite_input(path, text.substr(k_bom.size()), s, single);
+    }
     std::map<std::uint64_t, const Request*> by_line;
     for (const auto& r : s.requests) {
         if (r.file == path) {
