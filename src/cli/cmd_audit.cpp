@@ -40,6 +40,23 @@ parse_bound(const std::string& text, const char* option)
     return value_or_throw(parse_rfc3339(text), option);
 }
 
+// A --max-regression failure as a GitHub error annotation: the job's log
+// says why it failed beside the findings' annotations.
+void
+annotate_regression(report::Format format, const Gate& gate, std::optional<double> hit_rate)
+{
+    if (format != report::Format::github) {
+        return;
+    }
+    if (auto message = regression_message(gate, hit_rate)) {
+        std::string data; // workflow-command data escapes %, CR and LF
+        for (const char c : *message) {
+            data += c == '%' ? std::string("%25") : std::string(1, c);
+        }
+        fmt::print("::error title=cachewise --max-regression::{}\n", data);
+    }
+}
+
 // --since and --until, checked: the window is [since, until).
 void
 set_window(const AuditOptions& options, ingest::LoadOptions& load_options)
@@ -300,6 +317,7 @@ run_audit(const Settings& global, const AuditOptions& options)
                     "it has no hit rate to compare with the baseline's");
     }
     const auto counted = new_findings(findings, gate);
+    annotate_regression(format, gate, result.totals.hit_rate());
     if (!print_findings_format(global, findings, gate)) {
         report::print_with_diagnosis(
             diagnosis, format,

@@ -273,6 +273,24 @@ new_findings(const std::vector<Finding>& findings, const Gate& gate)
     return out;
 }
 
+std::optional<std::string>
+regression_message(const Gate& gate, std::optional<double> hit_rate)
+{
+    if (!gate.max_regression || gate.baseline == nullptr || !hit_rate) {
+        return std::nullopt;
+    }
+    check_regression_gate(gate);
+    const double before = *gate.baseline->hit_rate;
+    const double drop = (before - *hit_rate) * 100.0;
+    if (drop <= *gate.max_regression) {
+        return std::nullopt;
+    }
+    return fmt::format("the token-weighted hit rate fell {:.1f} points ({} → {}), more than "
+                       "--max-regression {}",
+                       drop, format_percent(before), format_percent(*hit_rate),
+                       *gate.max_regression);
+}
+
 int
 gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional<double> hit_rate)
 {
@@ -295,18 +313,9 @@ gate_status(const std::vector<Finding>& counted, const Gate& gate, std::optional
             status = 1;
         }
     }
-    if (gate.max_regression && gate.baseline != nullptr && hit_rate) {
-        check_regression_gate(gate);
-        const double before = *gate.baseline->hit_rate;
-        const double drop = (before - *hit_rate) * 100.0;
-        if (drop > *gate.max_regression) {
-            fmt::print(stderr,
-                       "cachewise: the token-weighted hit rate fell {:.1f} points ({} → "
-                       "{}), more than --max-regression {}\n",
-                       drop, format_percent(before), format_percent(*hit_rate),
-                       *gate.max_regression);
-            status = 1;
-        }
+    if (const auto regression = regression_message(gate, hit_rate)) {
+        fmt::print(stderr, "cachewise: {}\n", *regression);
+        status = 1;
     }
     return status;
 }

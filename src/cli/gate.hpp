@@ -50,6 +50,10 @@ void check_regression_gate(const Gate& gate);
 std::vector<analysis::Finding> new_findings(const std::vector<analysis::Finding>& findings,
                                             const Gate& gate);
 
+// Why --max-regression fails (the hit rate fell more points than it
+// allows below the baseline's), or nothing.
+std::optional<std::string> regression_message(const Gate& gate, std::optional<double> hit_rate);
+
 // 1 when a counted finding is at or above --fail-on, or the hit rate fell
 // more than --max-regression points below the baseline's; 0 otherwise.
 // Says why on standard error.
