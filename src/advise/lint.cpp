@@ -773,17 +773,21 @@ private:
             fmt::format("{}{} tokens", x.exact ? "" : "about ", group_digits(f.tokens_lost));
         const std::string above =
             fmt::format("above the {} minimum of {}", r.model, group_digits(x.minimum.tokens));
+        // The marker's name in this request's API.
+        const std::string_view marker =
+            !x.anthropic ? "prompt_cache_breakpoint"
+            : r.format == model::ApiFormat::bedrock_converse ? "cachePoint block"
+                                                             : "cache_control";
         if (hedged) {
             f.message = fmt::format(
                 "no {}, and the prompt is stable for {}, {}, if {} value in {} is a literal (a "
                 "template cannot show whether it changes): then mark the end of those tokens; if "
                 "it changes with each request, move it after them first (CW010)",
-                x.anthropic ? "cache_control" : "prompt_cache_breakpoint", size, above,
-                with_article(ends.literal_kind), ends.literal_path);
+                marker, size, above, with_article(ends.literal_kind), ends.literal_path);
         } else if (x.anthropic) {
-            f.message = fmt::format("no cache_control, but the stable prefix is {}, {}: add a "
+            f.message = fmt::format("no {}, but the stable prefix is {}, {}: add a "
                                     "breakpoint at its end",
-                                    size, above);
+                                    marker, size, above);
         } else {
             f.message = fmt::format("explicit cache mode without a prompt_cache_breakpoint caches "
                                     "nothing, but the stable prefix is {}, {}: mark its end, or "

@@ -86,6 +86,11 @@ std::optional<std::string>
 rewrite_request(std::string_view text, const std::string& root, const model::Request& request,
                 const std::vector<model::Breakpoint>& wanted)
 {
+    // Converse marks a cache point with a block of its own ({"cachePoint":
+    // ...}, rules §1.10), not with a member of the block: not rewritten here.
+    if (request.format == model::ApiFormat::bedrock_converse) {
+        return std::nullopt;
+    }
     const auto map = SourceMap::build(text);
     if (!map) {
         return std::nullopt;

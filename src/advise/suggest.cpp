@@ -511,10 +511,15 @@ constexpr std::string_view k_cassette =
 
 // Why a record's body could not be rewritten where it is.
 std::string
-why_not_in_place(std::string_view json, const std::string& path)
+why_not_in_place(std::string_view json, const std::string& path, const Request& r)
 {
     if (ingest::is_yaml_name(path)) {
         return std::string(k_cassette);
+    }
+    if (r.format == model::ApiFormat::bedrock_converse) {
+        return "a Bedrock Converse body: each cache point is a block of its own, "
+               "{\"cachePoint\": {\"type\": \"default\"}} after the block it closes, which "
+               "--write does not insert";
     }
     if (!SourceMap::build(json)) {
         return "its record is not one JSON value on one line (a trajectory, a transcript, or a "
@@ -563,7 +568,7 @@ rewrite_input(const std::string& path, const std::string& text, const Suggestion
         if (!out) {
             throw Error(fmt::format("{}:{}: cannot rewrite this request in place ({}); place the "
                                     "markers by hand: {}",
-                                    path, r.line, why_not_in_place(json, path),
+                                    path, r.line, why_not_in_place(json, path, r),
                                     by_hand(r, it == s.breakpoints.end() ? nullptr : &it->second)));
         }
         return *out;

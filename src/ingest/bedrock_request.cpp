@@ -88,6 +88,15 @@ BedrockConverseParser::blocks(od::value value, Level level, PathRoot root, int m
         out.push_back(make_segment(rendered, SegmentPath{level, message, i, false, root, part},
                                    role, level == Level::messages && first,
                                    kind_of_block(rendered.stats, level)));
+        if (out.back().cache_control) {
+            // Converse takes cache points as blocks of their own (rules
+            // §1.10); a cache_control member is InvokeModel's, not a marker here.
+            out.back().cache_control.reset();
+            request().notes.push_back(fmt::format(
+                "{}: a cache_control member is not a Converse cache point (Bedrock Converse "
+                "takes {{\"cachePoint\": {{\"type\": \"default\"}}}} blocks): ignored",
+                out.back().path.str()));
+        }
         first = false;
     });
 }
