@@ -564,10 +564,12 @@ private:
     // Where the request this body's latest reply answered ended: the block
     // before the last assistant message between two breakpoints, or nothing
     // (no reply there: a template, or the reply is before `after`).
-    static std::optional<std::size_t> previous_end(const Request& r, std::size_t after,
+    static std::optional<std::size_t> previous_end(const Request& r,
+                                                   std::optional<std::size_t> after,
                                                    std::size_t before)
     {
-        for (std::size_t k = before; k > after + 1; --k) {
+        const std::size_t stop = after ? *after + 1 : 1; // k - 2 stays a segment
+        for (std::size_t k = before; k > stop; --k) {
             const auto& s = r.segments[k - 1];
             if (s.path.level == model::Level::messages && s.role == model::Role::assistant &&
                 r.segments[k - 2].role != model::Role::assistant) {
@@ -607,6 +609,37 @@ private:
                 emit(out, std::move(f));
             }
         }
+        if (window > 0 && !bps.empty()) {
+            check_first_lookback(r, bps.front(), window, out);
+        }
+    }
+
+    // The first breakpoint (a lone moving one on the last block, or the
+    // automatic one) against where the previous request wrote, the block
+    // before the latest reply: past the window, its entry is not found and
+    // the whole prompt is written again (rules §1.3, §1.4).
+    void check_first_lookback(const Request& r, const model::Breakpoint& first,
+                              std::uint32_t window, std::vector<Finding>& out)
+    {
+        const auto previous = previous_end(r, std::nullopt, first.segment);
+        if (!previous) {
+            return;
+        }
+        const auto gap =
+            r.segments[first.segment].lookback_position - r.segments[*previous].lookback_position;
+        if (gap <= window) {
+            return;
+        }
+        Finding f = make(analysis::rule::k_lookback_exceeded, r, &r.segments[first.segment],
+                         std::nullopt);
+        f.message = fmt::format(
+            "{} lookback positions from {} (the block before the latest reply, where the previous "
+            "request wrote) to the {}breakpoint at {}; a breakpoint looks back only {}, so that "
+            "entry is not found and the prompt is written again: add a breakpoint within {} "
+            "positions of it",
+            gap, r.segments[*previous].path.str(), first.automatic ? "automatic " : "",
+            r.segments[first.segment].path.str(), window, window);
+        emit(out, std::move(f));
     }
 
     // How often a value rewrites the cache: a template alone shows that a
