@@ -471,8 +471,9 @@ private:
             if (anthropic && s.cache_control && !s.cache_control_allowed) {
                 Finding f = make(analysis::rule::k_cache_control_not_allowed, r, &s, std::nullopt);
                 f.message = fmt::format(
-                    "{} is a {} block, which cannot carry cache_control", s.path.str(),
-                    s.kind == model::SegmentKind::text ? "empty text" : model::to_string(s.kind));
+                    "{} is {} block, which cannot carry cache_control", s.path.str(),
+                    with_article(s.kind == model::SegmentKind::text ? "empty text"
+                                                                    : model::to_string(s.kind)));
                 emit(out, std::move(f));
             }
         }
