@@ -490,7 +490,11 @@ private:
             ends.push_back(bp.segment);
         }
         const bool automatic = !x.provider.uses_breakpoints(x.r.model);
-        if (automatic && !x.r.segments.empty() && x.minimum.tokens > 1) {
+        // A Gemini request that names an explicit cache (cachedContent) reads
+        // its prefix from it: the body holds only what follows, which the
+        // implicit cache's minimum does not weigh.
+        if (automatic && x.r.cached_content.empty() && !x.r.segments.empty() &&
+            x.minimum.tokens > 1) {
             ends.push_back(x.r.segments.size() - 1);
         }
         for (const auto end : ends) {
