@@ -62,21 +62,26 @@ note_automatic_families(const advise::Suggestion& suggestion, bool quiet)
     std::vector<std::string> automatic;
     for (const auto& f : suggestion.families) {
         if (!f.placeable) {
-            automatic.push_back(
-                fmt::format("{} family ({})", f.provider, count_noun(f.requests, "request")));
+            automatic.push_back(fmt::format(
+                "{} family ({}) is left as it is: {}", f.provider, count_noun(f.requests, "request"),
+                f.note.empty() ? "its provider caches automatically and takes no breakpoints"
+                               : f.note));
         }
     }
     if (!automatic.empty() && automatic.size() == suggestion.families.size()) {
-        throw Error(fmt::format("--write and --diff place cache_control breakpoints, which "
-                                "{} does not take: it caches automatically",
-                                suggestion.families.front().provider));
+        const auto& first = suggestion.families.front();
+        // A family with a note takes breakpoints suggest does not place
+        // (OpenAI's GPT-5.6 explicit mode): the note says so, not "automatic".
+        throw Error(first.note.empty()
+                        ? fmt::format("--write and --diff place cache_control breakpoints, which "
+                                      "{} does not take: it caches automatically",
+                                      first.provider)
+                        : fmt::format("--write and --diff do not place these breakpoints: {}",
+                                      first.note));
     }
     for (const auto& family : automatic) {
         if (!quiet) {
-            fmt::print(stderr,
-                       "cachewise: note: the {} is left as it is: its provider caches "
-                       "automatically and takes no breakpoints\n",
-                       family);
+            fmt::print(stderr, "cachewise: note: the {}\n", family);
         }
     }
 }

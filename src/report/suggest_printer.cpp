@@ -110,9 +110,13 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
         print_none_placed(report, f, out);
     }
     for (const auto& b : marks) {
+        // OpenAI's breakpoints (GPT-5.6 and later) live 30 minutes, the only
+        // TTL (rules §2.1); Anthropic's and Bedrock's carry their own.
         fmt::print(out, "  {} at {} ({}), prefix ≈{} tokens\n",
                    f.keeps_current ? "kept as it is: the request's own breakpoint" : "breakpoint",
-                   r.segments[b.segment].path.str(), model::to_string(b.cache_control.ttl),
+                   r.segments[b.segment].path.str(),
+                   r.provider == "openai" ? std::string_view("30m")
+                                          : model::to_string(b.cache_control.ttl),
                    group_digits(r.segments[b.segment].cumulative_tokens));
     }
 }
