@@ -19,6 +19,44 @@ kind_of_block(const RenderStats& stats, Level level)
     return kind_named(BlockVocabulary::bedrock_block, stats.tag);
 }
 
+// {"cachePoint": {"type": "default", "ttl": "5m" | "1h"}} (rules §1.10,
+// B-br): a misspelt type or another TTL is not a cache point the API takes.
+model::CacheControl
+parse_cache_point(od::value v)
+{
+    if (!present(v, od::json_type::object, "an object such as {\"type\": \"default\"}")) {
+        throw FieldError("", "expected an object such as {\"type\": \"default\"}, found null");
+    }
+    model::CacheControl cc;
+    bool typed = false;
+    for_each_member(v, "an object", [&](std::string_view key, od::value& member) {
+        const auto text = [&](std::string_view expected) {
+            const auto found = type_of(member);
+            if (found != od::json_type::string) {
+                wrong_type(expected, found);
+            }
+            return get(member.get_string(), "a string");
+        };
+        if (key == "type") {
+            const auto type = within("type", [&] { return text("\"default\""); });
+            if (type != "default") {
+                throw FieldError("type", fmt::format("expected \"default\", found \"{}\"", type));
+            }
+            typed = true;
+        } else if (key == "ttl") {
+            const auto ttl = within("ttl", [&] { return text("\"5m\" or \"1h\""); });
+            if (ttl != "5m" && ttl != "1h") {
+                throw FieldError("ttl", fmt::format("expected \"5m\" or \"1h\", found \"{}\"", ttl));
+            }
+            cc.ttl = ttl == "1h" ? model::Ttl::one_hour : model::Ttl::five_minutes;
+        }
+    });
+    if (!typed) {
+        throw FieldError("type", "missing (expected \"default\")");
+    }
+    return cc;
+}
+
 } // namespace
 
 BedrockConverseParser::BedrockConverseParser(const ruleset::Rules& rules,
@@ -74,7 +112,7 @@ BedrockConverseParser::blocks(od::value value, Level level, PathRoot root, int m
         for (auto field : object) {
             if (key_of(field) == "cachePoint") {
                 od::value v = get(field.value(), "a value");
-                point = within("cachePoint", [&] { return parse_breakpoint_marker(v); });
+                point = within("cachePoint", [&] { return parse_cache_point(v); });
             }
         }
         if (point) {
