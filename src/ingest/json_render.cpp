@@ -382,6 +382,11 @@ JsonRenderer::value(od::value v, bool payload, int depth, std::string_view via_k
                     RenderStats& stats, ObjectState* parent)
 {
     const auto type = get(v.type(), "a JSON value");
+    if (depth == 1 && via_key == "text" && !payload && type != od::json_type::string) {
+        // A block's text is a string in every API read here: a number or a
+        // null would be rendered as no text, and the prompt counted short.
+        throw FieldError("", fmt::format("expected a string, found {}", describe(type)));
+    }
     switch (type) {
     case od::json_type::object:
         object(get(v.get_object(), "an object"), payload, depth, via_key, stats, parent);
