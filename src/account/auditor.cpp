@@ -442,9 +442,10 @@ private:
             }
             m_prices[index] = *prices;
             const auto& u = *a.reported;
-            a.write_premium = (static_cast<double>(u.write_5m) * (prices->write_5m - prices->input) +
-                               static_cast<double>(u.write_1h) * (prices->write_1h - prices->input)) /
-                              1e6;
+            a.write_premium =
+                (static_cast<double>(u.write_5m) * (prices->write_5m - prices->input) +
+                 static_cast<double>(u.write_1h) * (prices->write_1h - prices->input)) /
+                1e6;
             a.read_savings = static_cast<double>(u.read) * (prices->input - prices->read) / 1e6;
             if (r.usage && r.usage->cost_usd) {
                 // The log's own cost of a call priced here: a check of the prices.
@@ -613,11 +614,10 @@ private:
                 f.message = fmt::format(
                     "the entry at {} was last used {:.0f} s before, beyond its {:.0f} s TTL: {}",
                     f.location.path, m.gap_seconds, m.ttl_seconds,
-                    f.tokens_lost == 0 ? fmt::format("the provider answered with an error ({})",
-                                                     error)
-                                       : fmt::format("{} tokens {}", group_digits(f.tokens_lost),
-                                                     s.uses_breakpoints ? "written again"
-                                                                        : "processed again"));
+                    f.tokens_lost == 0
+                        ? fmt::format("the provider answered with an error ({})", error)
+                        : fmt::format("{} tokens {}", group_digits(f.tokens_lost),
+                                      s.uses_breakpoints ? "written again" : "processed again"));
             } else if (m.reason == sim::MissReason::concurrent) {
                 f.message = fmt::format(
                     "started before the response of {} began, so its entry at {} was not "
@@ -960,13 +960,13 @@ private:
             "{} {} {} own cost: {:.6f} USD in all, against {:.6f} USD at the prices used ({})",
             count_noun(c.requests, "priced request"), c.requests == 1 ? "logs" : "log",
             c.requests == 1 ? "its" : "their", c.logged, c.computed,
-            apart <= 0.005 ? "they agree within 0.5%"
-                           : fmt::format("{:.1f}% apart: the log's figures may hold fees or "
-                                         "discounts these prices do not, or miss {}",
-                                         100 * apart,
-                                         c.logged > c.computed
-                                             ? "a discount or time-of-day price they model"
-                                             : "a surcharge they model")));
+            apart <= 0.005
+                ? "they agree within 0.5%"
+                : fmt::format("{:.1f}% apart: the log's figures may hold fees or "
+                              "discounts these prices do not, or miss {}",
+                              100 * apart,
+                              c.logged > c.computed ? "a discount or time-of-day price they model"
+                                                    : "a surcharge they model")));
     }
 
     // A difference the estimated token positions account for: no CW031, and

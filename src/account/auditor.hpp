@@ -78,10 +78,10 @@ struct RequestAudit {
     // Unpriced by the rules, the cost the log reports for the call (labelled
     // "reported": cachewise did not compute it).
     std::optional<double> reported_cost_usd;
-    Money actual;        // reported usage at the request's prices
-    Money no_cache;      // every input token at the base price
-    Money expected_cost; // the simulation with the request's own breakpoints
-    Money ideal;         // all shared (or read) tokens read, no write: a lower bound
+    Money actual;             // reported usage at the request's prices
+    Money no_cache;           // every input token at the base price
+    Money expected_cost;      // the simulation with the request's own breakpoints
+    Money ideal;              // all shared (or read) tokens read, no write: a lower bound
     double write_premium = 0; // reported writes above the base input price
     double read_savings = 0;  // reported reads below it
     std::optional<double> ttft_seconds;

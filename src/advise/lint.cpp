@@ -1,6 +1,5 @@
 #include "advise/lint.hpp"
 
-#include "util/source_map.hpp"
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/rule_catalogue.hpp"
@@ -12,6 +11,7 @@
 #include "util/error.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
+#include "util/source_map.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -383,9 +383,9 @@ private:
         // Automatic caching (rules §1.4): "If 4 explicit block-level
         // breakpoints already exist, the API returns a 400 error", even where
         // the automatic one would fall on a marked block (a no-op otherwise).
-        const auto explicit_markers = std::count_if(
-            r.segments.begin(), r.segments.end(),
-            [](const model::Segment& s) { return s.cache_control.has_value(); });
+        const auto explicit_markers =
+            std::count_if(r.segments.begin(), r.segments.end(),
+                          [](const model::Segment& s) { return s.cache_control.has_value(); });
         const bool automatic_over = anthropic && r.auto_cache_control && explicit_markers >= max;
         if (anthropic && (static_cast<int>(bps.size()) > max || automatic_over)) {
             Finding f = make(analysis::rule::k_too_many_breakpoints, r,
@@ -399,8 +399,7 @@ private:
                     : fmt::format("{} cache breakpoints{}; the API allows {} and rejects the "
                                   "request",
                                   bps.size(),
-                                  r.auto_cache_control ? " (the automatic one included)" : "",
-                                  max);
+                                  r.auto_cache_control ? " (the automatic one included)" : "", max);
             emit(out, std::move(f));
         }
         for (std::size_t i = 0; anthropic && i < bps.size(); ++i) {
@@ -569,9 +568,8 @@ private:
     // Where the request this body's latest reply answered ended: the block
     // before the last assistant message between two breakpoints, or nothing
     // (no reply there: a template, or the reply is before `after`).
-    static std::optional<std::size_t> previous_end(const Request& r,
-                                                   std::optional<std::size_t> after,
-                                                   std::size_t before)
+    static std::optional<std::size_t>
+    previous_end(const Request& r, std::optional<std::size_t> after, std::size_t before)
     {
         const std::size_t stop = after ? *after + 1 : 1; // k - 2 stays a segment
         for (std::size_t k = before; k > stop; --k) {
@@ -635,8 +633,8 @@ private:
         if (gap <= window) {
             return;
         }
-        Finding f = make(analysis::rule::k_lookback_exceeded, r, &r.segments[first.segment],
-                         std::nullopt);
+        Finding f =
+            make(analysis::rule::k_lookback_exceeded, r, &r.segments[first.segment], std::nullopt);
         f.message = fmt::format(
             "{} lookback positions from {} (the block before the latest reply, where the previous "
             "request wrote) to the {}breakpoint at {}; a breakpoint looks back only {}, so that "
@@ -812,10 +810,10 @@ private:
         const std::string above =
             fmt::format("above the {} minimum of {}", r.model, group_digits(x.minimum.tokens));
         // The marker's name in this request's API.
-        const std::string_view marker =
-            !x.anthropic ? "prompt_cache_breakpoint"
-            : r.format == model::ApiFormat::bedrock_converse ? "cachePoint block"
-                                                             : "cache_control";
+        const std::string_view marker = !x.anthropic ? "prompt_cache_breakpoint"
+                                        : r.format == model::ApiFormat::bedrock_converse
+                                            ? "cachePoint block"
+                                            : "cache_control";
         if (hedged) {
             f.message = fmt::format(
                 "no {}, and the prompt is stable for {}, {}, if {} value in {} is a literal (a "

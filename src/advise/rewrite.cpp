@@ -1,8 +1,8 @@
 #include "advise/rewrite.hpp"
 
-#include "util/source_map.hpp"
 #include "util/format.hpp"
 #include "util/redact.hpp"
+#include "util/source_map.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -4,7 +4,6 @@
 #include "account/usage_split.hpp"
 #include "advise/lint.hpp"
 #include "advise/rewrite.hpp"
-#include "util/source_map.hpp"
 #include "analysis/analyzer.hpp"
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
@@ -16,6 +15,7 @@
 #include "sim/simulator.hpp"
 #include "util/error.hpp"
 #include "util/format.hpp"
+#include "util/source_map.hpp"
 #include "util/time.hpp"
 
 #include <fmt/format.h>

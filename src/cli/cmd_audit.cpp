@@ -1,7 +1,7 @@
 #include "account/auditor.hpp"
 #include "account/expected_basis.hpp"
-#include "analysis/rule_catalogue.hpp"
 #include "advise/suggest.hpp"
+#include "analysis/rule_catalogue.hpp"
 #include "cli/disabled_rules.hpp"
 #include "cli/options.hpp"
 #include "cli/request_watchers.hpp"

@@ -1,6 +1,5 @@
 #include "advise/lint.hpp"
 #include "advise/rewrite.hpp"
-#include "util/source_map.hpp"
 #include "advise/suggest.hpp"
 #include "cli/options.hpp"
 #include "cli/setting_options.hpp"
@@ -13,6 +12,7 @@
 #include "util/file.hpp"
 #include "util/format.hpp"
 #include "util/line_reader.hpp"
+#include "util/source_map.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -63,7 +63,8 @@ note_automatic_families(const advise::Suggestion& suggestion, bool quiet)
     for (const auto& f : suggestion.families) {
         if (!f.placeable) {
             automatic.push_back(fmt::format(
-                "{} family ({}) is left as it is: {}", f.provider, count_noun(f.requests, "request"),
+                "{} family ({}) is left as it is: {}", f.provider,
+                count_noun(f.requests, "request"),
                 f.note.empty() ? "its provider caches automatically and takes no breakpoints"
                                : f.note));
         }
@@ -72,12 +73,12 @@ note_automatic_families(const advise::Suggestion& suggestion, bool quiet)
         const auto& first = suggestion.families.front();
         // A family with a note takes breakpoints suggest does not place
         // (OpenAI's GPT-5.6 explicit mode): the note says so, not "automatic".
-        throw Error(first.note.empty()
-                        ? fmt::format("--write and --diff place cache_control breakpoints, which "
-                                      "{} does not take: it caches automatically",
-                                      first.provider)
-                        : fmt::format("--write and --diff do not place these breakpoints: {}",
-                                      first.note));
+        throw Error(
+            first.note.empty()
+                ? fmt::format("--write and --diff place cache_control breakpoints, which "
+                              "{} does not take: it caches automatically",
+                              first.provider)
+                : fmt::format("--write and --diff do not place these breakpoints: {}", first.note));
     }
     for (const auto& family : automatic) {
         if (!quiet) {

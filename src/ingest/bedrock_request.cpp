@@ -46,7 +46,8 @@ parse_cache_point(od::value v)
         } else if (key == "ttl") {
             const auto ttl = within("ttl", [&] { return text("\"5m\" or \"1h\""); });
             if (ttl != "5m" && ttl != "1h") {
-                throw FieldError("ttl", fmt::format("expected \"5m\" or \"1h\", found \"{}\"", ttl));
+                throw FieldError("ttl",
+                                 fmt::format("expected \"5m\" or \"1h\", found \"{}\"", ttl));
             }
             cc.ttl = ttl == "1h" ? model::Ttl::one_hour : model::Ttl::five_minutes;
         }

@@ -530,8 +530,7 @@ rewrite_residual_note(Request& request, const std::string& where)
 // goes to the tool definitions among the rest (book_residual). False, and
 // nothing changed, where that does not fit.
 bool
-rebook_after_prefix(Request& request, const Request& source, std::size_t shared,
-                    std::int64_t total)
+rebook_after_prefix(Request& request, const Request& source, std::size_t shared, std::int64_t total)
 {
     auto& segs = request.segments;
     std::vector<std::size_t> rest;
@@ -541,9 +540,8 @@ rebook_after_prefix(Request& request, const Request& source, std::size_t shared,
         counted += round_estimate(segs[i].estimate);
     }
     const std::int64_t residual = total - source.segments[shared - 1].cumulative_tokens - counted;
-    const bool tools = std::any_of(rest.begin(), rest.end(), [&](std::size_t i) {
-        return segs[i].kind == SegmentKind::tool;
-    });
+    const bool tools = std::any_of(
+        rest.begin(), rest.end(), [&](std::size_t i) { return segs[i].kind == SegmentKind::tool; });
     // Without a tool definition after the prefix, nothing says where the
     // residual sits (the first segment after a prefix is not the prompt's
     // start): the rest is scaled, as for estimates.
@@ -558,10 +556,11 @@ rebook_after_prefix(Request& request, const Request& source, std::size_t shared,
         segs[i].tokens = round_estimate(segs[i].estimate);
         segs[i].token_source = TokenSource::exact;
     }
-    rewrite_residual_note(request, residual > 0 ? "after the prefix shared with an earlier request, " +
-                                                      book_residual(segs, rest, residual)
-                                                : "all of them inside the prefix shared with an "
-                                                  "earlier request");
+    rewrite_residual_note(request, residual > 0
+                                       ? "after the prefix shared with an earlier request, " +
+                                             book_residual(segs, rest, residual)
+                                       : "all of them inside the prefix shared with an "
+                                         "earlier request");
     accumulate(segs);
     return true;
 }

@@ -87,7 +87,8 @@ fingerprint_of(const Finding& f, bool by_value)
     // Without its value, a dynamic field is a change between two requests
     // (it has a partner) or a value that stands at risk.
     const std::string excerpt = !f.excerpt ? ""
-                                : by_value ? marked(f.excerpt->was) + "\x1f" + marked(f.excerpt->now)
+                                : by_value
+                                    ? marked(f.excerpt->was) + "\x1f" + marked(f.excerpt->now)
                                 : f.partner.empty() ? "standing"
                                                     : "changed";
     // A template's findings are its own; a log's (they have a stream) are the

@@ -1,9 +1,9 @@
 #include "advise/lint.hpp"
 #include "advise/rewrite.hpp"
-#include "util/source_map.hpp"
 #include "advise/suggest.hpp"
 #include "cli/lint_inputs.hpp"
 #include "helpers.hpp"
+#include "util/source_map.hpp"
 
 #include <doctest/doctest.h>
 
