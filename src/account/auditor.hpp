@@ -98,7 +98,7 @@ struct Totals {
     Split reported;
     // The simulation of the requests that report usage, the side to compare
     // with `reported`, and of those that do not (an error answer, a response
-    // cut off): shown() is the former, or the latter when no request reports.
+    // cut off): expected_shown() is the former, or the latter when none reports.
     Split expected;
     Split expected_without_usage;
     Money actual;

@@ -49,7 +49,7 @@ annotate_regression(report::Format format, const Gate& gate, std::optional<doubl
         return;
     }
     if (auto message = regression_message(gate, hit_rate)) {
-        std::string data; // workflow-command data escapes %, CR and LF
+        std::string data; // workflow-command data escapes % (the message has no CR or LF)
         for (const char c : *message) {
             data += c == '%' ? std::string("%25") : std::string(1, c);
         }
