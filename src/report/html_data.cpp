@@ -612,7 +612,8 @@ audit_groups(HtmlReport& report, const AuditResult& r, const std::string& by, st
         report.groups.push_back(
             {key, t.requests, t.hit_rate(),
              priced ? std::optional<double>(t.actual.total()) : std::nullopt,
-             priced ? std::optional<double>(t.no_cache.total()) : std::nullopt});
+             priced ? std::optional<double>(t.no_cache.total()) : std::nullopt,
+             t.with_reported_cost > 0 ? std::optional<double>(t.reported_cost) : std::nullopt});
     }
     report.groups_total = report.groups.size();
     if (report.groups.size() > limit) {

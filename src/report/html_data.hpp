@@ -118,6 +118,9 @@ struct GroupRow {
     std::optional<double> hit_rate;   // nothing when none of its requests reports usage
     std::optional<double> actual_usd; // nothing when none of its requests is priced
     std::optional<double> no_cache_usd;
+    // The cost the log reports for its requests rules/pricing.json does not
+    // price: shown in the actual cell, marked "reported".
+    std::optional<double> reported_cost_usd;
 };
 
 struct HtmlLimits {

@@ -88,10 +88,15 @@ groups_table(std::ostream& out, const HtmlReport& r)
     for (const auto& g : r.groups) {
         const std::optional<double> saved =
             g.actual_usd ? std::optional<double>(*g.no_cache_usd - *g.actual_usd) : std::nullopt;
+        // With the cost the log reports for unpriced models, as text --by says.
+        const double actual = g.actual_usd.value_or(0) + g.reported_cost_usd.value_or(0);
+        const std::string actual_text = g.reported_cost_usd
+                                            ? format_usd(actual) + " (with reported)"
+                                            : usd_or_dash(g.actual_usd);
         fmt::print(out, "<tr data-key=\"{}\"><td>{}</td>{}{}{}{}{}</tr>\n", esc(g.key), esc(g.key),
                    number_cell(group_count(g.requests), static_cast<double>(g.requests)),
                    number_cell(percent_or_dash(g.hit_rate), g.hit_rate.value_or(0)),
-                   number_cell(usd_or_dash(g.actual_usd), g.actual_usd.value_or(0)),
+                   number_cell(actual_text, actual),
                    number_cell(usd_or_dash(g.no_cache_usd), g.no_cache_usd.value_or(0)),
                    number_cell(usd_or_dash(saved), saved.value_or(0)));
     }

@@ -211,7 +211,13 @@ TEST_SUITE("report::html_data")
         CHECK(report.groups[0].requests == 4);
         CHECK(report.groups[0].hit_rate.value_or(-1) == doctest::Approx(0.9));
         CHECK(!report.groups[0].actual_usd); // nothing priced
+        CHECK(!report.groups[0].reported_cost_usd);
         CHECK(report.groups_total == 4);
+
+        // A request of an unpriced model whose log gives its cost: that cost.
+        r.requests[1].reported_cost_usd = 0.25;
+        const auto with_cost = html_from_audit(r, nullptr, limits, std::nullopt, "stream");
+        CHECK(with_cost.groups[0].reported_cost_usd.value_or(0) == doctest::Approx(0.25));
         CHECK(report.aggregated.back() == "by stream: the 2 of 4 groups with the most requests");
     }
 
