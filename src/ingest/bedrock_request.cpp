@@ -30,21 +30,14 @@ parse_cache_point(od::value v)
     model::CacheControl cc;
     bool typed = false;
     for_each_member(v, "an object", [&](std::string_view key, od::value& member) {
-        const auto text = [&](std::string_view expected) {
-            const auto found = type_of(member);
-            if (found != od::json_type::string) {
-                wrong_type(expected, found);
-            }
-            return get(member.get_string(), "a string");
-        };
         if (key == "type") {
-            const auto type = within("type", [&] { return text("\"default\""); });
+            const auto type = within("type", [&] { return get_string(member, "\"default\""); });
             if (type != "default") {
                 throw FieldError("type", fmt::format("expected \"default\", found \"{}\"", type));
             }
             typed = true;
         } else if (key == "ttl") {
-            const auto ttl = within("ttl", [&] { return text("\"5m\" or \"1h\""); });
+            const auto ttl = within("ttl", [&] { return get_string(member, "\"5m\" or \"1h\""); });
             if (ttl != "5m" && ttl != "1h") {
                 throw FieldError("ttl",
                                  fmt::format("expected \"5m\" or \"1h\", found \"{}\"", ttl));

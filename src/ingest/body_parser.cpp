@@ -12,16 +12,6 @@
 
 namespace cachewise::ingest {
 
-std::string_view
-get_string(od::value& v)
-{
-    const auto t = type_of(v);
-    if (t != od::json_type::string) {
-        wrong_type("a string", t);
-    }
-    return get(v.get_string(), "a string");
-}
-
 BodyParser::BodyParser(const ruleset::Rules& rules, const model::TokenEstimator& estimator,
                        model::ApiFormat format, std::string_view conversation)
     : m_rules(&rules), m_estimator(&estimator), m_renderer(estimator, format), m_format(format),

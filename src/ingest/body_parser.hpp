@@ -196,7 +196,4 @@ private:
     od::parser m_continuation_parser;
 };
 
-// Reads a JSON string member; throws FieldError naming the expected type.
-std::string_view get_string(od::value& v);
-
 } // namespace cachewise::ingest

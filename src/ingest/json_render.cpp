@@ -209,16 +209,8 @@ parse_cache_control(od::value v)
     for (auto field : get(v.get_object(), "an object")) {
         const std::string_view key = get(field.unescaped_key(), "a key");
         od::value member = get(field.value(), "a value");
-        // A value of the wrong type says what was expected, not simdjson's words.
-        const auto text = [&](std::string_view expected) {
-            const auto found = type_of(member);
-            if (found != od::json_type::string) {
-                wrong_type(expected, found);
-            }
-            return get(member.get_string(), "a string");
-        };
         if (key == "type") {
-            const auto t = within("type", [&] { return text("\"ephemeral\""); });
+            const auto t = within("type", [&] { return get_string(member, "\"ephemeral\""); });
             if (t != "ephemeral") {
                 throw FieldError(
                     "type",
@@ -226,7 +218,7 @@ parse_cache_control(od::value v)
             }
             has_type = true;
         } else if (key == "ttl") {
-            const auto ttl = within("ttl", [&] { return text("\"5m\" or \"1h\""); });
+            const auto ttl = within("ttl", [&] { return get_string(member, "\"5m\" or \"1h\""); });
             if (ttl == "5m") {
                 cc.ttl = model::Ttl::five_minutes;
             } else if (ttl == "1h") {

@@ -67,6 +67,18 @@ wrong_type(std::string_view expected, od::json_type found)
     throw FieldError("", fmt::format("expected {}, found {}", expected, describe(found)));
 }
 
+// A JSON string; anything else throws FieldError "expected <expected>,
+// found <type>" (the values a field takes, such as "\"5m\" or \"1h\"").
+inline std::string_view
+get_string(od::value& v, std::string_view expected = "a string")
+{
+    const auto t = type_of(v);
+    if (t != od::json_type::string) {
+        wrong_type(expected, t);
+    }
+    return get(v.get_string(), "a string");
+}
+
 // False where `v` is null (an optional member given as null); throws
 // wrong_type(expected) unless it is of type `want`.
 inline bool
