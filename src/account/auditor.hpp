@@ -123,6 +123,8 @@ struct Totals {
     {
         return with_usage > 0 ? expected : expected_without_usage;
     }
+    // Requests without usage left out of expected_shown(), beside some with.
+    [[nodiscard]] bool uncompared() const { return with_usage > 0 && requests > with_usage; }
     [[nodiscard]] double expected_hit_rate() const
     {
         const Split& e = expected_shown();

@@ -144,8 +144,12 @@ syntax_error(std::string_view text)
 std::optional<std::uint64_t>
 line_of(std::string_view document, std::string_view field)
 {
+    // A document of one line is named at its line already.
+    if (field.empty() || document.find('\n') == std::string_view::npos) {
+        return std::nullopt;
+    }
     const auto map = SourceMap::build(document);
-    if (!map || field.empty()) {
+    if (!map) {
         return std::nullopt;
     }
     std::string path(field);

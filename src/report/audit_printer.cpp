@@ -95,9 +95,8 @@ totals_json(const Totals& t)
         {"hit_rate", t.hit_rate() ? Json(*t.hit_rate()) : Json(nullptr)},
         {"reported", split_json(t.reported)},
         {"expected", split_json(t.expected_shown())},
-        {"expected_without_usage", t.with_usage > 0 && t.requests > t.with_usage
-                                       ? split_json(t.expected_without_usage)
-                                       : Json(nullptr)},
+        {"expected_without_usage",
+         t.uncompared() ? split_json(t.expected_without_usage) : Json(nullptr)},
         {"cost_usd", cost},
         {"expected_hit_rate", t.expected_hit_rate()},
         {"lost_to_granularity", t.lost_to_granularity},
@@ -171,7 +170,7 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
         break;
     }
     fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected_shown()), what);
-    if (t.with_usage > 0 && t.requests > t.with_usage) {
+    if (t.uncompared()) {
         // The two sides cover the same requests: those that report usage.
         fmt::print(out,
                    "            not compared: {} without reported usage (an error answer, a "
@@ -301,6 +300,13 @@ unpriced_cell(const Totals& g)
     return g.with_usage == 0 ? "no usage" : "unpriced";
 }
 
+// A group's money cell: its amount when priced, else why not.
+std::string
+group_money(const Totals& g, double amount)
+{
+    return g.priced > 0 ? usd(amount) : unpriced_cell(g);
+}
+
 // A group's actual cost: at the rules' prices, plus the cost the log reports
 // for its requests the rules do not price, marked "*" (group_footnote).
 // An unpriced group is "unpriced", never 0.000000.
@@ -310,7 +316,7 @@ group_actual(const Totals& g)
     if (g.with_reported_cost > 0) {
         return usd(g.actual.total() + g.reported_cost) + " *";
     }
-    return g.priced > 0 ? usd(g.actual.total()) : unpriced_cell(g);
+    return group_money(g, g.actual.total());
 }
 
 std::string
@@ -332,12 +338,9 @@ text_by(const AuditResult& r, const std::string& by, std::ostream& out)
     table.add_row({by, "requests", "hit rate", "actual USD", "no-cache USD", "saved USD"});
     const auto groups = r.by(by);
     for (const auto& [key, g] : groups) {
-        const Totals& group = g; // clang 14 captures no structured binding
-        const auto money = [&group](double v) {
-            return group.priced > 0 ? usd(v) : unpriced_cell(group);
-        };
         table.add_row({key, group_count(g.requests), reported_rate(g), group_actual(g),
-                       money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total())});
+                       group_money(g, g.no_cache.total()),
+                       group_money(g, g.no_cache.total() - g.actual.total())});
     }
     table.print(out);
     if (const auto note = group_footnote(groups); !note.empty()) {
@@ -423,13 +426,10 @@ markdown_by(const AuditResult& r, const std::string& by, std::ostream& out)
     fmt::print(out, "|---|---:|---:|---:|---:|---:|\n");
     const auto groups = r.by(by);
     for (const auto& [key, g] : groups) {
-        const Totals& group = g; // clang 14 captures no structured binding
-        const auto money = [&group](double v) {
-            return group.priced > 0 ? usd(v) : unpriced_cell(group);
-        };
         fmt::print(out, "| {} | {} | {} | {} | {} | {} |\n", markdown_cell(key),
                    group_count(g.requests), reported_rate(g), markdown_cell(group_actual(g)),
-                   money(g.no_cache.total()), money(g.no_cache.total() - g.actual.total()));
+                   group_money(g, g.no_cache.total()),
+                   group_money(g, g.no_cache.total() - g.actual.total()));
     }
     fmt::print(out, "\n");
     if (const auto note = group_footnote(groups); !note.empty()) {
