@@ -1315,8 +1315,7 @@ private:
         std::vector<double> ratios;
         std::vector<double> ttft_new_or_expired;
         std::vector<double> ttft_warm;
-        for (std::size_t i = 0; i < m_result.requests.size(); ++i) {
-            const auto& a = m_result.requests[i];
+        for (const auto& a : m_result.requests) {
             m_result.totals.add(a);
             // A request whose prompt was not logged is neither new nor warm:
             // nothing says what it shared with the requests before it.

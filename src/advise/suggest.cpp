@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <ranges>
 #include <set>
 
 namespace cachewise::advise {
@@ -423,11 +424,12 @@ keep_own_ttls(std::vector<model::Breakpoint>& marks, const std::vector<model::Br
     bool hour_after = std::any_of(own.begin(), own.end(), [](const model::Breakpoint& b) {
         return b.automatic && b.cache_control.ttl == Ttl::one_hour;
     });
-    for (auto m = marks.rbegin(); m != marks.rend(); ++m) {
+    for (std::size_t k = marks.size(); k-- > 0;) { // from the last mark back
+        auto& ttl = marks[k].cache_control.ttl;
         if (hour_after) {
-            m->cache_control.ttl = Ttl::one_hour;
+            ttl = Ttl::one_hour;
         }
-        hour_after = hour_after || m->cache_control.ttl == Ttl::one_hour;
+        hour_after = hour_after || ttl == Ttl::one_hour;
     }
 }
 

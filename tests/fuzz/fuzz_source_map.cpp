@@ -6,6 +6,7 @@
 #include <string>
 
 extern "C" int
+// NOLINTNEXTLINE(readability-identifier-naming): the name libFuzzer calls
 LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     using namespace cachewise;

@@ -99,7 +99,7 @@ version: 1
 
     TEST_CASE("a broken gzip body is an error of its interaction")
     {
-        std::string bytes = "\x1f\x8b\x08\x00garbage";
+        std::string bytes("\x1f\x8b\x08\x00garbage", 11); // the NUL is part of the header
         std::string error;
         CHECK_FALSE(ingest::gunzip_if_compressed(bytes, error));
         CHECK(error.rfind("gzip: broken stream", 0) == 0);
