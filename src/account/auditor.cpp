@@ -996,6 +996,26 @@ private:
         });
     }
 
+    // Why a read short of the simulation is not judged where the provider
+    // reports no writes: the expected read rests on a stored prompt the log
+    // cannot show, so the note gives both figures, lest "not judged" beside
+    // an expected read of thousands look like a contradiction.
+    [[nodiscard]] std::string writer_read_note(const sim::SimResult& s, const RequestAudit& a) const
+    {
+        const std::string writer = s.hit_writer ? m_requests->id(*s.hit_writer) : "its writer";
+        const std::string shown =
+            m_shown_now->read == 0
+                ? std::string("no token of the entry the simulation hit as cached (the requests "
+                              "that wrote it read none)")
+                : fmt::format("{} tokens of the entry the simulation hit as cached ({} read them)",
+                              group_digits(m_shown_now->read), m_requests->id(m_shown_now->by));
+        return fmt::format("read {}, and the log shows {}: the "
+                           "expected {} assume that {}'s prompt was stored, which the provider "
+                           "does not report: not judged a miss",
+                           group_digits(a.reported->read), shown, group_digits(a.expected.read),
+                           writer);
+    }
+
     // A read short of the simulation beyond the tolerance that the estimate,
     // the log's evidence or the assumed render order accounts for: not judged
     // (a note on the request, a tally for the audit's notes).
@@ -1020,10 +1040,7 @@ private:
                                m_shown_now->read -
                                    m_rules.provider(a.policy).integer("writer_read_slack_tokens")) {
             m_writer_read_provider = a.policy;
-            not_judged(a, m_writer_read,
-                       "read no less than the log shows cached for the entry the simulation hit "
-                       "(the reads of its writers): that the writer's own prompt was stored is "
-                       "assumed (the provider reports no writes): not judged a miss");
+            not_judged(a, m_writer_read, writer_read_note(s, a).c_str());
             return true;
         }
         if (change_in_assumed_order(r, outcome)) {
