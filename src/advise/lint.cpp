@@ -1,5 +1,6 @@
 #include "advise/lint.hpp"
 
+#include "advise/placement.hpp"
 #include "analysis/divergence.hpp"
 #include "analysis/dynamic_fields.hpp"
 #include "analysis/rule_catalogue.hpp"
@@ -565,23 +566,6 @@ private:
         emit_below(std::move(f));
     }
 
-    // Where the request this body's latest reply answered ended: the block
-    // before the last assistant message between two breakpoints, or nothing
-    // (no reply there: a template, or the reply is before `after`).
-    static std::optional<std::size_t>
-    previous_end(const Request& r, std::optional<std::size_t> after, std::size_t before)
-    {
-        const std::size_t stop = after ? *after + 1 : 1; // k - 2 stays a segment
-        for (std::size_t k = before; k > stop; --k) {
-            const auto& s = r.segments[k - 1];
-            if (s.path.level == model::Level::messages && s.role == model::Role::assistant &&
-                r.segments[k - 2].role != model::Role::assistant) {
-                return k - 2;
-            }
-        }
-        return std::nullopt;
-    }
-
     // CW015: more lookback positions between consecutive breakpoints than
     // the window (rule "The lookback window is 20 blocks"). In a
     // conversation the previous request wrote at its last block (its moving
@@ -591,58 +575,49 @@ private:
     void check_lookback(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;
-        const auto& bps = x.bps;
         const auto window = static_cast<std::uint32_t>(
             x.provider.has("lookback_positions") ? x.provider.integer("lookback_positions") : 0);
-        for (std::size_t i = 1; window > 0 && i < bps.size(); ++i) {
-            const auto gap = r.segments[bps[i].segment].lookback_position -
-                             r.segments[bps[i - 1].segment].lookback_position;
-            const auto previous = previous_end(r, bps[i - 1].segment, bps[i].segment);
-            const bool turn_within = previous && r.segments[bps[i].segment].lookback_position -
-                                                         r.segments[*previous].lookback_position <=
-                                                     window;
-            if (gap > window && !turn_within) {
-                Finding f = make(analysis::rule::k_lookback_exceeded, r,
-                                 &r.segments[bps[i].segment], std::nullopt);
+        for (std::size_t i = 0; window > 0 && i < x.bps.size(); ++i) {
+            const auto from = i > 0 ? std::optional(x.bps[i - 1].segment) : std::nullopt;
+            const auto& to = x.bps[i];
+            // Where the previous request wrote, between the two: read by the
+            // earlier breakpoint when it lies there, by this one when within
+            // its window; below the minimum (or borderline) nothing may have
+            // been written to miss (suggest marks it under the same rule).
+            if (const auto previous = previous_write_end(r, from, to.segment)) {
+                if (*previous != from && reaches(r, *previous, x.minimum.tokens, x.band) &&
+                    lookback_span(r, *previous, to.segment) > window) {
+                    emit(out, turn_past_window(r, *previous, to, window));
+                }
+            } else if (from && lookback_span(r, *from, to.segment) > window) {
+                Finding f = make(analysis::rule::k_lookback_exceeded, r, &r.segments[to.segment],
+                                 std::nullopt);
                 f.message = fmt::format(
-                    "{} lookback positions from the breakpoint at {} to the one at {}; a "
-                    "breakpoint looks back only {}",
-                    gap, r.segments[bps[i - 1].segment].path.str(),
-                    r.segments[bps[i].segment].path.str(), window);
+                    "{} lookback positions from the breakpoint at {} to the one at {}, both "
+                    "counted; a breakpoint looks back only {}, itself included",
+                    lookback_span(r, *from, to.segment), r.segments[*from].path.str(),
+                    r.segments[to.segment].path.str(), window);
                 emit(out, std::move(f));
             }
         }
-        if (window > 0 && !bps.empty()) {
-            check_first_lookback(r, bps.front(), window, out);
-        }
     }
 
-    // The first breakpoint (a lone moving one on the last block, or the
-    // automatic one) against where the previous request wrote, the block
-    // before the latest reply: past the window, its entry is not found and
-    // the whole prompt is written again (rules §1.3, §1.4).
-    void check_first_lookback(const Request& r, const model::Breakpoint& first,
-                              std::uint32_t window, std::vector<Finding>& out)
+    // A breakpoint past the window from where the previous request wrote,
+    // the block before the latest reply: that entry is not found and the
+    // prompt is written again (rules §1.3, §1.4).
+    Finding turn_past_window(const Request& r, std::size_t previous, const model::Breakpoint& bp,
+                             std::uint32_t window)
     {
-        const auto previous = previous_end(r, std::nullopt, first.segment);
-        if (!previous) {
-            return;
-        }
-        const auto gap =
-            r.segments[first.segment].lookback_position - r.segments[*previous].lookback_position;
-        if (gap <= window) {
-            return;
-        }
         Finding f =
-            make(analysis::rule::k_lookback_exceeded, r, &r.segments[first.segment], std::nullopt);
+            make(analysis::rule::k_lookback_exceeded, r, &r.segments[bp.segment], std::nullopt);
         f.message = fmt::format(
             "{} lookback positions from {} (the block before the latest reply, where the previous "
-            "request wrote) to the {}breakpoint at {}; a breakpoint looks back only {}, so that "
-            "entry is not found and the prompt is written again: add a breakpoint within {} "
-            "positions of it",
-            gap, r.segments[*previous].path.str(), first.automatic ? "automatic " : "",
-            r.segments[first.segment].path.str(), window, window);
-        emit(out, std::move(f));
+            "request wrote) to the {}breakpoint at {}, both counted; a breakpoint looks back only "
+            "{}, itself included, so that entry is not found and the prompt is written again: add "
+            "a breakpoint within {} positions of it, both counted",
+            lookback_span(r, previous, bp.segment), r.segments[previous].path.str(),
+            bp.automatic ? "automatic " : "", r.segments[bp.segment].path.str(), window, window);
+        return f;
     }
 
     // How often a value rewrites the cache: a template alone shows that a

@@ -108,6 +108,8 @@ anchor_index(Anchor a, const Request& r, std::size_t stable_head)
     return std::nullopt;
 }
 
+} // namespace
+
 // Whether the prefix up to segment `k` surely reaches `minimum` (rule
 // "Minimum cacheable length"): a counted prefix as it is, an estimated one
 // with the error band to spare. A breakpoint the request has there already
@@ -124,8 +126,6 @@ reaches(const Request& r, std::size_t k, std::int64_t minimum, double band)
     const auto tokens = static_cast<double>(s.cumulative_tokens);
     return (counted ? tokens : tokens * (1 - band)) >= static_cast<double>(minimum);
 }
-
-} // namespace
 
 std::vector<model::Breakpoint>
 resolve(const Placement& placement, const Request& r, std::size_t stable_head, std::int64_t minimum,
@@ -165,6 +165,26 @@ resolve(const Placement& placement, const Request& r, std::size_t stable_head, s
         seen_5m = seen_5m || b.cache_control.ttl == model::Ttl::five_minutes;
     }
     return out;
+}
+
+std::optional<std::size_t>
+previous_write_end(const Request& r, std::optional<std::size_t> after, std::size_t before)
+{
+    const std::size_t stop = after ? *after + 1 : 1; // k - 2 stays a segment
+    for (std::size_t k = before; k > stop; --k) {
+        const auto& s = r.segments[k - 1];
+        if (s.path.level == Level::messages && s.role == model::Role::assistant &&
+            r.segments[k - 2].role != model::Role::assistant) {
+            return k - 2;
+        }
+    }
+    return std::nullopt;
+}
+
+std::uint32_t
+lookback_span(const Request& r, std::size_t from, std::size_t to)
+{
+    return r.segments[to].lookback_position - r.segments[from].lookback_position + 1;
 }
 
 Request

@@ -34,6 +34,11 @@ struct Placement {
     [[nodiscard]] std::string describe() const;
 };
 
+// Whether the prefix up to segment `k` surely reaches `minimum` (rule
+// "Minimum cacheable length"), an estimated one with the error `band` to
+// spare.
+bool reaches(const model::Request& request, std::size_t k, std::int64_t minimum, double band);
+
 // The breakpoints a placement gives one request: anchors resolved to blocks
 // that can carry cache_control, at most `max_breakpoints`, 1h before 5m (a
 // later 1h mark is downgraded), only prefixes that reach `minimum`: an
@@ -44,6 +49,19 @@ struct Placement {
 std::vector<model::Breakpoint> resolve(const Placement& placement, const model::Request& request,
                                        std::size_t stable_head, std::int64_t minimum, double band,
                                        int max_breakpoints);
+
+// Where the request that this body's latest reply answered ended, which is
+// where a conversation's moving breakpoint wrote its entry: the block before
+// the last assistant message in (after, before), or nothing (no reply there:
+// a template, or the reply is at or before `after`).
+std::optional<std::size_t> previous_write_end(const model::Request& request,
+                                              std::optional<std::size_t> after, std::size_t before);
+
+// The lookback positions a breakpoint at `to` checks to reach `from`, itself
+// counted as the first (rule "The lookback window is 20 blocks": "at most 20
+// positions per breakpoint, counting the breakpoint itself as the first"):
+// an entry at `from` is found when this is at most the window.
+std::uint32_t lookback_span(const model::Request& request, std::size_t from, std::size_t to);
 
 // A copy of `request` with exactly these breakpoints (no automatic one).
 model::Request with_breakpoints(const model::Request& request,

@@ -433,6 +433,34 @@ keep_own_ttls(std::vector<model::Breakpoint>& marks, const std::vector<model::Br
     }
 }
 
+// A turn that grew more lookback positions past the previous request's
+// write than a breakpoint checks (rule "The lookback window is 20 blocks")
+// would have every placed mark miss that entry and write the prompt again
+// (lint's CW015): a mark where the previous request ended reads it.
+void
+reach_previous_write(const Request& r, std::vector<model::Breakpoint>& marks,
+                     const ruleset::ProviderRules& provider, std::int64_t minimum, double band)
+{
+    if (marks.empty() || !provider.has("lookback_positions")) {
+        return;
+    }
+    const auto window = static_cast<std::uint32_t>(provider.integer("lookback_positions"));
+    const auto previous = previous_write_end(r, std::nullopt, marks.back().segment);
+    if (!previous || !r.segments[*previous].cache_control_allowed ||
+        !reaches(r, *previous, minimum, band) ||
+        static_cast<std::int64_t>(marks.size()) >= provider.integer("max_breakpoints")) {
+        return;
+    }
+    const bool in_reach = std::any_of(marks.begin(), marks.end(), [&](const auto& b) {
+        return b.segment >= *previous && lookback_span(r, *previous, b.segment) <= window;
+    });
+    if (!in_reach) {
+        marks.push_back(model::Breakpoint{*previous, model::CacheControl{}, false});
+        std::sort(marks.begin(), marks.end(),
+                  [](const auto& a, const auto& b) { return a.segment < b.segment; });
+    }
+}
+
 } // namespace
 
 Suggestion
@@ -459,6 +487,7 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
         marks.erase(std::remove_if(marks.begin(), marks.end(),
                                    [&](const auto& b) { return b.segment >= stable_end; }),
                     marks.end());
+        reach_previous_write(request, marks, provider, minimum, rules.tokens.error_band());
     }
     const auto own = model::breakpoints(request);
     keep_own_ttls(marks, own);

@@ -209,19 +209,35 @@ TEST_SUITE("advise::lint")
         CHECK(!find(lint_text(far), "CW015"));
         // A turn that appends 25 blocks after the reply: the previous
         // request's entry is out of reach.
-        std::string parts;
-        for (int i = 0; i < 25; ++i) {
-            parts += fmt::format(R"({{"type":"text","text":"part {}"}},)", i);
-        }
-        const std::string grown =
-            R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" + words(40) +
-            R"(","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"},)"
-            R"({"role":"assistant","content":"ok"},{"role":"user","content":[)" +
-            parts + R"({"type":"text","text":"end","cache_control":{"type":"ephemeral"}}]}]})";
-        const auto far_findings = lint_text(grown);
+        const auto grown = [](int system_words, int appended, bool mark_previous) {
+            std::string parts;
+            for (int i = 0; i < appended; ++i) {
+                parts += fmt::format(R"({{"type":"text","text":"part {}"}},)", i);
+            }
+            return R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" +
+                   words(system_words) +
+                   R"(","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"hi")" +
+                   (mark_previous ? R"(,"cache_control":{"type":"ephemeral"})" : "") +
+                   R"(}]},{"role":"assistant","content":"ok"},{"role":"user","content":[)" + parts +
+                   R"({"type":"text","text":"end","cache_control":{"type":"ephemeral"}}]}]})";
+        };
+        const auto far_findings = lint_text(grown(200, 25, false));
         const auto* look = find(far_findings, "CW015");
         REQUIRE(look != nullptr);
         CHECK(look->location.path == "messages[2].content[25]");
+        // The window counts the breakpoint itself (rule "The lookback
+        // window is 20 blocks"), as the simulator does: from the previous
+        // request's end, the reply and 18 blocks make 20 positions; one more
+        // block and that end is the 21st.
+        CHECK(!find(lint_text(grown(200, 17, false)), "CW015"));
+        const auto just_past = lint_text(grown(200, 18, false));
+        const auto* past = find(just_past, "CW015");
+        REQUIRE(past != nullptr);
+        CHECK(past->message.starts_with("21 lookback positions"));
+        // A breakpoint where the previous request ended reads its entry.
+        CHECK(!find(lint_text(grown(200, 25, true)), "CW015"));
+        // A previous prompt below the minimum wrote nothing to miss.
+        CHECK(!find(lint_text(grown(40, 25, false)), "CW015"));
 
         const std::string thinking =
             R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s","cache_control":{"type":"ephemeral"}}]}]})";

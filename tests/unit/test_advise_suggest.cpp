@@ -6,6 +6,7 @@
 #include "account/auditor.hpp"
 #include "advise/placement.hpp"
 #include "advise/suggest.hpp"
+#include "cli/lint_inputs.hpp"
 #include "helpers.hpp"
 #include "request_builder.hpp"
 
@@ -313,5 +314,36 @@ TEST_SUITE("advise::suggest")
                                   [](const auto& b) { return b.segment == 0; }));
             }
         }
+    }
+
+    TEST_CASE("one template: a turn wider than the lookback gets a mark where the last request "
+              "ended, and the rewrite lints without CW015")
+    {
+        std::string system;
+        for (int i = 0; i < 150; ++i) {
+            system += "Review the ledger entries against policy 4.2 and cite the line. ";
+        }
+        std::string parts;
+        for (int i = 0; i < 25; ++i) {
+            parts += fmt::format(R"({{"type":"text","text":"log line {}: a charge"}},)", i);
+        }
+        const std::string body =
+            R"({"model":"claude-sonnet-4-5","system":[{"type":"text","text":")" + system +
+            R"("}],"messages":[{"role":"user","content":[{"type":"text","text":"Start."}]},)"
+            R"({"role":"assistant","content":"Reading."},{"role":"user","content":[)" +
+            parts + R"({"type":"text","text":"end","cache_control":{"type":"ephemeral"}}]}]})";
+        model::TextStore texts;
+        const auto s =
+            advise::suggest_for_request(test::request_of(body), texts, test::rules(), {});
+        std::vector<std::string> paths;
+        for (const auto& b : s.breakpoints.at(s.requests.at(0).id)) {
+            paths.push_back(s.requests[0].segments[b.segment].path.str());
+        }
+        CHECK(paths == std::vector<std::string>{"system[0]", "messages[0].content[0]",
+                                                "messages[2].content[25]"});
+        test::TempFile rewritten(advise::rewrite_input("t.json", body, s, true), "suggested.json");
+        const auto lint = cli::lint_files({rewritten.path()}, test::rules(), {});
+        CHECK(std::none_of(lint.findings.begin(), lint.findings.end(),
+                           [](const analysis::Finding& f) { return f.rule == "CW015"; }));
     }
 }
