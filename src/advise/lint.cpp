@@ -6,15 +6,18 @@
 #include "analysis/rule_catalogue.hpp"
 #include "analysis/secrets.hpp"
 #include "analysis/segment_text.hpp"
+#include "ingest/block_kinds.hpp"
 #include "model/breakpoints.hpp"
 #include "model/display_text.hpp"
 #include "model/tokens.hpp"
 #include "util/error.hpp"
+#include "util/escape.hpp"
 #include "util/file.hpp"
 #include "util/format.hpp"
 #include "util/source_map.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -366,6 +369,7 @@ private:
         check_rejected(x, out);
         check_unwritten(x, out);
         check_not_allowed(x, out);
+        check_unknown_types(r, out);
         check_minimum(x, out);
         check_lookback(x, out);
         const auto stable_ends = check_dynamic(x, out);
@@ -477,6 +481,47 @@ private:
                 emit(out, std::move(f));
             }
         }
+    }
+
+    // CW019: a block, part or item whose type the API's table
+    // (ingest/block_kinds.cpp) does not name: the readers take it as other
+    // content, where the API would reject a typo ("txt") with a 400.
+    void check_unknown_types(const Request& r, std::vector<Finding>& out)
+    {
+        for (const auto& s : r.segments) {
+            if (s.kind != model::SegmentKind::other || s.path.level == model::Level::tools ||
+                s.path.cached) {
+                continue;
+            }
+            const auto rendered = m_texts->get(s.content);
+            const std::string type = rendered ? type_named(*rendered) : std::string();
+            const auto vocabulary = ingest::vocabulary_of(r.format, s.path);
+            if (type.empty() || ingest::is_known_type(vocabulary, type)) {
+                continue;
+            }
+            Finding f = make(analysis::rule::k_unknown_type, r, &s, std::nullopt);
+            f.message = fmt::format(
+                "{} has type \"{}\", which cachewise does not know for {} ({}): if it is a typo, "
+                "the API rejects the request; if the API added it, cachewise reads it as other "
+                "content, its tokens estimated from its JSON",
+                s.path.str(), safe_text(type), ingest::object_name(vocabulary),
+                ingest::known_types(vocabulary));
+            emit(out, std::move(f));
+        }
+    }
+
+    // The type a block names: its "type" member, or else (a Gemini part, a
+    // Converse block) its first member's name.
+    static std::string type_named(std::string_view rendered)
+    {
+        const auto json = nlohmann::ordered_json::parse(rendered, nullptr, false);
+        if (!json.is_object() || json.empty()) {
+            return {};
+        }
+        if (const auto it = json.find("type"); it != json.end()) {
+            return it->is_string() ? it->get<std::string>() : std::string();
+        }
+        return json.begin().key();
     }
 
     // CW012: prefixes below the minimum, with the estimate's error band; an

@@ -72,6 +72,10 @@ constexpr auto k_rules = std::to_array<RuleInfo>({
      "more explicit breakpoints than a request writes (OpenAI: the latest 4 in explicit mode, "
      "3 beside the implicit one): the earlier ones write nothing",
      "keep at most that many markers, on the prefixes that are reused"},
+    {rule::k_unknown_type, "unknown-type", Severity::warning,
+     "a content block, part or item of a type cachewise does not know for its API: a typo the "
+     "API rejects, or a type it added",
+     "use a documented type (check the spelling against the API reference)"},
     {rule::k_ttl_expired, "ttl-expired", Severity::info,
      "the gap since the entry was written or last read exceeded its TTL",
      "send the next request sooner, pre-warm, or use the 1h TTL for gaps up to an hour"},

@@ -30,6 +30,7 @@ inline constexpr std::string_view k_lookback_exceeded = "CW015";
 inline constexpr std::string_view k_cache_control_not_allowed = "CW016";
 inline constexpr std::string_view k_dynamic_before_stable = "CW017";
 inline constexpr std::string_view k_unwritten_breakpoints = "CW018";
+inline constexpr std::string_view k_unknown_type = "CW019";
 inline constexpr std::string_view k_ttl_expired = "CW020";
 inline constexpr std::string_view k_concurrent = "CW021";
 inline constexpr std::string_view k_unexplained_miss = "CW022";

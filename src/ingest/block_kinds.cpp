@@ -32,6 +32,7 @@ constexpr std::array k_kinds = {
     KindName{V::anthropic_block, "mcp_tool_use", K::server_tool_use},
     KindName{V::anthropic_block, "search_result", K::search_result},
     KindName{V::anthropic_block, "*_tool_result", K::server_tool_result},
+    KindName{V::anthropic_block, "container_upload", K::other},
     KindName{V::openai_chat_part, "text", K::text},
     KindName{V::openai_chat_part, "input_text", K::text},
     KindName{V::openai_chat_part, "output_text", K::text},
@@ -40,12 +41,17 @@ constexpr std::array k_kinds = {
     KindName{V::openai_chat_part, "input_image", K::image},
     KindName{V::openai_chat_part, "file", K::document},
     KindName{V::openai_chat_part, "input_file", K::document},
+    KindName{V::openai_chat_part, "input_audio", K::other},
     KindName{V::openai_responses_item, "function_call", K::tool_use},
     KindName{V::openai_responses_item, "custom_tool_call", K::tool_use},
     KindName{V::openai_responses_item, "local_shell_call", K::tool_use},
     KindName{V::openai_responses_item, "computer_call", K::tool_use},
     KindName{V::openai_responses_item, "mcp_call", K::tool_use},
     KindName{V::openai_responses_item, "reasoning", K::thinking},
+    KindName{V::openai_responses_item, "item_reference", K::other},
+    KindName{V::openai_responses_item, "mcp_list_tools", K::other},
+    KindName{V::openai_responses_item, "mcp_approval_request", K::other},
+    KindName{V::openai_responses_item, "mcp_approval_response", K::other},
     KindName{V::openai_responses_item, "*_output", K::tool_result},
     KindName{V::openai_responses_item, "*_call", K::server_tool_use},
     KindName{V::openai_responses_part, "input_text", K::text},
@@ -75,10 +81,14 @@ constexpr std::array k_kinds = {
 
 } // namespace
 
-model::SegmentKind
-kind_named(BlockVocabulary vocabulary, std::string_view type)
+namespace {
+
+// The kind `type` names for `vocabulary`, or nothing when the table does
+// not name it. One pass: an exact type returns at once, the first family is
+// kept.
+std::optional<K>
+find_kind(BlockVocabulary vocabulary, std::string_view type)
 {
-    // One pass: an exact type returns at once, the first family is kept.
     std::optional<K> family;
     for (const auto& entry : k_kinds) {
         if (entry.vocabulary != vocabulary) {
@@ -93,7 +103,72 @@ kind_named(BlockVocabulary vocabulary, std::string_view type)
             family = entry.kind;
         }
     }
-    return family.value_or(K::other);
+    return family;
+}
+
+} // namespace
+
+model::SegmentKind
+kind_named(BlockVocabulary vocabulary, std::string_view type)
+{
+    return find_kind(vocabulary, type).value_or(K::other);
+}
+
+bool
+is_known_type(BlockVocabulary vocabulary, std::string_view type)
+{
+    return find_kind(vocabulary, type).has_value();
+}
+
+std::string
+known_types(BlockVocabulary vocabulary)
+{
+    std::string out;
+    for (const auto& entry : k_kinds) {
+        if (entry.vocabulary == vocabulary) {
+            out += (out.empty() ? "" : ", ") + std::string(entry.type);
+        }
+    }
+    return out;
+}
+
+std::string_view
+object_name(BlockVocabulary vocabulary)
+{
+    switch (vocabulary) {
+    case V::anthropic_block:
+        return "a Messages API content block";
+    case V::openai_chat_part:
+        return "a Chat Completions content part";
+    case V::openai_responses_item:
+        return "a Responses input item";
+    case V::openai_responses_part:
+        return "a Responses content part";
+    case V::gemini_part:
+        return "a Gemini part";
+    case V::bedrock_block:
+        return "a Converse content block";
+    }
+    return "a content block";
+}
+
+BlockVocabulary
+vocabulary_of(model::ApiFormat format, const model::SegmentPath& path)
+{
+    switch (format) {
+    case model::ApiFormat::anthropic:
+        return V::anthropic_block;
+    case model::ApiFormat::openai_chat:
+        return V::openai_chat_part;
+    case model::ApiFormat::openai_responses:
+        return path.part == model::PathPart::none ? V::openai_responses_item
+                                                  : V::openai_responses_part;
+    case model::ApiFormat::gemini:
+        return V::gemini_part;
+    case model::ApiFormat::bedrock_converse:
+        return V::bedrock_block;
+    }
+    return V::anthropic_block;
 }
 
 } // namespace cachewise::ingest

@@ -247,6 +247,27 @@ TEST_SUITE("advise::lint")
         CHECK(bad->severity == analysis::Severity::error);
     }
 
+    TEST_CASE("CW019: a block type the API's table does not name")
+    {
+        const auto findings = lint_text(
+            R"({"model":"claude-sonnet-4-5","system":[{"type":"txt","text":"Be brief."}],)"
+            R"("messages":[{"role":"user","content":[{"type":"container_upload","file_id":"f"},)"
+            R"({"type":"text","text":"hi"}]}]})");
+        const auto* f = find(findings, "CW019");
+        REQUIRE(f != nullptr);
+        CHECK(f->location.path == "system[0]");
+        CHECK(f->message.find(R"(type "txt", which cachewise does not know for a Messages API )"
+                              "content block (text, tool_use,") != std::string::npos);
+        // A documented type the readers take as other content is not flagged.
+        CHECK(std::count_if(findings.begin(), findings.end(),
+                            [](const auto& x) { return x.rule == "CW019"; }) == 1);
+        const auto responses = lint_text(
+            R"({"model":"gpt-5","input":[{"role":"user","content":[{"type":"input_txt","text":"hi"}]}]})");
+        const auto* part = find(responses, "CW019");
+        REQUIRE(part != nullptr);
+        CHECK(part->message.find("a Responses content part (input_text,") != std::string::npos);
+    }
+
     TEST_CASE("CW017: dynamic content ahead of stable content")
     {
         const std::string text =

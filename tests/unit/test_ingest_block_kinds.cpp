@@ -43,4 +43,20 @@ TEST_SUITE("ingest::block_kinds")
         CHECK(kind_named(BlockVocabulary::anthropic_block, "_tool_result") == SegmentKind::other);
         CHECK(kind_named(BlockVocabulary::gemini_part, "x_call") == SegmentKind::other);
     }
+
+    TEST_CASE("known types: documented ones read as other content are known, typos are not")
+    {
+        using cachewise::ingest::is_known_type;
+        CHECK(is_known_type(BlockVocabulary::openai_chat_part, "input_audio"));
+        CHECK(kind_named(BlockVocabulary::openai_chat_part, "input_audio") == SegmentKind::other);
+        CHECK(is_known_type(BlockVocabulary::anthropic_block, "web_fetch_tool_result"));
+        CHECK(!is_known_type(BlockVocabulary::anthropic_block, "txt"));
+        CHECK(!is_known_type(BlockVocabulary::openai_responses_part, "input_txt"));
+        CHECK(cachewise::ingest::known_types(BlockVocabulary::bedrock_block) ==
+              "text, toolUse, toolResult, image, document, reasoningContent");
+        CHECK(cachewise::ingest::vocabulary_of(
+                  cachewise::model::ApiFormat::openai_responses,
+                  {cachewise::model::Level::messages, 0, 0, true, cachewise::model::PathRoot::input,
+                   cachewise::model::PathPart::none}) == BlockVocabulary::openai_responses_item);
+    }
 }
