@@ -193,9 +193,10 @@ std::optional<SecretMatch>
 aws_or_google_at(std::string_view word, std::size_t i, std::size_t j)
 {
     for (const std::string_view aws : {"AKIA", "ASIA", "AGPA", "AIDA", "AROA"}) {
-        if (starts_with(word, aws) && word.size() == 20 &&
-            run(word, 4, is_upper_or_digit) == word.size()) {
-            return make(i, j, 4, "aws-key");
+        // Exactly 16 capitals or digits after the prefix; a lower-case
+        // letter or '_' glued after them ("…LLG5x") does not hide it.
+        if (starts_with(word, aws) && word.size() >= 20 && run(word, 4, is_upper_or_digit) == 20) {
+            return make(i, i + 20, 4, "aws-key");
         }
     }
     if (starts_with(word, "AIza") && word.size() >= 39) {
@@ -421,6 +422,45 @@ push_url(std::string_view text, std::size_t scheme_end, const SecretMatch& url,
     return url.offset + url.length;
 }
 
+bool
+is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// Where a key may start inside a word, at `k` past its first byte: glued by
+// '-' or '_' ("s-AKIA…", "env_ghp_…"); a PEM header after more dashes; after
+// an escape the text holds as two characters ("\nsk-…", "\tAKIA…": JSON
+// kept inside a string) or a URL's percent-escape ("Bearer%20sk-…",
+// "api_key%3DAIza…"), whose last characters are word characters; and
+// wherever a prefix that no ordinary word holds begins ("keysk-ant-…",
+// "xAIza…"): inside a random string it is rare, and masking it harmless.
+bool
+may_start_inside(std::string_view text, std::size_t k)
+{
+    const char before = text[k - 1];
+    if (before == '-' || before == '_' || (text[k] == '-' && before != '-')) {
+        return true;
+    }
+    if (k >= 2 && text[k - 2] == '\\' &&
+        std::string_view("ntrbf").find(before) != std::string_view::npos) {
+        return true;
+    }
+    if (k >= 3 && text[k - 3] == '%' && is_hex(text[k - 2]) && is_hex(before)) {
+        return true;
+    }
+    const char c = text[k];
+    if (c != 's' && c != 'g' && c != 'A') { // most bytes: no such prefix starts here
+        return false;
+    }
+    static constexpr std::array<std::string_view, 14> k_distinct = {
+        "sk-ant-", "sk-proj-", "github_pat_", "glpat-", "ghp_", "gho_", "ghu_",
+        "ghs_",    "ghr_",     "AIza",        "AKIA",   "ASIA", "AIDA", "AROA"};
+    return std::ranges::any_of(k_distinct, [&](std::string_view prefix) {
+        return prefix[0] == c && text.substr(k, prefix.size()) == prefix;
+    });
+}
+
 } // namespace
 
 std::vector<SecretMatch>
@@ -436,13 +476,8 @@ find_secrets(std::string_view text)
         const std::size_t j = run(text, i, is_word);
         const std::string_view word = text.substr(i, j - i);
         std::optional<SecretMatch> m = shape_at(text, i, j);
-        // A key glued to a word by '-' or '_' ("s-AKIA…", "env_ghp_…"), or
-        // a PEM header after an escaped newline ("\n-----BEGIN") or after
-        // more dashes.
         for (std::size_t k = i + 1; !m && k < j; ++k) {
-            const bool after_joint = text[k - 1] == '-' || text[k - 1] == '_';
-            const bool dashes = text[k] == '-' && text[k - 1] != '-';
-            if (after_joint || dashes) {
+            if (may_start_inside(text, k)) {
                 m = shape_at(text, k, j);
             }
         }

@@ -46,6 +46,28 @@ TEST_SUITE("util::redact")
         CHECK(redact("Authorization: Bearer abcDEF123456ghiJKL789") == "Authorization: Bearer …89");
     }
 
+    TEST_CASE("a key after an escape kept as text, a URL's percent-escape or glued letters")
+    {
+        // JSON inside a string keeps "\n" as two characters, and a URL
+        // "%20": their last character is a word character, so the key does
+        // not start a word.
+        CHECK(redact("keys.txt:\\n" + k_openai + " v1") == "keys.txt:\\nsk-proj-…1p v1");
+        CHECK(redact("cols:\\t" + k_anthropic) == "cols:\\tsk-ant-…8s");
+        CHECK(redact("Authorization: Bearer%20" + k_openai) ==
+              "Authorization: Bearer%20sk-proj-…1p");
+        CHECK(redact("/v1/models?api_key%3D" + k_google) == "/v1/models?api_key%3DAIza…s3");
+        CHECK(redact("x" + k_anthropic) == "xsk-ant-…8s");
+        CHECK(redact("Z" + k_google) == "ZAIza…s3");
+        CHECK(redact("x" + k_github) == "xghp_…F6");
+        // An AWS key is its 20 characters, whatever is glued after them.
+        CHECK(redact("x" + k_aws + "x") == "xAKIA…V9x");
+        CHECK(redact(k_aws + "_Q") == "AKIA…V9_Q");
+        CHECK(redact(k_aws + "Q") == k_aws + "Q"); // 21 capitals: not its shape
+        // Ordinary words with these letters stay.
+        CHECK(redact("task-force \\nskills %20skip ghost_town") ==
+              "task-force \\nskills %20skip ghost_town");
+    }
+
     TEST_CASE("Stripe, Hugging Face, GitLab, npm and xAI keys")
     {
         const std::string body = "Zq8xY2vB7nLm4Kp9aB3cD4eF5gH6iJ7k";
