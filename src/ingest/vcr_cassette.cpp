@@ -52,21 +52,39 @@ plain_scalar(const std::string& s)
     return s;
 }
 
+// A YAML alias repeats a node without repeating its text, and nested ones
+// multiply ("billion laughs": 757 bytes became 8.5 GB of JSON). Without
+// aliases a document holds fewer nodes than twice its bytes, so an
+// interaction may expand to that many and no more (the cassette's own size
+// decides the budget, given by the caller).
+struct NodeBudget {
+    std::size_t left = 0;
+    void take()
+    {
+        if (left == 0) {
+            throw std::runtime_error("its YAML aliases expand to more nodes than twice the "
+                                     "cassette's size (an alias bomb?)");
+        }
+        --left;
+    }
+};
+
 Json
-to_json(const YAML::Node& node)
+to_json(const YAML::Node& node, NodeBudget& budget)
 {
+    budget.take();
     switch (node.Type()) {
     case YAML::NodeType::Map: {
         Json object = Json::object();
         for (const auto& kv : node) {
-            object[kv.first.as<std::string>()] = to_json(kv.second);
+            object[kv.first.as<std::string>()] = to_json(kv.second, budget);
         }
         return object;
     }
     case YAML::NodeType::Sequence: {
         Json array = Json::array();
         for (const auto& item : node) {
-            array.push_back(to_json(item));
+            array.push_back(to_json(item, budget));
         }
         return array;
     }
@@ -105,10 +123,10 @@ body_bytes(const YAML::Node& body)
 // a body that is not JSON (an SSE stream) stays a string, which the response
 // reader takes as a stream.
 std::optional<Json>
-body_of(const YAML::Node& message, std::string& error)
+body_of(const YAML::Node& message, NodeBudget& budget, std::string& error)
 {
     if (const auto parsed = message["parsed_body"]; parsed && !parsed.IsNull()) {
-        return to_json(parsed);
+        return to_json(parsed, budget);
     }
     auto bytes = body_bytes(message["body"]);
     if (!bytes || bytes->empty()) {
@@ -199,7 +217,7 @@ endpoint_of(std::string_view uri)
 // One interaction as an exchange record; nothing for a call that is not a
 // model request. Throws std::runtime_error for a broken one.
 std::optional<Json>
-record_of(const YAML::Node& interaction)
+record_of(const YAML::Node& interaction, NodeBudget budget)
 {
     const auto request = interaction["request"];
     const auto response = interaction["response"];
@@ -213,7 +231,7 @@ record_of(const YAML::Node& interaction)
         return std::nullopt;
     }
     std::string error;
-    auto body = body_of(request, error);
+    auto body = body_of(request, budget, error);
     if (!error.empty()) {
         throw std::runtime_error("request body: " + error);
     }
@@ -232,7 +250,7 @@ record_of(const YAML::Node& interaction)
     }
     record["request"] = std::move(*body);
     if (response && response.IsMap()) {
-        auto answer = body_of(response, error);
+        auto answer = body_of(response, budget, error);
         if (!error.empty()) {
             throw std::runtime_error("response body: " + error);
         }
@@ -305,13 +323,13 @@ namespace {
 
 // One interaction, at `line` of the file.
 void
-read_interaction(const YAML::Node& interaction, std::uint64_t line,
+read_interaction(const YAML::Node& interaction, std::uint64_t line, std::size_t text_size,
                  const CassetteReader::RecordCallback& on_record,
                  const CassetteReader::SkipCallback& on_skip,
                  const CassetteReader::ErrorCallback& on_error)
 {
     try {
-        const auto record = record_of(interaction);
+        const auto record = record_of(interaction, NodeBudget{2 * text_size + 1024});
         if (!record) {
             on_skip();
             return;
@@ -372,7 +390,7 @@ read_items_apart(const std::string& text, const CassetteReader::RecordCallback& 
         try {
             const YAML::Node items = YAML::Load(chunk);
             if (items.IsSequence() && items.size() == 1) {
-                read_interaction(items[0], first + 1, on_record, on_skip, on_error);
+                read_interaction(items[0], first + 1, chunk.size(), on_record, on_skip, on_error);
             } else {
                 on_error(first + 1, "not an interaction of the cassette");
             }
@@ -407,7 +425,7 @@ CassetteReader::read(const std::string& text, const RecordCallback& on_record,
     }
     for (const auto& interaction : interactions) {
         read_interaction(interaction, static_cast<std::uint64_t>(interaction.Mark().line) + 1,
-                         on_record, on_skip, on_error);
+                         text.size(), on_record, on_skip, on_error);
     }
     return "";
 }

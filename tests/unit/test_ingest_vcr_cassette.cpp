@@ -2,6 +2,7 @@
 #include "ingest/vcr_cassette.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <sstream>
@@ -95,6 +96,38 @@ version: 1
         REQUIRE(loaded.requests.size() == 1);
         CHECK(loaded.requests[0].line == 40);
         CHECK(loaded.requests[0].usage->cache_read == 1843);
+    }
+
+    TEST_CASE("aliases that expand past twice the cassette's size cost their interaction")
+    {
+        // Nine aliases of nine ("billion laughs"): 9^8 nodes from under 1 KB.
+        std::string levels = "      x0: &l0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\","
+                             "\"lol\",\"lol\",\"lol\"]\n";
+        for (int i = 1; i < 8; ++i) {
+            levels += fmt::format("      x{0}: &l{0} [", i);
+            for (int k = 0; k < 9; ++k) {
+                levels += fmt::format("{}*l{}", k == 0 ? "" : ",", i - 1);
+            }
+            levels += "]\n";
+        }
+        const auto cassette = [](const std::string& extra) {
+            return "interactions:\n- request:\n    method: POST\n    uri: "
+                   "https://api.anthropic.com/v1/messages\n    parsed_body:\n      model: "
+                   "claude-sonnet-4-5\n" +
+                   extra +
+                   "      messages:\n      - {role: user, content: hi}\n  response:\n    "
+                   "parsed_body:\n      usage: {input_tokens: 10, output_tokens: 1}\n";
+        };
+        const auto bomb =
+            test::load_text(cassette(levels), ingest::InputFormat::auto_detect, "bomb.yaml");
+        CHECK(bomb.requests.empty());
+        REQUIRE(bomb.summary.errors.size() == 1);
+        CHECK(bomb.summary.errors[0].reason.find("alias bomb") != std::string::npos);
+        // An anchor reused a few times is read.
+        const auto few =
+            test::load_text(cassette("      x0: &m {a: 1, b: 2}\n      x1: *m\n      x2: *m\n"),
+                            ingest::InputFormat::auto_detect, "few.yaml");
+        CHECK(few.requests.size() == 1);
     }
 
     TEST_CASE("a broken gzip body is an error of its interaction")
