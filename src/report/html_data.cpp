@@ -486,6 +486,14 @@ severity_cards(HtmlReport& report, const std::vector<Finding>& findings)
     }
 }
 
+// Why no cost is shown: costs are of reported usage, so a log without any
+// is not sent to the price file.
+std::string
+why_unpriced(const account::Totals& t)
+{
+    return t.with_usage == 0 ? "no request reports usage" : "no price in rules/pricing.json";
+}
+
 void
 audit_cards(HtmlReport& report, const AuditResult& r)
 {
@@ -509,8 +517,9 @@ audit_cards(HtmlReport& report, const AuditResult& r)
                           std::string note) {
         report.cards.push_back(priced ? card(std::move(id), std::move(label), format_usd(v),
                                              raw_number(v), std::move(json), std::move(note))
-                                      : card(std::move(id), std::move(label), "unpriced", "", "",
-                                             "no price in rules/pricing.json"));
+                                      : card(std::move(id), std::move(label),
+                                             t.with_usage == 0 ? "n/a" : "unpriced", "", "",
+                                             why_unpriced(t)));
     };
     cost("actual", "actual cost (USD)", t.actual.total(), "totals.cost_usd.actual.total",
          "at the reported usage");
@@ -567,7 +576,7 @@ audit_waterfall(HtmlReport& report, const AuditResult& r,
                  "rounding. The suggested placement's step is what suggest's replay of the same "
                  "requests saves on input against their own breakpoints, taken from the actual "
                  "cost."
-               : "No request was priced (no price in rules/pricing.json): no costs to draw.";
+               : fmt::format("No request was priced ({}): no costs to draw.", why_unpriced(t));
 }
 
 std::vector<Point>

@@ -196,22 +196,51 @@ waterfall_view(std::ostream& out, const HtmlReport& r)
     fmt::print(out, "</tbody></table>\n</section>\n");
 }
 
+// Each lane on its own span: a log that runs for days holds streams of
+// seconds, whose bars a page-wide axis would draw on top of one another.
 struct LaneScale {
-    double max_at = 1;
+    double min_at = 0;
+    double span = 1;
     bool time_axis = false;
+
+    LaneScale(const TimelineLane& lane, bool time) : time_axis(time)
+    {
+        if (lane.bars.empty()) {
+            return;
+        }
+        min_at = lane.bars.front().at;
+        double max_at = min_at;
+        for (const auto& b : lane.bars) {
+            min_at = std::min(min_at, b.at);
+            max_at = std::max(max_at, b.at);
+        }
+        for (const auto& g : lane.gaps) {
+            max_at = std::max(max_at, g.to);
+        }
+        span = std::max(max_at - min_at, 1.0);
+    }
+    // Where `at` lies along a plot `plot_w` wide from `left`, with a margin
+    // of 2% of the span on each side for the first and last bars.
+    [[nodiscard]] double x(double at, double left, double plot_w) const
+    {
+        return left + plot_w * (at - min_at + 0.02 * span) / (1.04 * span);
+    }
 };
 
+// Ticks from the lane's first request: durations since it, or request numbers.
 void
 lane_axis(std::ostream& out, const LaneScale& s, double left, double plot_w, double y)
 {
     out << svg_line(left, y, left + plot_w, y, "axis");
-    for (const double t : s.time_axis ? time_ticks(s.max_at, 8) : nice_ticks(s.max_at, 8)) {
-        if (t > s.max_at) {
+    for (const double t : s.time_axis ? time_ticks(s.span, 8) : nice_ticks(s.span, 8)) {
+        if (t > s.span) {
             break;
         }
-        const double x = left + plot_w * t / s.max_at;
+        const double x = s.x(s.min_at + t, left, plot_w);
         out << svg_line(x, y, x, y + 4, "axis");
-        out << svg_text(x, y + 15, s.time_axis ? short_duration(t) : fmt::format("#{:.0f}", t + 1),
+        out << svg_text(x, y + 15,
+                        s.time_axis ? "+" + short_duration(t)
+                                    : fmt::format("#{:.0f}", s.min_at + t + 1),
                         "middle", "lbl");
     }
 }
@@ -249,7 +278,7 @@ lane_chart(std::ostream& out, const TimelineLane& lane, std::size_t index, const
     const double scale = (base - top) / static_cast<double>(peak);
     const double bar_w = std::clamp(
         plot_w / static_cast<double>(std::max<std::size_t>(lane.bars.size(), 1)) * 0.6, 1.5, 14.0);
-    const auto x_of = [&](double at) { return left + plot_w * at / s.max_at; };
+    const auto x_of = [&](double at) { return s.x(at, left, plot_w); };
     out << svg_open(k_width, h, "timeline of " + lane.stream, fmt::format("lane-{}-table", index));
     for (const auto& g : lane.gaps) {
         const double expiry = x_of(g.from + g.ttl);
@@ -337,19 +366,16 @@ timeline_view(std::ostream& out, const HtmlReport& r, const std::set<std::string
     fmt::print(out, "<section id=\"timeline\" class=\"view\">\n<h2>Timeline per stream</h2>\n");
     fmt::print(out, "<p class=\"note\">{}</p>\n", esc(r.timeline_note));
     legend(out, r.timeline_parts, r.time_axis);
-    LaneScale scale;
-    scale.time_axis = r.time_axis;
-    for (const auto& lane : r.lanes) {
-        for (const auto& b : lane.bars) {
-            scale.max_at = std::max(scale.max_at, b.at * 1.02);
-        }
-    }
     for (std::size_t i = 0; i < r.lanes.size(); ++i) {
         const auto& lane = r.lanes[i];
-        fmt::print(out, "<h3 id=\"lane-{}\">{}{} <span class=\"muted\">{}</span></h3>\n", i,
+        const LaneScale scale(lane, r.time_axis);
+        fmt::print(out, "<h3 id=\"lane-{}\">{}{} <span class=\"muted\">{}{}</span></h3>\n", i,
                    lane.side ? "side call: " : "",
                    esc(lane.stream.empty() ? "(no stream)" : lane.stream),
-                   count_noun(lane.requests, "request"));
+                   count_noun(lane.requests, "request"),
+                   r.time_axis ? fmt::format(", from {} after the log's first request",
+                                             short_duration(scale.min_at))
+                               : std::string());
         lane_chart(out, lane, i, scale, anchors, r.timeline_parts);
         lane_table(out, lane, i, r.timeline_parts, r.time_axis);
     }

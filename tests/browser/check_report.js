@@ -62,6 +62,14 @@ function readPage() {
       tokens: Number(r.dataset.tokens) })),
     findings: q('article.finding').map((a) => ({ id: a.id, rule: a.dataset.rule })),
     lanes: q('#timeline h3 .muted').map((s) => parseInt(s.textContent.replace(/,/g, ''), 10)),
+    // How wide each lane's bars spread, as a share of its chart, when its
+    // requests started at more than one time.
+    laneSpreads: q('#timeline svg').map((svg) => {
+      const xs = Array.from(svg.querySelectorAll('rect[class^="p"]')).map((r) => Number(r.getAttribute('x')));
+      const table = document.getElementById(svg.getAttribute('aria-describedby') || '');
+      const times = new Set(table ? Array.from(table.querySelectorAll('tbody tr')).map((r) => r.cells[1].textContent) : []);
+      return { times: times.size, spread: xs.length ? (Math.max(...xs) - Math.min(...xs)) / Number(svg.getAttribute('width')) : 0 };
+    }),
     brokenLinks: q('a[href^="#"]').map((a) => a.getAttribute('href').slice(1))
       .filter((id) => !document.getElementById(id)),
     aggregated: q('#aggregated li').length,
@@ -124,6 +132,12 @@ function compareNumbers(page, json) {
     check(page.groups.length === Object.keys(json.by.groups).length,
       `${page.groups.length} groups by ${json.by.key}, json ${Object.keys(json.by.groups).length}`);
   }
+  // Each lane on its own span: a page-wide axis drew a short stream's bars
+  // on top of one another.
+  page.laneSpreads.forEach((l, i) => {
+    check(l.times < 2 || l.spread > 0.5, `lane ${i}: ${l.times} start times, bars spread over ` +
+      `${(100 * l.spread).toFixed(1)}% of the chart`);
+  });
   const requests = page.lanes.reduce((s, n) => s + n, 0);
   check(requests === json.requests.length,
     `the timeline's lanes hold ${requests} requests, json ${json.requests.length}`);
