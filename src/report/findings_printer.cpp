@@ -160,7 +160,7 @@ print_sarif(const std::vector<Finding>& findings, std::ostream& out)
         }
         Json location;
         Json physical = {
-            {"artifactLocation", {{"uri", f.file.empty() ? std::string("-") : f.file}}}};
+            {"artifactLocation", {{"uri", f.file.empty() ? std::string("-") : uri_path(f.file)}}}};
         if (f.line > 0) {
             Json region = {{"startLine", f.line}};
             if (f.column > 0) {

@@ -108,4 +108,23 @@ safe_lines(std::string_view text)
     return out;
 }
 
+std::string
+uri_path(std::string_view path)
+{
+    static constexpr std::string_view k_kept = "-._~/!$&'()*+,;=@";
+    std::string out;
+    out.reserve(path.size());
+    for (const char c : path) {
+        const auto b = static_cast<unsigned char>(c);
+        const bool alnum =
+            (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9');
+        if (alnum || k_kept.find(c) != std::string_view::npos) {
+            out += c;
+        } else {
+            out += fmt::format("%{:02X}", b);
+        }
+    }
+    return out;
+}
+
 } // namespace cachewise

@@ -26,6 +26,12 @@ std::string safe_lines(std::string_view text);
 // tables take "\|", inside code spans too).
 std::string markdown_cell(std::string_view text);
 
+// A file path as a URI reference (RFC 3986, SARIF's artifactLocation.uri):
+// every byte but the unreserved characters, '/' and the sub-delimiters
+// percent-encoded, ':' too (a relative path's first segment is not a
+// scheme): "a b#1.jsonl" becomes "a%20b%231.jsonl".
+std::string uri_path(std::string_view path);
+
 // A byte and what an escaper writes in its place.
 struct ByteEscape {
     char byte;

@@ -211,6 +211,16 @@ TEST_SUITE("util::redact")
 
 TEST_SUITE("util::escape")
 {
+    TEST_CASE("a path as a URI reference: what would end or change it is percent-encoded")
+    {
+        CHECK(uri_path("logs/run-1.jsonl") == "logs/run-1.jsonl");
+        CHECK(uri_path("a,b:c%d #1.jsonl") == "a,b%3Ac%25d%20%231.jsonl");
+        CHECK(uri_path("x?y=1&z.jsonl") == "x%3Fy=1&z.jsonl");
+        CHECK(uri_path("test_deepseek[function_tool].yaml") ==
+              "test_deepseek%5Bfunction_tool%5D.yaml");
+        CHECK(uri_path("é") == "%C3%A9");
+    }
+
     TEST_CASE("control characters and escape sequences become escapes")
     {
         CHECK(escape_control("a\x1b[31mred\x07") == "a\\u001b[31mred\\u0007");
