@@ -491,10 +491,16 @@ markdown(const AuditResult& r, const ingest::LoadSummary&, const AuditPrintOptio
     }
 }
 
+// A cell of log text, quoted; one that starts as a spreadsheet formula does
+// ('=', '+', '-', '@', a tab or CR: OWASP "CSV injection") gets a leading
+// apostrophe, which spreadsheets take as "text" and do not show.
 std::string
 csv_quote(const std::string& s)
 {
     std::string q = "\"";
+    if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos) {
+        q += '\'';
+    }
     for (char c : s) {
         q += c == '"' ? std::string("\"\"") : std::string(1, c);
     }
