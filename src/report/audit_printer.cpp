@@ -139,6 +139,32 @@ cost_rows(const AuditResult& r, std::ostream& out, bool markdown)
     }
 }
 
+// On what the expected side rests. Anthropic's cache turns on breakpoints:
+// where Claude Code logged none, its placement was assumed, not the
+// requests' own.
+std::string
+basis_text(const AuditResult& r, const account::ExpectedBasis& basis)
+{
+    switch (basis.kind) {
+    case account::ExpectedBasis::Kind::forced_policy:
+        return fmt::format("{}'s cache for every request; reported usage not compared",
+                           basis.forced);
+    case account::ExpectedBasis::Kind::anthropic:
+        if (r.assumed_breakpoints == 0) {
+            return "Anthropic's documented cache, the requests' own breakpoints";
+        }
+        return r.assumed_breakpoints == r.totals.requests
+                   ? "Anthropic's documented cache, Claude Code's placement assumed"
+                   : "Anthropic's documented cache, the requests' own breakpoints, Claude Code's "
+                     "placement assumed where none is logged";
+    case account::ExpectedBasis::Kind::each_provider:
+        return fmt::format("each provider's documented cache: {}", fmt::join(basis.policies, ", "));
+    case account::ExpectedBasis::Kind::none:
+        break;
+    }
+    return "nothing simulated: no request's prompt is logged, so the reported usage stands in";
+}
+
 // The first lines: what was read, reported and expected, and on what basis.
 void
 text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out)
@@ -152,23 +178,7 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
     } else {
         fmt::print(out, "  reported  none: no request reports usage\n");
     }
-    const auto& basis = o.basis;
-    std::string what;
-    switch (basis.kind) {
-    case account::ExpectedBasis::Kind::forced_policy:
-        what =
-            fmt::format("{}'s cache for every request; reported usage not compared", basis.forced);
-        break;
-    case account::ExpectedBasis::Kind::anthropic:
-        what = "Anthropic's documented cache, the requests' own breakpoints";
-        break;
-    case account::ExpectedBasis::Kind::each_provider:
-        what = fmt::format("each provider's documented cache: {}", fmt::join(basis.policies, ", "));
-        break;
-    case account::ExpectedBasis::Kind::none:
-        what = "nothing simulated: no request's prompt is logged, so the reported usage stands in";
-        break;
-    }
+    const std::string what = basis_text(r, o.basis);
     fmt::print(out, "  expected  {}  ({})\n", split_text(t.expected_shown()), what);
     if (t.uncompared()) {
         // The two sides cover the same requests: those that report usage.
@@ -178,7 +188,7 @@ text_summary(const AuditResult& r, const AuditPrintOptions& o, std::ostream& out
                    count_noun(t.requests - t.with_usage, "request"),
                    split_text(t.expected_without_usage));
     }
-    if (const auto caveat = account::estimated_caveat(basis); !caveat.empty()) {
+    if (const auto caveat = account::estimated_caveat(o.basis); !caveat.empty()) {
         fmt::print(out, "  {}\n", caveat);
     }
 }
