@@ -165,6 +165,11 @@ expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>* 
         }
         std::error_code ec;
         const auto status = fs::status(input, ec);
+        if (ec && ec != std::errc::no_such_file_or_directory) {
+            // A link that loops, a folder without search permission: the
+            // system's own reason, not "no such file".
+            throw Error(fmt::format("{}: cannot be read: {}", input, ec.message()));
+        }
         if (ec || !fs::exists(status)) {
             throw Error(fmt::format("{}: no such file or directory", input));
         }

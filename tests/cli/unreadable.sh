@@ -51,5 +51,15 @@ if [ "$(cat "$work/err")" != "$want" ]; then
   failed=1
 fi
 [ -s "$work/out" ] && { echo "FAIL: locked folder: output on stdout"; failed=1; }
-[ $failed = 0 ] && echo "ok: 1 request read, the locked folder and file reported; a locked folder alone is refused with its reason"
+# A link that loops: the system's reason, not "no such file or directory".
+ln -s loop "$dir/loop"
+"${run[@]}" analyze "$dir/loop" >"$work/out" 2>"$work/err"
+status=$?
+want="cachewise: error: $dir/loop: cannot be read: Too many levels of symbolic links"
+[ "$status" = 2 ] || { echo "FAIL: looping link: exit status $status, expected 2"; failed=1; }
+if [ "$(cat "$work/err")" != "$want" ]; then
+  echo "FAIL: looping link: standard error:"; cat "$work/err"; echo "expected:"; echo "$want"
+  failed=1
+fi
+[ $failed = 0 ] && echo "ok: 1 request read, the locked folder and file reported; a locked folder alone and a looping link are refused with their reasons"
 exit $failed
