@@ -290,6 +290,29 @@ private:
         }
     }
 
+    // A finding about a marker points at it ("cache_control", OpenAI's
+    // "prompt_cache_breakpoint", or the top-level automatic one), not at the
+    // block's text; a Converse cachePoint, a block of its own, keeps the
+    // place of the block it follows.
+    void point_at_marker(Finding& f, const model::Breakpoint& bp, const Request& r)
+    {
+        if (!m_map) {
+            return;
+        }
+        const std::string block = r.segments[bp.segment].path.str();
+        for (const std::string& path :
+             bp.automatic ? std::vector<std::string>{"cache_control"}
+                          : std::vector<std::string>{block + ".cache_control",
+                                                     block + ".prompt_cache_breakpoint"}) {
+            if (const auto* span = m_map->find(path)) {
+                const auto lc = m_map->line_column(span->begin);
+                f.line = lc.line;
+                f.column = lc.column;
+                return;
+            }
+        }
+    }
+
     // A segment that is a JSON object (a tool definition) shows its
     // canonical rendering: the string value that holds its character
     // `offset` there is found by path in the document, and the same
@@ -395,6 +418,8 @@ private:
         if (anthropic && (static_cast<int>(bps.size()) > max || automatic_over)) {
             Finding f = make(analysis::rule::k_too_many_breakpoints, r,
                              &r.segments[bps.back().segment], std::nullopt);
+            // Over with the automatic one: the top-level marker is refused.
+            point_at_marker(f, model::Breakpoint{bps.back().segment, {}, automatic_over}, r);
             f.message =
                 automatic_over && static_cast<int>(bps.size()) <= max
                     ? fmt::format("{} explicit cache breakpoints and a top-level cache_control: "
@@ -417,6 +442,7 @@ private:
                 if (same_block || order) {
                     Finding f = make(analysis::rule::k_ttl_order, r, &r.segments[bps[j].segment],
                                      std::nullopt);
+                    point_at_marker(f, bps[j], r);
                     f.message =
                         same_block
                             ? "the automatic cache_control's TTL differs from the marker on the "
@@ -456,6 +482,7 @@ private:
         const std::size_t unwritten = marked.size() - written;
         const Segment& last_unwritten = r.segments[marked[unwritten - 1]];
         Finding f = make(analysis::rule::k_unwritten_breakpoints, r, &last_unwritten, std::nullopt);
+        point_at_marker(f, model::Breakpoint{marked[unwritten - 1], {}, false}, r);
         f.message = fmt::format(
             "{} prompt_cache_breakpoint markers; {} mode writes the latest {}{}: {} nothing",
             marked.size(), r.explicit_mode ? "explicit" : "implicit", written,
@@ -474,6 +501,10 @@ private:
         for (const auto& s : r.segments) {
             if (anthropic && s.cache_control && !s.cache_control_allowed) {
                 Finding f = make(analysis::rule::k_cache_control_not_allowed, r, &s, std::nullopt);
+                point_at_marker(
+                    f,
+                    model::Breakpoint{static_cast<std::size_t>(&s - r.segments.data()), {}, false},
+                    r);
                 f.message = fmt::format(
                     "{} is {} block, which cannot carry cache_control", s.path.str(),
                     with_article(s.kind == model::SegmentKind::text ? "empty text"

@@ -2,9 +2,11 @@
 # Browser test of a large report: run_large.sh BINARY REQUESTS STREAMS
 #
 # Audits a synthetic log (make_log.js) and checks that the HTML report stays
-# under 2 MB, says what it aggregated, and loads in chromium within
-# CACHEWISE_MAX_RENDER_MS (default 1500) with no console error and no
-# network request. Exits 77 (skipped) without node or chromium.
+# under 2 MB, says what it aggregated, and loads in chromium with no console
+# error and no network request; it prints the page's load time. Speed is a
+# benchmark's to judge, not a test's (a loaded CI machine would fail it):
+# CACHEWISE_MAX_RENDER_MS=1500 makes it a bound when run by hand. Exits 77
+# (skipped) without node or chromium.
 set -u
 binary=$1
 requests=$2
@@ -26,5 +28,5 @@ if [ "$size" -ge 2000000 ]; then
   echo "FAIL: the report is $size bytes, over 2 MB"
   exit 1
 fi
-CACHEWISE_MAX_RENDER_MS=${CACHEWISE_MAX_RENDER_MS:-1500} \
+CACHEWISE_MAX_RENDER_MS=${CACHEWISE_MAX_RENDER_MS:-0} \
   node "$here/check_report.js" "$chromium" "$work/report.html" -

@@ -194,6 +194,10 @@ TEST_SUITE("advise::lint")
         const auto* ttl = find(order_findings, "CW014");
         REQUIRE(ttl != nullptr);
         CHECK(ttl->location.path == "system[1]");
+        // At the marker the API refuses, not at the block's text.
+        const auto marker = order.find(R"({"type":"ephemeral","ttl":"1h"})");
+        CHECK(ttl->line == 1);
+        CHECK(ttl->column == marker + 1);
 
         std::string many;
         for (int i = 0; i < 25; ++i) {
