@@ -362,11 +362,14 @@ dynamic_value_advice(const Request& request, std::size_t k, std::optional<std::i
                                        : "the cache would read them");
     }
     const bool daily = kind == "date" || kind == "today";
+    // An automatic cache (OpenAI before GPT-5.6, DeepSeek, Gemini) is not
+    // written, and costs nothing more: its prefix is processed again.
     return fmt::format("{} value in {} is cached with the prompt until it changes ({}): then "
-                       "the cache is written again from there; move it after the stable content "
+                       "the cache is {} from there; move it after the stable content "
                        "(e.g. into the last user turn)",
                        with_article(kind), s.path.str(),
-                       daily ? "daily, at midnight" : "a template cannot tell how often");
+                       daily ? "daily, at midnight" : "a template cannot tell how often",
+                       breakpoints ? "written again" : "missed and the prompt processed again");
 }
 
 // Where a template's first dynamic value is, and the first that changes

@@ -346,4 +346,28 @@ TEST_SUITE("advise::suggest")
         CHECK(std::none_of(lint.findings.begin(), lint.findings.end(),
                            [](const analysis::Finding& f) { return f.rule == "CW015"; }));
     }
+
+    TEST_CASE("a date in an automatic cache's prompt: processed again, never 'written again'")
+    {
+        std::string policy;
+        for (int i = 0; i < 80; ++i) {
+            policy += "Section 4.2: items may be returned within thirty days with a receipt. ";
+        }
+        const std::string body = R"({"model":"gpt-4o","messages":[{"role":"system","content":)"
+                                 R"("Today is 2026-12-07. )" +
+                                 policy + R"("},{"role":"user","content":"Return a blender?"}]})";
+        model::TextStore texts; // the dynamic-value scan reads the segments' text
+        ingest::LoadOptions options;
+        options.text_store = &texts;
+        ingest::Loader loader(test::rules(), options);
+        test::TempFile file(body, "template.json");
+        std::vector<model::Request> requests;
+        loader.load({file.path()}, [&](model::Request&& r) { requests.push_back(std::move(r)); });
+        REQUIRE(requests.size() == 1);
+        const auto s =
+            advise::suggest_for_request(std::move(requests[0]), texts, test::rules(), {});
+        REQUIRE(s.advice.size() == 1);
+        CHECK(s.advice[0].find("missed and the prompt processed again") != std::string::npos);
+        CHECK(s.advice[0].find("written again") == std::string::npos);
+    }
 }
