@@ -439,29 +439,68 @@ keep_own_ttls(std::vector<model::Breakpoint>& marks, const std::vector<model::Br
 // A turn that grew more lookback positions past the previous request's
 // write than a breakpoint checks (rule "The lookback window is 20 blocks")
 // would have every placed mark miss that entry and write the prompt again
-// (lint's CW015): a mark where the previous request ended reads it.
+// (lint's CW015): a mark where the previous request ended reads it, room
+// allowing. `automatic_at`: the automatic breakpoint's block, or k_none.
+constexpr std::size_t k_none = SIZE_MAX;
+
 void
 reach_previous_write(const Request& r, std::vector<model::Breakpoint>& marks,
-                     const ruleset::ProviderRules& provider, std::int64_t minimum, double band)
+                     std::size_t automatic_at, const ruleset::ProviderRules& provider,
+                     std::int64_t minimum, double band, std::size_t room)
 {
-    if (marks.empty() || !provider.has("lookback_positions")) {
+    if (marks.empty() || !provider.has("lookback_positions") || marks.size() >= room) {
         return;
     }
     const auto window = static_cast<std::uint32_t>(provider.integer("lookback_positions"));
-    const auto previous = previous_write_end(r, std::nullopt, marks.back().segment);
+    const std::size_t last = automatic_at == k_none ? marks.back().segment
+                                                    : std::max(marks.back().segment, automatic_at);
+    const auto previous = previous_write_end(r, std::nullopt, last);
     if (!previous || !r.segments[*previous].cache_control_allowed ||
-        !reaches(r, *previous, minimum, band) ||
-        static_cast<std::int64_t>(marks.size()) >= provider.integer("max_breakpoints")) {
+        !reaches(r, *previous, minimum, band)) {
         return;
     }
-    const bool in_reach = std::any_of(marks.begin(), marks.end(), [&](const auto& b) {
-        return b.segment >= *previous && lookback_span(r, *previous, b.segment) <= window;
-    });
-    if (!in_reach) {
+    const auto reads_it = [&](std::size_t segment) {
+        return segment != k_none && segment >= *previous &&
+               lookback_span(r, *previous, segment) <= window;
+    };
+    if (std::none_of(marks.begin(), marks.end(),
+                     [&](const auto& b) { return reads_it(b.segment); }) &&
+        !reads_it(automatic_at)) {
         marks.push_back(model::Breakpoint{*previous, model::CacheControl{}, false});
         std::sort(marks.begin(), marks.end(),
                   [](const auto& a, const auto& b) { return a.segment < b.segment; });
     }
+}
+
+// The marks one template gets: the end of the tools, of the system prompt
+// and of its stable head, each where its prefix surely reaches the minimum,
+// and where the previous request ended when a turn outgrew the lookback.
+// A top-level cache_control, which --write keeps, is a breakpoint of its own
+// on the last block (rules §1.4): no mark goes there, and beside it at most
+// 3 marked blocks, as with 4 the API rejects the request.
+std::vector<model::Breakpoint>
+place_marks(const Request& request, std::size_t stable_end, const ruleset::Rules& rules)
+{
+    const auto& provider = rules.provider(request.provider);
+    const auto minimum = provider.minimum_tokens(request.model).tokens;
+    const std::size_t automatic_at =
+        request.auto_cache_control ? model::automatic_breakpoint(request).value_or(k_none) : k_none;
+    const auto room = static_cast<std::size_t>(provider.integer("max_breakpoints")) -
+                      (automatic_at != k_none ? 1 : 0);
+    Placement placement;
+    placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
+                       {Anchor::end_of_system, model::Ttl::five_minutes},
+                       {Anchor::stable_head, model::Ttl::five_minutes}};
+    auto marks = resolve(placement, request, stable_end, minimum, rules.tokens.error_band(),
+                         static_cast<int>(room));
+    marks.erase(std::remove_if(marks.begin(), marks.end(),
+                               [&](const auto& b) {
+                                   return b.segment >= stable_end || b.segment == automatic_at;
+                               }),
+                marks.end());
+    reach_previous_write(request, marks, automatic_at, provider, minimum, rules.tokens.error_band(),
+                         room);
+    return marks;
 }
 
 } // namespace
@@ -477,22 +516,11 @@ suggest_for_request(Request request, const model::TextStore& texts, const rulese
     const TemplateValues values = scan_template(request, context);
     const std::size_t stable_end =
         values.first_volatile ? *values.first_volatile : request.segments.size();
+    const auto own = model::breakpoints(request);
     std::vector<model::Breakpoint> marks;
     if (placeable(request)) {
-        const auto& provider = rules.provider(request.provider);
-        const auto minimum = provider.minimum_tokens(request.model).tokens;
-        Placement placement;
-        placement.marks = {{Anchor::end_of_tools, model::Ttl::five_minutes},
-                           {Anchor::end_of_system, model::Ttl::five_minutes},
-                           {Anchor::stable_head, model::Ttl::five_minutes}};
-        marks = resolve(placement, request, stable_end, minimum, rules.tokens.error_band(),
-                        static_cast<int>(provider.integer("max_breakpoints")));
-        marks.erase(std::remove_if(marks.begin(), marks.end(),
-                                   [&](const auto& b) { return b.segment >= stable_end; }),
-                    marks.end());
-        reach_previous_write(request, marks, provider, minimum, rules.tokens.error_band());
+        marks = place_marks(request, stable_end, rules);
     }
-    const auto own = model::breakpoints(request);
     keep_own_ttls(marks, own);
     // Nothing placed: the breakpoints the request has stay. Advice must not
     // cost more than what the user has, and a value read as changing with

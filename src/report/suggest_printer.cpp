@@ -1,5 +1,6 @@
 #include "report/suggest_printer.hpp"
 
+#include "model/breakpoints.hpp"
 #include "report/request_json.hpp"
 #include "util/escape.hpp"
 #include "util/format.hpp"
@@ -118,6 +119,15 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
                    r.provider == "openai" ? std::string_view("30m")
                                           : model::to_string(b.cache_control.ttl),
                    group_digits(r.segments[b.segment].cumulative_tokens));
+    }
+    // --write keeps a top-level cache_control: say where it caches.
+    const auto at = model::automatic_breakpoint(r);
+    if (at && r.auto_cache_control && f.placeable && !marks.empty() && !f.keeps_current) {
+        fmt::print(out,
+                   "  the top-level cache_control stays: the automatic breakpoint at {} ({}), "
+                   "prefix ≈{} tokens\n",
+                   r.segments[*at].path.str(), model::to_string(r.auto_cache_control->ttl),
+                   group_digits(r.segments[*at].cumulative_tokens));
     }
 }
 

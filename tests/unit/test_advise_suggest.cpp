@@ -345,6 +345,18 @@ TEST_SUITE("advise::suggest")
         const auto lint = cli::lint_files({rewritten.path()}, test::rules(), {});
         CHECK(std::none_of(lint.findings.begin(), lint.findings.end(),
                            [](const analysis::Finding& f) { return f.rule == "CW015"; }));
+
+        // With a top-level cache_control, which --write keeps on the last
+        // block: no mark there, and at most 3 beside it (4 are a 400).
+        const std::string automatic = R"({"cache_control":{"type":"ephemeral"},)" + body.substr(1);
+        const auto a =
+            advise::suggest_for_request(test::request_of(automatic), texts, test::rules(), {});
+        CHECK(a.breakpoints.at(a.requests.at(0).id).size() == 2);
+        test::TempFile kept(advise::rewrite_input("t.json", automatic, a, true), "kept.json");
+        const auto again = cli::lint_files({kept.path()}, test::rules(), {});
+        CHECK(std::none_of(
+            again.findings.begin(), again.findings.end(),
+            [](const analysis::Finding& f) { return f.rule == "CW013" || f.rule == "CW015"; }));
     }
 
     TEST_CASE("a date in an automatic cache's prompt: processed again, never 'written again'")
