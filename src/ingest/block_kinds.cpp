@@ -77,6 +77,10 @@ constexpr std::array k_kinds = {
     KindName{V::bedrock_block, "image", K::image},
     KindName{V::bedrock_block, "document", K::document},
     KindName{V::bedrock_block, "reasoningContent", K::thinking},
+    KindName{V::bedrock_block, "video", K::other},
+    KindName{V::bedrock_block, "guardContent", K::other},
+    KindName{V::bedrock_block, "citationsContent", K::other},
+    KindName{V::bedrock_block, "searchResult", K::other},
 };
 
 } // namespace

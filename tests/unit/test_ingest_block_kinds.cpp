@@ -53,7 +53,8 @@ TEST_SUITE("ingest::block_kinds")
         CHECK(!is_known_type(BlockVocabulary::anthropic_block, "txt"));
         CHECK(!is_known_type(BlockVocabulary::openai_responses_part, "input_txt"));
         CHECK(cachewise::ingest::known_types(BlockVocabulary::bedrock_block) ==
-              "text, toolUse, toolResult, image, document, reasoningContent");
+              "text, toolUse, toolResult, image, document, reasoningContent, video, guardContent, "
+              "citationsContent, searchResult");
         CHECK(cachewise::ingest::vocabulary_of(
                   cachewise::model::ApiFormat::openai_responses,
                   {cachewise::model::Level::messages, 0, 0, true, cachewise::model::PathRoot::input,
