@@ -520,32 +520,63 @@ private:
     void check_unknown_types(const Request& r, std::vector<Finding>& out)
     {
         for (const auto& s : r.segments) {
-            if (s.kind != model::SegmentKind::other || s.path.level == model::Level::tools ||
-                s.path.cached) {
+            if (s.path.level == model::Level::tools || s.path.cached) {
+                continue;
+            }
+            const bool nested = r.format == model::ApiFormat::anthropic &&
+                                s.kind == model::SegmentKind::tool_result;
+            if (s.kind != model::SegmentKind::other && !nested) {
                 continue;
             }
             const auto rendered = m_texts->get(s.content);
-            const std::string type = rendered ? type_named(*rendered) : std::string();
-            const auto vocabulary = ingest::vocabulary_of(r.format, s.path);
-            if (type.empty() || ingest::is_known_type(vocabulary, type)) {
+            if (!rendered) {
                 continue;
             }
-            Finding f = make(analysis::rule::k_unknown_type, r, &s, std::nullopt);
-            f.message = fmt::format(
-                "{} has type \"{}\", which cachewise does not know for {} ({}): if it is a typo, "
-                "the API rejects the request; if the API added it, cachewise reads it as other "
-                "content, its tokens estimated from its JSON",
-                s.path.str(), safe_text(type), ingest::object_name(vocabulary),
-                ingest::known_types(vocabulary));
-            emit(out, std::move(f));
+            const auto vocabulary = ingest::vocabulary_of(r.format, s.path);
+            const auto json = nlohmann::ordered_json::parse(*rendered, nullptr, false);
+            if (!nested) {
+                report_unknown_type(r, s, s.path.str(), type_named(json), vocabulary, out);
+                continue;
+            }
+            // A tool_result's content blocks are content blocks too.
+            const auto content = json.is_object() ? json.find("content") : json.end();
+            if (content == json.end() || !content->is_array()) {
+                continue;
+            }
+            for (std::size_t i = 0; i < content->size(); ++i) {
+                report_unknown_type(r, s, fmt::format("{}.content[{}]", s.path.str(), i),
+                                    type_named((*content)[i]), vocabulary, out);
+            }
         }
+    }
+
+    void report_unknown_type(const Request& r, const Segment& s, const std::string& path,
+                             const std::string& type, ingest::BlockVocabulary vocabulary,
+                             std::vector<Finding>& out)
+    {
+        if (type.empty() || ingest::is_known_type(vocabulary, type)) {
+            return;
+        }
+        Finding f = make(analysis::rule::k_unknown_type, r, &s, std::nullopt);
+        f.location.path = path;
+        if (const auto* span = m_map ? m_map->find(path) : nullptr) {
+            const auto lc = m_map->line_column(span->begin);
+            f.line = lc.line;
+            f.column = lc.column;
+        }
+        f.message = fmt::format(
+            "{} has type \"{}\", which cachewise does not know for {} ({}): if it is a typo, the "
+            "API rejects the request; if the API added it, cachewise reads it as other content, "
+            "its tokens estimated from its JSON",
+            path, safe_text(type), ingest::object_name(vocabulary),
+            ingest::known_types(vocabulary));
+        emit(out, std::move(f));
     }
 
     // The type a block names: its "type" member, or else (a Gemini part, a
     // Converse block) its first member's name.
-    static std::string type_named(std::string_view rendered)
+    static std::string type_named(const nlohmann::ordered_json& json)
     {
-        const auto json = nlohmann::ordered_json::parse(rendered, nullptr, false);
         if (!json.is_object() || json.empty()) {
             return {};
         }

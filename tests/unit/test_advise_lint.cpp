@@ -265,6 +265,14 @@ TEST_SUITE("advise::lint")
         // A documented type the readers take as other content is not flagged.
         CHECK(std::count_if(findings.begin(), findings.end(),
                             [](const auto& x) { return x.rule == "CW019"; }) == 1);
+        // Inside a tool_result, whose content blocks are content blocks too.
+        const auto nested = lint_text(
+            R"({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":[{"type":)"
+            R"("tool_result","tool_use_id":"t1","content":[{"type":"text","text":"ok"},)"
+            R"({"type":"imag","source":{}}]}]}]})");
+        const auto* inner = find(nested, "CW019");
+        REQUIRE(inner != nullptr);
+        CHECK(inner->location.path == "messages[0].content[0].content[1]");
         const auto responses = lint_text(
             R"({"model":"gpt-5","input":[{"role":"user","content":[{"type":"input_txt","text":"hi"}]}]})");
         const auto* part = find(responses, "CW019");
