@@ -113,12 +113,17 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
     for (const auto& b : marks) {
         // OpenAI's breakpoints (GPT-5.6 and later) live 30 minutes, the only
         // TTL (rules §2.1); Anthropic's and Bedrock's carry their own.
-        fmt::print(out, "  {} at {} ({}), prefix ≈{} tokens\n",
+        // A block the template marks already keeps its marker, even where
+        // lint calls its prefix borderline: below the minimum it writes
+        // nothing and costs nothing, above it it may be read.
+        const bool own = !f.keeps_current && r.segments[b.segment].cache_control.has_value();
+        fmt::print(out, "  {} at {} ({}), prefix ≈{} tokens{}\n",
                    f.keeps_current ? "kept as it is: the request's own breakpoint" : "breakpoint",
                    r.segments[b.segment].path.str(),
                    r.provider == "openai" ? std::string_view("30m")
                                           : model::to_string(b.cache_control.ttl),
-                   group_digits(r.segments[b.segment].cumulative_tokens));
+                   group_digits(r.segments[b.segment].cumulative_tokens),
+                   own ? " (marked already)" : "");
     }
     // --write keeps a top-level cache_control: say where it caches.
     const auto at = model::automatic_breakpoint(r);
