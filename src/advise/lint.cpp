@@ -785,6 +785,7 @@ private:
                                                   &m_options.count_exact};
         const auto dynamic = analysis::scan_dynamic_fields(r, context, true);
         std::optional<std::size_t> first_dynamic;
+        std::int64_t first_token = 0; // where its first value sits
         StableEnds ends;
         std::unordered_map<std::string, std::size_t> index_of; // path -> segment
         for (std::size_t i = 0; i < r.segments.size(); ++i) {
@@ -819,14 +820,22 @@ private:
                                    rewritten_when(d.kind), group_digits(d.tokens_lost))
                      : fmt::format("{} value sits before {} stable tokens that could be cached",
                                    with_article(d.kind), group_digits(stable_after));
-            if (!first_dynamic) {
+            // CW017 weighs values known to change: every request, or the
+            // current date a "Today is" announces; a literal date, id or
+            // hash may well be static (CW010 hedges them).
+            const bool changes = analysis::changes_every_request(d.kind) || d.kind == "today";
+            const std::int64_t at = d.location.token.value_or(s.cumulative_tokens);
+            if (changes && (!first_dynamic || at < first_token)) {
                 first_dynamic = *k;
+                first_token = at;
             }
             emit(out, std::move(f));
         }
         if (first_dynamic) {
+            // The stable tokens after the value, its own segment's rest
+            // included, as CW010 counts them.
             const Segment& s = r.segments[*first_dynamic];
-            const std::int64_t after = r.prompt_tokens() - s.cumulative_tokens;
+            const std::int64_t after = r.prompt_tokens() - first_token;
             if (after >= minimum.tokens) {
                 Finding f = make(analysis::rule::k_dynamic_before_stable, r, &s, std::nullopt);
                 f.tokens_lost = after;
