@@ -40,6 +40,17 @@ parse_bound(const std::string& text, const char* option)
     return value_or_throw(parse_rfc3339(text), option);
 }
 
+// What --baseline and --max-regression judged, for the JSON output.
+std::optional<report::GateSummary>
+gate_summary(const Gate& gate, std::size_t new_count, std::optional<double> hit_rate)
+{
+    if (gate.baseline == nullptr) {
+        return std::nullopt;
+    }
+    return report::GateSummary{gate.baseline->path, new_count, gate.baseline->hit_rate,
+                               gate.max_regression, regression_message(gate, hit_rate).has_value()};
+}
+
 // A --max-regression failure as a GitHub error annotation: the job's log
 // says why it failed beside the findings' annotations.
 void
@@ -324,7 +335,8 @@ run_audit(const Settings& global, const AuditOptions& options)
             [&](std::ostream& out) {
                 report::print_audit(result, load,
                                     {format, options.details, options.by, rules.get(), placement,
-                                     account::expected_basis(result)},
+                                     account::expected_basis(result),
+                                     gate_summary(gate, counted.size(), result.totals.hit_rate())},
                                     out);
             },
             std::cout);

@@ -676,6 +676,18 @@ json(const AuditResult& r, const ingest::LoadSummary& load, const AuditPrintOpti
         }
         j["by"] = {{"key", *o.by}, {"groups", groups}};
     }
+    if (o.gate) {
+        const auto& g = *o.gate;
+        const auto rate = r.totals.hit_rate();
+        j["gate"] = {{"baseline", g.baseline},
+                     {"new_findings", g.new_findings},
+                     {"hit_rate_before", g.hit_rate_before ? Json(*g.hit_rate_before) : Json()},
+                     {"hit_rate_drop_points", g.hit_rate_before && rate
+                                                  ? Json((*g.hit_rate_before - *rate) * 100.0)
+                                                  : Json()},
+                     {"max_regression", g.max_regression ? Json(*g.max_regression) : Json()},
+                     {"regression_failed", g.regression_failed}};
+    }
     add_load_json(j, load);
     dump_with_rows(
         j, r.requests.size(), [&](std::size_t i, JsonWriter& w) { request_row(r.requests[i], w); },
