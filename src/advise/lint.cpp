@@ -296,21 +296,26 @@ private:
     // place of the block it follows.
     void point_at_marker(Finding& f, const model::Breakpoint& bp, const Request& r)
     {
-        if (!m_map) {
-            return;
-        }
         const std::string block = r.segments[bp.segment].path.str();
-        for (const std::string& path :
-             bp.automatic ? std::vector<std::string>{"cache_control"}
-                          : std::vector<std::string>{block + ".cache_control",
-                                                     block + ".prompt_cache_breakpoint"}) {
-            if (const auto* span = m_map->find(path)) {
-                const auto lc = m_map->line_column(span->begin);
-                f.line = lc.line;
-                f.column = lc.column;
-                return;
-            }
+        if (bp.automatic) {
+            point_at(f, "cache_control");
+        } else if (!point_at(f, block + ".cache_control")) {
+            point_at(f, block + ".prompt_cache_breakpoint");
         }
+    }
+
+    // The finding's line and column: where the value at `path` begins.
+    // False when the document has no such value.
+    bool point_at(Finding& f, const std::string& path)
+    {
+        const auto* span = m_map ? m_map->find(path) : nullptr;
+        if (span == nullptr) {
+            return false;
+        }
+        const auto lc = m_map->line_column(span->begin);
+        f.line = lc.line;
+        f.column = lc.column;
+        return true;
     }
 
     // A segment that is a JSON object (a tool definition) shows its
@@ -498,13 +503,11 @@ private:
     {
         const Request& r = x.r;
         const bool anthropic = x.anthropic;
-        for (const auto& s : r.segments) {
+        for (std::size_t k = 0; k < r.segments.size(); ++k) {
+            const Segment& s = r.segments[k];
             if (anthropic && s.cache_control && !s.cache_control_allowed) {
                 Finding f = make(analysis::rule::k_cache_control_not_allowed, r, &s, std::nullopt);
-                point_at_marker(
-                    f,
-                    model::Breakpoint{static_cast<std::size_t>(&s - r.segments.data()), {}, false},
-                    r);
+                point_at_marker(f, model::Breakpoint{k, {}, false}, r);
                 f.message = fmt::format(
                     "{} is {} block, which cannot carry cache_control", s.path.str(),
                     with_article(s.kind == model::SegmentKind::text ? "empty text"
@@ -559,11 +562,7 @@ private:
         }
         Finding f = make(analysis::rule::k_unknown_type, r, &s, std::nullopt);
         f.location.path = path;
-        if (const auto* span = m_map ? m_map->find(path) : nullptr) {
-            const auto lc = m_map->line_column(span->begin);
-            f.line = lc.line;
-            f.column = lc.column;
-        }
+        point_at(f, path);
         f.message = fmt::format(
             "{} has type \"{}\", which cachewise does not know for {} ({}): if it is a typo, the "
             "API rejects the request; if the API added it, cachewise reads it as other content, "
@@ -673,12 +672,13 @@ private:
         emit_below(std::move(f));
     }
 
-    // CW015: more lookback positions between consecutive breakpoints than
-    // the window (rule "The lookback window is 20 blocks"). In a
-    // conversation the previous request wrote at its last block (its moving
-    // breakpoint), the block before the latest reply: what matters is how
-    // far this turn grew past it ("a turn appends 25 blocks"), not how far
-    // the system's breakpoint lies, which reads its own entry.
+    // CW015: a breakpoint whose window (rule "The lookback window is 20
+    // blocks", the breakpoint itself first) misses the previous write or the
+    // breakpoint before it. In a conversation the previous request wrote at
+    // its last block (its moving breakpoint), the block before the latest
+    // reply: what matters is how far this turn grew past it ("a turn
+    // appends 25 blocks"), not how far the system's breakpoint lies, which
+    // reads its own entry.
     void check_lookback(const Subject& x, std::vector<Finding>& out)
     {
         const Request& r = x.r;

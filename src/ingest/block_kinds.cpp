@@ -83,10 +83,6 @@ constexpr std::array k_kinds = {
     KindName{V::bedrock_block, "searchResult", K::other},
 };
 
-} // namespace
-
-namespace {
-
 // The kind `type` names for `vocabulary`, or nothing when the table does
 // not name it. One pass: an exact type returns at once, the first family is
 // kept.
