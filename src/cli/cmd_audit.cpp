@@ -294,7 +294,8 @@ run_audit(const Settings& global, const AuditOptions& options)
     if (const auto status = run.load(global, *rules, options.inputs, load_options)) {
         if (run.loaded.status < 0 && format == report::Format::csv) {
             // An empty window: the header of a table without rows.
-            report::print_audit({}, run.loaded.summary, {format, false, options.by}, std::cout);
+            report::print_audit({}, run.loaded.summary, {.format = format, .by = options.by},
+                                std::cout);
         }
         return *status;
     }
