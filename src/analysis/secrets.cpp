@@ -100,10 +100,11 @@ bool
 value_follows(std::string_view text, std::size_t end, bool escaped, bool password)
 {
     std::size_t p = skip_quotes(text, end, escaped);
-    if (p >= text.size() || (text[p] != ':' && text[p] != '=')) {
+    const std::size_t assignment = assignment_at(text, p);
+    if (assignment == 0) {
         return false;
     }
-    p = skip_quotes(text, p + 1, escaped);
+    p = skip_quotes(text, p + assignment, escaped);
     std::size_t n = 0;
     const auto value_char = [password](char c) {
         return password ? is_password_char(c) : is_value(c);

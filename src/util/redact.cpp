@@ -321,10 +321,11 @@ std::optional<SecretMatch>
 named_at(std::string_view text, std::size_t j, bool password)
 {
     std::size_t p = skip_quotes(text, j);
-    if (p >= text.size() || (text[p] != ':' && text[p] != '=')) {
+    const std::size_t assignment = assignment_at(text, p);
+    if (assignment == 0) {
         return std::nullopt;
     }
-    p = skip_quotes(text, p + 1);
+    p = skip_quotes(text, p + assignment);
     if (password && p < text.size() &&
         std::string_view("${<%").find(text[p]) != std::string_view::npos) {
         return std::nullopt;
@@ -462,6 +463,19 @@ may_start_inside(std::string_view text, std::size_t k)
 }
 
 } // namespace
+
+std::size_t
+assignment_at(std::string_view text, std::size_t p)
+{
+    if (p < text.size() && (text[p] == ':' || text[p] == '=')) {
+        return 1;
+    }
+    if (p + 3 <= text.size() && text[p] == '%' && text[p + 1] == '3') {
+        const char c = text[p + 2];
+        return c == 'D' || c == 'd' || c == 'A' || c == 'a' ? 3 : 0;
+    }
+    return 0;
+}
 
 std::vector<SecretMatch>
 find_secrets(std::string_view text)

@@ -28,6 +28,11 @@ std::vector<SecretMatch> find_secrets(std::string_view text);
 // backslashes, which end it in JSON, YAML and shell text.
 bool is_password_char(char c);
 
+// The length of ':' or '=' at `p`, or of its URL percent-escape ("%3D",
+// "%3A": a query string logged encoded); 0 when there is none. What follows
+// a secret's name before its value.
+std::size_t assignment_at(std::string_view text, std::size_t p);
+
 // Does a URL with a password start at `at` ("://" after its scheme)? The
 // check find_secrets makes there, for scanners that look for anchors first.
 bool url_password_at(std::string_view text, std::size_t at);

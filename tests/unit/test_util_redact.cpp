@@ -59,6 +59,9 @@ TEST_SUITE("util::redact")
         CHECK(redact("x" + k_anthropic) == "xsk-ant-…8s");
         CHECK(redact("Z" + k_google) == "ZAIza…s3");
         CHECK(redact("x" + k_github) == "xghp_…F6");
+        // A named value after a percent-escaped '=' (a query string logged
+        // encoded).
+        CHECK(redact("?api_key%3DvnEN5N1aE6PwZPf1Qh6yYT") == "?api_key%3D…YT");
         // An AWS key is its 20 characters, whatever is glued after them.
         CHECK(redact("x" + k_aws + "x") == "xAKIA…V9x");
         CHECK(redact(k_aws + "_Q") == "AKIA…V9_Q");
