@@ -53,26 +53,29 @@ plain_scalar(const std::string& s)
 }
 
 // A YAML alias repeats a node without repeating its text, and nested ones
-// multiply ("billion laughs": 757 bytes became 8.5 GB of JSON). Without
-// aliases a document holds fewer nodes than twice its bytes, so an
-// interaction may expand to that many and no more (the cassette's own size
-// decides the budget, given by the caller).
+// multiply ("billion laughs": 757 bytes became 8.5 GB of JSON; a 100 KB
+// string anchored and nested, 6 GB). Without aliases a document holds fewer
+// nodes than twice its bytes, and no more scalar bytes than it has, so an
+// interaction may expand to that many of each and no more (the cassette's
+// own size decides the budget, given by the caller).
 struct NodeBudget {
-    std::size_t left = 0;
-    void take()
+    std::size_t nodes = 0;
+    std::size_t bytes = 0;
+    void take(std::size_t scalar_bytes)
     {
-        if (left == 0) {
-            throw std::runtime_error("its YAML aliases expand to more nodes than twice the "
-                                     "cassette's size (an alias bomb?)");
+        if (nodes == 0 || scalar_bytes > bytes) {
+            throw std::runtime_error("its YAML aliases expand to more than twice the cassette's "
+                                     "size (an alias bomb?)");
         }
-        --left;
+        --nodes;
+        bytes -= scalar_bytes;
     }
 };
 
 Json
 to_json(const YAML::Node& node, NodeBudget& budget)
 {
-    budget.take();
+    budget.take(node.IsScalar() ? node.Scalar().size() : 0);
     switch (node.Type()) {
     case YAML::NodeType::Map: {
         Json object = Json::object();
@@ -329,7 +332,8 @@ read_interaction(const YAML::Node& interaction, std::uint64_t line, std::size_t 
                  const CassetteReader::ErrorCallback& on_error)
 {
     try {
-        const auto record = record_of(interaction, NodeBudget{2 * text_size + 1024});
+        const auto record =
+            record_of(interaction, NodeBudget{2 * text_size + 1024, 2 * text_size + 1024});
         if (!record) {
             on_skip();
             return;

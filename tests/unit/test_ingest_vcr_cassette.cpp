@@ -123,6 +123,20 @@ version: 1
         CHECK(bomb.requests.empty());
         REQUIRE(bomb.summary.errors.size() == 1);
         CHECK(bomb.summary.errors[0].reason.find("alias bomb") != std::string::npos);
+        // Few nodes, but a long string repeated: bytes count too.
+        std::string strings = "      s0: &s0 " + std::string(20000, 'x') + "\n";
+        for (int i = 1; i < 4; ++i) {
+            strings += fmt::format("      s{0}: &s{0} [", i);
+            for (int k = 0; k < 9; ++k) {
+                strings += fmt::format("{}*s{}", k == 0 ? "" : ",", i - 1);
+            }
+            strings += "]\n";
+        }
+        const auto long_strings =
+            test::load_text(cassette(strings), ingest::InputFormat::auto_detect, "strings.yaml");
+        CHECK(long_strings.requests.empty());
+        REQUIRE(long_strings.summary.errors.size() == 1);
+        CHECK(long_strings.summary.errors[0].reason.find("alias bomb") != std::string::npos);
         // An anchor reused a few times is read.
         const auto few =
             test::load_text(cassette("      x0: &m {a: 1, b: 2}\n      x1: *m\n      x2: *m\n"),
