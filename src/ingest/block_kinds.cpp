@@ -33,6 +33,7 @@ constexpr std::array k_kinds = {
     KindName{V::anthropic_block, "search_result", K::search_result},
     KindName{V::anthropic_block, "*_tool_result", K::server_tool_result},
     KindName{V::anthropic_block, "container_upload", K::other},
+    KindName{V::anthropic_block, "tool_reference", K::other},
     KindName{V::openai_chat_part, "text", K::text},
     KindName{V::openai_chat_part, "input_text", K::text},
     KindName{V::openai_chat_part, "output_text", K::text},

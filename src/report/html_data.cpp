@@ -563,7 +563,9 @@ audit_waterfall(HtmlReport& report, const AuditResult& r,
                         count_noun(placement->families, "template family", "template families"),
                         format_usd(placement->current_usd), format_usd(placement->suggested_usd));
     } else if (placement) {
-        report.waterfall[4].note = "not computed: no template family with a price to replay";
+        report.waterfall[4].note = t.with_usage == 0
+                                       ? "not computed: no request reports usage"
+                                       : "not computed: no template family with a price to replay";
     }
     if (!priced) {
         for (auto& step : report.waterfall) {
