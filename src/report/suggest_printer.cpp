@@ -116,14 +116,18 @@ print_request(const SuggestReport& report, const advise::FamilyAdvice& f, std::o
         // A block the template marks already keeps its marker, even where
         // lint calls its prefix borderline: below the minimum it writes
         // nothing and costs nothing, above it it may be read.
-        const bool own = !f.keeps_current && r.segments[b.segment].cache_control.has_value();
+        const auto& had = r.segments[b.segment].cache_control;
+        const std::string own =
+            f.keeps_current || !had ? std::string()
+            : *had == b.cache_control
+                ? std::string(" (marked already)")
+                : fmt::format(" (marked already, {} before)", model::to_string(had->ttl));
         fmt::print(out, "  {} at {} ({}), prefix ≈{} tokens{}\n",
                    f.keeps_current ? "kept as it is: the request's own breakpoint" : "breakpoint",
                    r.segments[b.segment].path.str(),
                    r.provider == "openai" ? std::string_view("30m")
                                           : model::to_string(b.cache_control.ttl),
-                   group_digits(r.segments[b.segment].cumulative_tokens),
-                   own ? " (marked already)" : "");
+                   group_digits(r.segments[b.segment].cumulative_tokens), own);
     }
     // --write keeps a top-level cache_control: say where it caches.
     const auto at = model::automatic_breakpoint(r);
