@@ -522,33 +522,45 @@ private:
     // content, where the API would reject a typo ("txt") with a 400.
     void check_unknown_types(const Request& r, std::vector<Finding>& out)
     {
+        using model::ApiFormat;
+        using model::SegmentKind;
         for (const auto& s : r.segments) {
             if (s.path.level == model::Level::tools || s.path.cached) {
                 continue;
             }
-            const bool nested = r.format == model::ApiFormat::anthropic &&
-                                s.kind == model::SegmentKind::tool_result;
-            if (s.kind != model::SegmentKind::other && !nested) {
+            // Content blocks that tool results hold: a Messages tool_result's
+            // content, a Responses function_call_output's output; a Chat
+            // tool message's parts are segments of their own.
+            const bool result = s.kind == SegmentKind::tool_result;
+            const char* inner = !result                                   ? nullptr
+                                : r.format == ApiFormat::anthropic        ? "content"
+                                : r.format == ApiFormat::openai_responses ? "output"
+                                                                          : nullptr;
+            const bool own_part =
+                result && r.format == ApiFormat::openai_chat && !s.path.whole_content;
+            if (s.kind != SegmentKind::other && inner == nullptr && !own_part) {
                 continue;
             }
             const auto rendered = m_texts->get(s.content);
             if (!rendered) {
                 continue;
             }
-            const auto vocabulary = ingest::vocabulary_of(r.format, s.path);
             const auto json = nlohmann::ordered_json::parse(*rendered, nullptr, false);
-            if (!nested) {
-                report_unknown_type(r, s, s.path.str(), type_named(json), vocabulary, out);
+            if (inner == nullptr) {
+                report_unknown_type(r, s, s.path.str(), type_named(json),
+                                    ingest::vocabulary_of(r.format, s.path), out);
                 continue;
             }
-            // A tool_result's content blocks are content blocks too.
-            const auto content = json.is_object() ? json.find("content") : json.end();
-            if (content == json.end() || !content->is_array()) {
+            const auto blocks = json.is_object() ? json.find(inner) : json.end();
+            if (blocks == json.end() || !blocks->is_array()) {
                 continue;
             }
-            for (std::size_t i = 0; i < content->size(); ++i) {
-                report_unknown_type(r, s, fmt::format("{}.content[{}]", s.path.str(), i),
-                                    type_named((*content)[i]), vocabulary, out);
+            const auto vocabulary = r.format == ApiFormat::anthropic
+                                        ? ingest::BlockVocabulary::anthropic_block
+                                        : ingest::BlockVocabulary::openai_responses_part;
+            for (std::size_t i = 0; i < blocks->size(); ++i) {
+                report_unknown_type(r, s, fmt::format("{}.{}[{}]", s.path.str(), inner, i),
+                                    type_named((*blocks)[i]), vocabulary, out);
             }
         }
     }

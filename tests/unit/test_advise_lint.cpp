@@ -273,6 +273,23 @@ TEST_SUITE("advise::lint")
         const auto* inner = find(nested, "CW019");
         REQUIRE(inner != nullptr);
         CHECK(inner->location.path == "messages[0].content[0].content[1]");
+        // A Chat tool message's parts and a Responses function output's too.
+        const auto chat_tool = lint_text(
+            R"({"model":"gpt-4.1","messages":[{"role":"user","content":"hi"},{"role":"assistant",)"
+            R"("content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f",)"
+            R"("arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"txt",)"
+            R"("text":"ok"}]}]})");
+        const auto* tool_part = find(chat_tool, "CW019");
+        REQUIRE(tool_part != nullptr);
+        CHECK(tool_part->location.path == "messages[2].content[0]");
+        const auto output = lint_text(
+            R"({"model":"gpt-5","input":[{"role":"user","content":"hi"},{"type":"function_call",)"
+            R"("call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output",)"
+            R"("call_id":"c1","output":[{"type":"input_text","text":"ok"},{"type":"input_txt",)"
+            R"("text":"no"}]}]})");
+        const auto* output_part = find(output, "CW019");
+        REQUIRE(output_part != nullptr);
+        CHECK(output_part->location.path == "input[2].output[1]");
         const auto responses = lint_text(
             R"({"model":"gpt-5","input":[{"role":"user","content":[{"type":"input_txt","text":"hi"}]}]})");
         const auto* part = find(responses, "CW019");
