@@ -40,26 +40,22 @@ grep -q "^cachewise analyze: 1 request in 1 stream" "$work/out" ||
   { echo "FAIL: the readable log was not read:"; head -3 "$work/out"; failed=1; }
 grep -q "^2 broken records skipped" "$work/out" ||
   { echo "FAIL: the two unreadable paths are not counted"; failed=1; }
-# A folder named on the command line that cannot be listed: why, not "no
-# file to read in this folder".
-"${run[@]}" analyze "$dir/locked" >"$work/out" 2>"$work/err"
-status=$?
-want="cachewise: error: $dir/locked: cannot list directory: Permission denied"
-[ "$status" = 2 ] || { echo "FAIL: locked folder: exit status $status, expected 2"; failed=1; }
-if [ "$(cat "$work/err")" != "$want" ]; then
-  echo "FAIL: locked folder: standard error:"; cat "$work/err"; echo "expected:"; echo "$want"
-  failed=1
-fi
-[ -s "$work/out" ] && { echo "FAIL: locked folder: output on stdout"; failed=1; }
+# A path named on the command line that cannot be read is refused with the
+# system's reason, and nothing on stdout: refused NAME PATH REASON.
+refused() {
+  "${run[@]}" analyze "$2" >"$work/out" 2>"$work/err"
+  local status=$? want="cachewise: error: $2: $3"
+  [ "$status" = 2 ] || { echo "FAIL: $1: exit status $status, expected 2"; failed=1; }
+  if [ "$(cat "$work/err")" != "$want" ]; then
+    echo "FAIL: $1: standard error:"; cat "$work/err"; echo "expected:"; echo "$want"
+    failed=1
+  fi
+  [ -s "$work/out" ] && { echo "FAIL: $1: output on stdout"; failed=1; }
+}
+# A folder that cannot be listed: why, not "no file to read in this folder".
+refused "locked folder" "$dir/locked" "cannot list directory: Permission denied"
 # A link that loops: the system's reason, not "no such file or directory".
 ln -s loop "$dir/loop"
-"${run[@]}" analyze "$dir/loop" >"$work/out" 2>"$work/err"
-status=$?
-want="cachewise: error: $dir/loop: cannot be read: Too many levels of symbolic links"
-[ "$status" = 2 ] || { echo "FAIL: looping link: exit status $status, expected 2"; failed=1; }
-if [ "$(cat "$work/err")" != "$want" ]; then
-  echo "FAIL: looping link: standard error:"; cat "$work/err"; echo "expected:"; echo "$want"
-  failed=1
-fi
+refused "looping link" "$dir/loop" "cannot be read: Too many levels of symbolic links"
 [ $failed = 0 ] && echo "ok: 1 request read, the locked folder and file reported; a locked folder alone and a looping link are refused with their reasons"
 exit $failed
