@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <ranges>
 #include <set>
 
 namespace cachewise::advise {
